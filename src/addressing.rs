@@ -1,0 +1,1 @@
+//! The server's addressing rule (placeholder, being written).

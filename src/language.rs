@@ -1,0 +1,1 @@
+//! Call-language identification (placeholder, being written).

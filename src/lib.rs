@@ -1,0 +1,4 @@
+//! callint: a rule linter and transcript analyzer for multi-agent voice calls.
+
+pub mod addressing;
+pub mod language;
