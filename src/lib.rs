@@ -1,4 +1,17 @@
 //! callint: a rule linter and transcript analyzer for multi-agent voice calls.
+//!
+//! The data flows one way: bytes -> [`input`] -> [`model`] -> [`engine`]
+//! (every rule in [`rules`]) -> [`diagnostic::Diagnostic`]s -> [`report`].
 
 pub mod addressing;
+pub mod config;
+pub mod diagnostic;
+pub mod engine;
+pub mod input;
 pub mod language;
+pub mod lexicon;
+pub mod model;
+pub mod report;
+pub mod rules;
+pub mod text;
+pub mod walk;

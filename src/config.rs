@@ -1,0 +1,244 @@
+//! `callint.toml`: which rules run, at what severity, with which options.
+//!
+//! ```toml
+//! select = ["all"]              # or a list of rule names
+//! ignore = ["long-say"]
+//! human = "Oliver"              # who is who, when the logs do not say
+//! voicebot = "Delta"
+//!
+//! [rules.label-too-long]
+//! severity = "warning"          # error, warning, info or off
+//! max-chars = 22
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::diagnostic::Severity;
+use crate::engine::RuleMeta;
+
+pub const FILE_NAME: &str = "callint.toml";
+
+/// A value of a rule option.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(&'static str),
+    String(String),
+}
+
+impl OptValue {
+    fn kind(&self) -> &'static str {
+        match self {
+            OptValue::Int(_) => "a whole number",
+            OptValue::Float(_) => "a number",
+            OptValue::Bool(_) => "true or false",
+            OptValue::Str(_) | OptValue::String(_) => "a string",
+        }
+    }
+}
+
+impl fmt::Display for OptValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptValue::Int(i) => write!(f, "{i}"),
+            OptValue::Float(x) => write!(f, "{x}"),
+            OptValue::Bool(b) => write!(f, "{b}"),
+            OptValue::Str(s) => write!(f, "{s:?}"),
+            OptValue::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    select: Option<Vec<String>>,
+    #[serde(default)]
+    ignore: Vec<String>,
+    human: Option<String>,
+    voicebot: Option<String>,
+    #[serde(default)]
+    rules: BTreeMap<String, toml::Table>,
+}
+
+/// A loaded configuration (the defaults when there is no file).
+#[derive(Debug, Default, Clone)]
+pub struct Config {
+    /// The file it came from.
+    pub path: Option<PathBuf>,
+    pub select: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+    pub human: Option<String>,
+    pub voicebot: Option<String>,
+    rules: BTreeMap<String, toml::Table>,
+}
+
+/// A rule's resolved settings: `severity` is `None` when it is off.
+pub struct RuleConfig {
+    pub severity: Option<Severity>,
+    pub options: BTreeMap<&'static str, OptValue>,
+}
+
+#[derive(Debug)]
+pub struct ConfigError {
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn unknown_rule(name: &str) -> ConfigError {
+        let hint = crate::rules::closest(name)
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default();
+        ConfigError {
+            message: format!(
+                "unknown rule `{name}`{hint}; `callint rules` lists them"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Parse the text of a `callint.toml`.
+    pub fn parse(text: &str, path: Option<PathBuf>) -> Result<Config, ConfigError> {
+        let where_ = path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| FILE_NAME.to_string());
+        let file: File = toml::from_str(text).map_err(|e| ConfigError {
+            message: format!("{where_}: {}", e.to_string().trim_end()),
+        })?;
+        for name in file.rules.keys() {
+            if crate::rules::meta(name).is_none() {
+                let mut e = ConfigError::unknown_rule(name);
+                e.message = format!("{where_}: [rules.{name}]: {}", e.message);
+                return Err(e);
+            }
+        }
+        let config = Config {
+            path,
+            select: file.select,
+            ignore: file.ignore,
+            human: file.human,
+            voicebot: file.voicebot,
+            rules: file.rules,
+        };
+        // Validate every rule's table now, so a typo fails before linting.
+        for name in config.rules.keys() {
+            if let Some(meta) = crate::rules::meta(name) {
+                config.rule(meta).map_err(|mut e| {
+                    e.message = format!("{where_}: {}", e.message);
+                    e
+                })?;
+            }
+        }
+        Ok(config)
+    }
+
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            message: format!("cannot read {}: {e}", path.display()),
+        })?;
+        Config::parse(&text, Some(path.to_path_buf()))
+    }
+
+    /// The nearest `callint.toml` in `start` (a file's folder or a folder)
+    /// or any folder above it.
+    pub fn discover(start: &Path) -> Option<PathBuf> {
+        let start = if start.is_dir() {
+            start.to_path_buf()
+        } else {
+            start.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
+        let start = std::fs::canonicalize(&start).unwrap_or(start);
+        start
+            .ancestors()
+            .map(|d| d.join(FILE_NAME))
+            .find(|p| p.is_file())
+    }
+
+    /// Severity and options of one rule, checked against what it accepts.
+    pub fn rule(&self, meta: &RuleMeta) -> Result<RuleConfig, ConfigError> {
+        let mut rc = RuleConfig {
+            severity: Some(meta.default_severity),
+            options: BTreeMap::new(),
+        };
+        let Some(table) = self.rules.get(meta.name) else {
+            return Ok(rc);
+        };
+        for (key, value) in table {
+            if key == "severity" {
+                rc.severity = match value.as_str() {
+                    Some("off") => None,
+                    Some(s) => Some(Severity::parse(s).ok_or_else(|| ConfigError {
+                        message: format!(
+                            "[rules.{}] severity must be error, warning, info or off, not {s:?}",
+                            meta.name
+                        ),
+                    })?),
+                    None => {
+                        return Err(ConfigError {
+                            message: format!(
+                                "[rules.{}] severity must be a string",
+                                meta.name
+                            ),
+                        })
+                    }
+                };
+                continue;
+            }
+            let Some(opt) = meta.options.iter().find(|o| o.name == key) else {
+                let known: Vec<&str> = meta.options.iter().map(|o| o.name).collect();
+                return Err(ConfigError {
+                    message: format!(
+                        "[rules.{}] has no option `{key}`; it takes: severity{}{}",
+                        meta.name,
+                        if known.is_empty() { "" } else { ", " },
+                        known.join(", ")
+                    ),
+                });
+            };
+            let v = match (&opt.default, value) {
+                (OptValue::Int(_), toml::Value::Integer(i)) => OptValue::Int(*i),
+                (OptValue::Float(_), toml::Value::Float(f)) => OptValue::Float(*f),
+                (OptValue::Float(_), toml::Value::Integer(i)) => OptValue::Float(*i as f64),
+                (OptValue::Bool(_), toml::Value::Boolean(b)) => OptValue::Bool(*b),
+                (OptValue::Str(_) | OptValue::String(_), toml::Value::String(s)) => {
+                    OptValue::String(s.clone())
+                }
+                (d, v) => {
+                    return Err(ConfigError {
+                        message: format!(
+                            "[rules.{}] {key} must be {}, not {}",
+                            meta.name,
+                            d.kind(),
+                            v.type_str()
+                        ),
+                    })
+                }
+            };
+            if let OptValue::Int(i) = v {
+                if i < 0 {
+                    return Err(ConfigError {
+                        message: format!("[rules.{}] {key} must not be negative", meta.name),
+                    });
+                }
+            }
+            rc.options.insert(opt.name, v);
+        }
+        Ok(rc)
+    }
+}

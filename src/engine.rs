@@ -1,0 +1,282 @@
+//! The engine: the `Rule` trait, rule selection and options, and running
+//! every active rule over every call of a file.
+
+use std::collections::BTreeMap;
+
+use crate::config::{Config, ConfigError, OptValue};
+use crate::diagnostic::{Diagnostic, Finding, Label, Severity};
+use crate::input::{self, Problem};
+use crate::model::{Call, Cast, Record};
+use crate::rules;
+
+/// A rule's description, as `callint rules` lists it.
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// The public id, e.g. `board-bundle`.
+    pub name: &'static str,
+    /// Which rule of the rulebook it enforces: a number, `hard` for the hard
+    /// rules, `server` for what the server itself enforces.
+    pub seed: &'static str,
+    pub default_severity: Severity,
+    /// One line, imperative-free: what the rule finds.
+    pub summary: &'static str,
+    /// Options settable in `callint.toml` under `[rules.<name>]`.
+    pub options: &'static [OptionMeta],
+}
+
+/// One option of a rule, with its default.
+#[derive(Debug)]
+pub struct OptionMeta {
+    pub name: &'static str,
+    pub default: OptValue,
+    pub help: &'static str,
+}
+
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+    /// Look at the call and report findings through `cx`. Never prints.
+    fn check(&self, cx: &mut Cx<'_, '_>);
+}
+
+/// What a rule sees while it checks one call.
+pub struct Cx<'c, 'a> {
+    pub call: &'c Call<'a>,
+    meta: &'static RuleMeta,
+    severity: Severity,
+    options: &'c BTreeMap<&'static str, OptValue>,
+    out: &'c mut Vec<Diagnostic>,
+}
+
+impl Cx<'_, '_> {
+    pub fn report(&mut self, f: Finding) {
+        let agent = f
+            .agent
+            .or_else(|| self.call.recorder.map(str::to_string));
+        self.out.push(Diagnostic {
+            rule: self.meta.name,
+            severity: self.severity,
+            message: f.message,
+            agent,
+            primary: f.primary,
+            labels: f.labels,
+            help: f.help,
+        });
+    }
+
+    fn opt(&self, name: &str) -> &OptValue {
+        self.options
+            .get(name)
+            .or_else(|| {
+                self.meta
+                    .options
+                    .iter()
+                    .find(|o| o.name == name)
+                    .map(|o| &o.default)
+            })
+            .unwrap_or_else(|| panic!("rule {} has no option {name}", self.meta.name))
+    }
+
+    /// A whole-number option (validated at configuration time).
+    pub fn int(&self, name: &str) -> i64 {
+        match self.opt(name) {
+            OptValue::Int(i) => *i,
+            OptValue::Float(f) => *f as i64,
+            _ => 0,
+        }
+    }
+    pub fn float(&self, name: &str) -> f64 {
+        match self.opt(name) {
+            OptValue::Int(i) => *i as f64,
+            OptValue::Float(f) => *f,
+            _ => 0.0,
+        }
+    }
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.opt(name), OptValue::Bool(true))
+    }
+}
+
+/// An active rule with its resolved severity and options.
+struct Active {
+    rule: &'static dyn Rule,
+    severity: Severity,
+    options: BTreeMap<&'static str, OptValue>,
+}
+
+/// The result of linting one file.
+#[derive(Debug)]
+pub struct FileResult {
+    pub path: String,
+    pub source: Vec<u8>,
+    pub records: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Rules chosen and configured, ready to lint files.
+pub struct Linter {
+    active: Vec<Active>,
+    /// Severity of `invalid-record`, if selected.
+    invalid: Option<Severity>,
+    cast: Cast,
+}
+
+impl Linter {
+    /// Choose rules: the config's `select` (or every rule), minus `ignore`
+    /// and rules set to `off`; `select`/`ignore` given on the command line
+    /// replace the config's select and add to its ignore list.
+    pub fn new(
+        config: &Config,
+        select: Option<&[String]>,
+        ignore: &[String],
+    ) -> Result<Linter, ConfigError> {
+        let select: Option<Vec<String>> = select
+            .map(<[String]>::to_vec)
+            .or_else(|| config.select.clone());
+        let mut ignored: Vec<String> = config.ignore.clone();
+        ignored.extend(ignore.iter().cloned());
+        for name in select.iter().flatten().chain(ignored.iter()) {
+            if name != "all" && rules::meta(name).is_none() {
+                return Err(ConfigError::unknown_rule(name));
+            }
+        }
+        let wanted = |name: &str| -> bool {
+            let sel = match &select {
+                None => true,
+                Some(s) => s.iter().any(|x| x == name || x == "all"),
+            };
+            sel && !ignored.iter().any(|x| x == name)
+        };
+        let mut active = Vec::new();
+        for rule in rules::all() {
+            let meta = rule.meta();
+            if !wanted(meta.name) {
+                continue;
+            }
+            let rc = config.rule(meta)?;
+            let Some(severity) = rc.severity else {
+                continue;
+            };
+            active.push(Active {
+                rule: *rule,
+                severity,
+                options: rc.options,
+            });
+        }
+        let invalid = if wanted(rules::INVALID_RECORD.name) {
+            config.rule(&rules::INVALID_RECORD)?.severity
+        } else {
+            None
+        };
+        Ok(Linter {
+            active,
+            invalid,
+            cast: Cast {
+                human: config.human.clone(),
+                voicebot: config.voicebot.clone(),
+            },
+        })
+    }
+
+    pub fn active_rules(&self) -> impl Iterator<Item = &'static RuleMeta> + '_ {
+        self.active.iter().map(|a| a.rule.meta())
+    }
+
+    /// Lint one native log.
+    pub fn lint(&self, path: &str, source: Vec<u8>) -> FileResult {
+        let (log, problems) = input::native::parse(&source);
+        let mut diagnostics = Vec::new();
+        self.problems(problems, &mut diagnostics);
+        let records = log.records.len();
+        for group in split_calls(&log.records) {
+            let owned;
+            let recs: &[Record] = match group {
+                Group::All => &log.records,
+                Group::Some(idx) => {
+                    owned = idx.iter().map(|&i| log.records[i].clone()).collect::<Vec<_>>();
+                    &owned
+                }
+            };
+            let call = Call::build(log.meta.as_ref(), recs, &self.cast);
+            self.run(&call, &mut diagnostics);
+        }
+        sort(&mut diagnostics);
+        FileResult {
+            path: path.to_string(),
+            source,
+            records,
+            diagnostics,
+        }
+    }
+
+    /// Parse problems become `invalid-record` findings.
+    fn problems(&self, problems: Vec<Problem>, out: &mut Vec<Diagnostic>) {
+        let Some(severity) = self.invalid else { return };
+        out.extend(problems.into_iter().map(|p| Diagnostic {
+            rule: rules::INVALID_RECORD.name,
+            severity,
+            message: p.message,
+            agent: None,
+            primary: Label {
+                at: p.at,
+                text: None,
+            },
+            labels: Vec::new(),
+            help: p.help,
+        }));
+    }
+
+    /// Run every active rule over one call.
+    pub fn run(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+        for a in &self.active {
+            let mut cx = Cx {
+                call,
+                meta: a.rule.meta(),
+                severity: a.severity,
+                options: &a.options,
+                out,
+            };
+            a.rule.check(&mut cx);
+        }
+    }
+}
+
+/// Findings in file order; ties by rule name.
+pub fn sort(d: &mut [Diagnostic]) {
+    d.sort_by(|a, b| {
+        (a.primary.at.span.start, a.rule, &a.message).cmp(&(
+            b.primary.at.span.start,
+            b.rule,
+            &b.message,
+        ))
+    });
+}
+
+enum Group {
+    All,
+    Some(Vec<usize>),
+}
+
+/// Records of different calls in one file are linted as separate calls. A
+/// record without a call id belongs to the call of the record before it.
+fn split_calls(records: &[Record]) -> Vec<Group> {
+    let mut ids: Vec<&str> = Vec::new();
+    for r in records {
+        if let Some(c) = r.call.as_deref() {
+            if !ids.contains(&c) {
+                ids.push(c);
+            }
+        }
+    }
+    if ids.len() <= 1 {
+        return vec![Group::All];
+    }
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+    let mut current = 0;
+    for (i, r) in records.iter().enumerate() {
+        if let Some(c) = r.call.as_deref() {
+            current = ids.iter().position(|x| *x == c).unwrap_or(0);
+        }
+        groups[current].push(i);
+    }
+    groups.into_iter().map(Group::Some).collect()
+}

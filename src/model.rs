@@ -1,0 +1,881 @@
+//! The call model: what was recorded (`Log`, `Record`) and what it means
+//! (`Call`: participants, roles, language over time, utterances, turns).
+//!
+//! Inputs build a [`Log`]; [`Call::build`] derives the room from it. Rules
+//! read the model only, never the bytes of a file.
+
+use std::collections::HashMap;
+
+/// Milliseconds since the Unix epoch.
+pub type Ms = i64;
+
+/// A byte range in a source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One step of a path into a JSON value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Seg {
+    Key(&'static str),
+    Index(u32),
+}
+
+/// A short path into a JSON document, such as `args.open[2]`. Fixed size and
+/// `Copy`, so keeping one per utterance costs no allocation.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Path {
+    segs: [Seg; Path::MAX],
+    len: u8,
+}
+
+impl Path {
+    pub const MAX: usize = 6;
+    pub const ROOT: Path = Path {
+        segs: [Seg::Index(0); Path::MAX],
+        len: 0,
+    };
+
+    fn push(mut self, seg: Seg) -> Path {
+        // A path deeper than MAX points at its deepest kept ancestor, which
+        // still underlines the right region.
+        if (self.len as usize) < Path::MAX {
+            self.segs[self.len as usize] = seg;
+            self.len += 1;
+        }
+        self
+    }
+    pub fn key(self, k: &'static str) -> Path {
+        self.push(Seg::Key(k))
+    }
+    pub fn index(self, i: usize) -> Path {
+        self.push(Seg::Index(u32::try_from(i).unwrap_or(u32::MAX)))
+    }
+    pub fn segs(&self) -> &[Seg] {
+        &self.segs[..self.len as usize]
+    }
+    pub fn is_root(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Default for Path {
+    fn default() -> Path {
+        Path::ROOT
+    }
+}
+
+impl std::fmt::Debug for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_string())
+    }
+}
+
+impl std::fmt::Display for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, s) in self.segs().iter().enumerate() {
+            match s {
+                Seg::Key(k) if i == 0 => write!(f, "{k}")?,
+                Seg::Key(k) => write!(f, ".{k}")?,
+                Seg::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a finding points: the value at `path` inside the JSON text that
+/// `span` covers, or `span` itself when the path is empty (or the input is
+/// not JSON). Paths are resolved to bytes only when a finding is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Anchor {
+    pub span: Span,
+    pub path: Path,
+}
+
+impl Anchor {
+    pub fn bytes(span: Span) -> Anchor {
+        Anchor {
+            span,
+            path: Path::ROOT,
+        }
+    }
+}
+
+/// A text value of a record with the path it was read from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Text {
+    pub value: String,
+    pub path: Path,
+}
+
+impl Text {
+    pub fn as_str(&self) -> &str {
+        &self.value
+    }
+}
+
+/// Which thread of the recording client made a record.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Thread {
+    #[default]
+    Main,
+    Subagent,
+    Fork,
+    Background,
+    Other(String),
+}
+
+impl Thread {
+    pub fn parse(s: &str) -> Thread {
+        match s {
+            "main" => Thread::Main,
+            "subagent" => Thread::Subagent,
+            "fork" => Thread::Fork,
+            "background" => Thread::Background,
+            other => Thread::Other(other.to_string()),
+        }
+    }
+    pub fn name(&self) -> &str {
+        match self {
+            Thread::Main => "main",
+            Thread::Subagent => "subagent",
+            Thread::Fork => "fork",
+            Thread::Background => "background",
+            Thread::Other(s) => s,
+        }
+    }
+}
+
+/// Everything read from one input file.
+#[derive(Debug, Default)]
+pub struct Log {
+    pub meta: Option<Meta>,
+    pub records: Vec<Record>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Meta {
+    pub format: Option<i64>,
+    pub recorder: Option<String>,
+    pub client: Option<String>,
+    pub human: Option<String>,
+    pub voicebot: Option<String>,
+}
+
+/// One recorded line.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// 1-based line number of the record in its file.
+    pub line: u32,
+    /// The bytes of the record (one line for native logs).
+    pub span: Span,
+    pub ts: Option<Ms>,
+    pub agent: Option<String>,
+    pub call: Option<String>,
+    pub thread: Thread,
+    pub body: Body,
+}
+
+impl Record {
+    /// An anchor on the value at `path` inside this record.
+    pub fn at(&self, path: Path) -> Anchor {
+        Anchor {
+            span: self.span,
+            path,
+        }
+    }
+    /// An anchor on a text value of this record.
+    pub fn text(&self, t: &Text) -> Anchor {
+        self.at(t.path)
+    }
+    /// The anchor a finding about the whole record points at: the value
+    /// naming what the record is (`fn`, `chat`, `tool`).
+    pub fn head(&self) -> Anchor {
+        let key = match &self.body {
+            Body::Fn(_) => "fn",
+            Body::Chat(_) => "chat",
+            Body::Tool(_) => "tool",
+            Body::Meta(_) => "meta",
+        };
+        self.at(Path::ROOT.key(key))
+    }
+    pub fn as_fn(&self) -> Option<&FnCall> {
+        match &self.body {
+            Body::Fn(f) => Some(f),
+            _ => None,
+        }
+    }
+    pub fn is_main(&self) -> bool {
+        self.thread == Thread::Main
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Body {
+    Meta(Meta),
+    Fn(FnCall),
+    Chat(Chat),
+    Tool(Tool),
+}
+
+/// A voicehook function call with its outcome.
+#[derive(Clone, Debug)]
+pub struct FnCall {
+    pub name: String,
+    pub op: Op,
+    pub error: Option<ApiError>,
+}
+
+impl FnCall {
+    pub fn ok(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiError {
+    pub status: Option<i64>,
+    pub message: Option<String>,
+}
+
+/// What a function call did, per function. Unknown functions are `Other`.
+#[derive(Clone, Debug)]
+pub enum Op {
+    CreateCall(CreateCall),
+    Join(Join),
+    Next(Option<Event>),
+    Say(Say),
+    Status(Board),
+    Activity(Option<Text>),
+    Decide(Decide),
+    Show(Option<String>),
+    Share(Option<Text>),
+    Notice(Option<Text>),
+    Leave,
+    Other,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CreateCall {
+    pub lang: Option<String>,
+    pub title: Option<String>,
+    pub call_id: Option<String>,
+    pub link: Option<String>,
+    pub share_text: Option<Text>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Greet {
+    Flag(bool),
+    Text(Text),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Join {
+    pub call_id: Option<String>,
+    pub label: Option<Text>,
+    pub emoji: Option<String>,
+    pub greet: Option<Greet>,
+    pub quiet: Option<bool>,
+    pub status: Option<String>,
+    pub context: Option<Context>,
+    pub role: Option<Role>,
+}
+
+impl Join {
+    /// The join went through and the agent is in the call.
+    pub fn joined(&self) -> bool {
+        self.status.as_deref() != Some("waiting_for_human")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Owner,
+    Participant,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Context {
+    pub lang: Option<Text>,
+    pub mode: Option<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Say {
+    pub text: Option<Text>,
+    pub say_id: Option<String>,
+    pub say_status: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// A board: the arguments of `status`, or a board payload.
+#[derive(Clone, Debug, Default)]
+pub struct Board {
+    pub label: Option<Text>,
+    /// `None` when the key is absent (or null).
+    pub emoji: Option<Text>,
+    pub doing: Option<Text>,
+    pub open: Vec<Text>,
+    pub done: Vec<Text>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Decide {
+    pub question: Option<Text>,
+    /// `None` when no `options` were given.
+    pub options: Option<Vec<Text>>,
+    pub decision_id: Option<String>,
+}
+
+/// The result of `next`.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub kind: EventKind,
+    pub operators_said: Vec<Line>,
+    pub agent_said: Vec<Line>,
+}
+
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    User(Line),
+    Timeout,
+    Operator(Line),
+    Revise {
+        say_id: Option<String>,
+        reason: Option<String>,
+        text: Option<Text>,
+    },
+    Context(Context),
+    Decision {
+        decision_id: Option<String>,
+        answer: Option<Text>,
+    },
+    StatusRequest,
+    WaitingForHuman,
+    Other(String),
+}
+
+impl EventKind {
+    pub fn name(&self) -> &str {
+        match self {
+            EventKind::User(_) => "user",
+            EventKind::Timeout => "timeout",
+            EventKind::Operator(_) => "operator",
+            EventKind::Revise { .. } => "revise",
+            EventKind::Context(_) => "context",
+            EventKind::Decision { .. } => "decision",
+            EventKind::StatusRequest => "status_request",
+            EventKind::WaitingForHuman => "waiting_for_human",
+            EventKind::Other(s) => s,
+        }
+    }
+}
+
+/// A spoken line as a recorder reports it: the human's turn in a `user`
+/// event, another agent's line in an `operator` event or `operators_said`,
+/// Delta's line in `agent_said`.
+#[derive(Clone, Debug, Default)]
+pub struct Line {
+    pub speaker: Option<String>,
+    pub op: Option<String>,
+    pub model: Option<String>,
+    pub text: Option<Text>,
+    pub ts: Option<Ms>,
+    pub addressed_to: Option<Vec<String>>,
+    pub addressed_to_you: Option<bool>,
+    pub to_human: Option<bool>,
+    /// Path of the line object itself inside its record.
+    pub path: Path,
+}
+
+#[derive(Clone, Debug)]
+pub struct Chat {
+    pub role: String,
+    pub text: Option<Text>,
+    pub turn_end: bool,
+}
+
+impl Chat {
+    pub fn is_assistant(&self) -> bool {
+        self.role == "assistant"
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Tool {
+    pub name: String,
+    pub args: Option<serde_json::Value>,
+}
+
+// ---------------------------------------------------------------------------
+// The room, derived from a log.
+// ---------------------------------------------------------------------------
+
+/// Who spoke a line, relative to the recording agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Who {
+    Human,
+    Voicebot,
+    /// The agent whose log this is.
+    Me,
+    /// Another agent.
+    Agent,
+}
+
+/// How an utterance came to be in the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Via {
+    /// The recorder's own `say`.
+    Say,
+    /// The recorder's `join` with a greeting text.
+    Greet,
+    /// A `user` event.
+    UserEvent,
+    /// An `operator` event (another agent addressed the recorder).
+    OperatorEvent,
+    /// An `operators_said` line of any event.
+    OperatorsSaid,
+    /// An `agent_said` line of any event.
+    AgentSaid,
+}
+
+/// One thing said in the call, as the recording agent saw it.
+#[derive(Clone, Debug)]
+pub struct Utterance<'a> {
+    /// Index of the record it came from.
+    pub record: usize,
+    pub speaker: &'a str,
+    pub who: Who,
+    pub text: &'a str,
+    pub ts: Option<Ms>,
+    /// Names addressed: as recorded, else computed with the server's rule.
+    pub addressed_to: Vec<String>,
+    /// True when `addressed_to` was computed, not recorded.
+    pub addressed_computed: bool,
+    pub addressed_to_you: Option<bool>,
+    pub to_human: Option<bool>,
+    pub via: Via,
+    /// Type of the event it arrived in, for lines of `next` events.
+    pub event: Option<&'a str>,
+    pub anchor: Anchor,
+    /// Index into `Call::turns` of the human turn it falls in.
+    pub turn: Option<usize>,
+}
+
+/// A human turn: from one of the human's lines to the next.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    /// Index into `Call::utterances` of the human's line.
+    pub start: usize,
+    /// One past the last utterance of the turn.
+    pub end: usize,
+}
+
+/// The call language in force from a record on.
+#[derive(Clone, Debug)]
+pub struct LangSetting<'a> {
+    pub record: usize,
+    pub lang: &'a str,
+    pub anchor: Anchor,
+}
+
+/// An agent in the call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agent {
+    pub label: String,
+    pub role: Option<Role>,
+}
+
+/// The call as one agent's log shows it.
+#[derive(Debug)]
+pub struct Call<'a> {
+    pub records: &'a [Record],
+    pub call_id: Option<&'a str>,
+    /// Label of the recording agent.
+    pub recorder: Option<&'a str>,
+    pub recorder_role: Option<Role>,
+    pub human: Option<&'a str>,
+    pub voicebot: &'a str,
+    /// Every agent seen, the recorder first.
+    pub agents: Vec<Agent>,
+    pub langs: Vec<LangSetting<'a>>,
+    pub utterances: Vec<Utterance<'a>>,
+    pub turns: Vec<Turn>,
+}
+
+/// Who is who, as the configuration or the caller knows it.
+#[derive(Clone, Debug, Default)]
+pub struct Cast {
+    pub human: Option<String>,
+    pub voicebot: Option<String>,
+}
+
+impl<'a> Call<'a> {
+    /// Derive the room from the records of one call.
+    pub fn build(meta: Option<&'a Meta>, records: &'a [Record], cast: &'a Cast) -> Call<'a> {
+        let mut call = Call {
+            records,
+            call_id: None,
+            recorder: None,
+            recorder_role: None,
+            human: cast.human.as_deref(),
+            voicebot: cast
+                .voicebot
+                .as_deref()
+                .or_else(|| meta.and_then(|m| m.voicebot.as_deref()))
+                .unwrap_or("Delta"),
+            agents: Vec::new(),
+            langs: Vec::new(),
+            utterances: Vec::new(),
+            turns: Vec::new(),
+        };
+        if call.human.is_none() {
+            call.human = meta.and_then(|m| m.human.as_deref());
+        }
+        call.find_cast();
+        call.collect_utterances();
+        call.compute_turns();
+        call
+    }
+
+    fn find_cast(&mut self) {
+        let records = self.records;
+        let mut created = false;
+        for (i, r) in records.iter().enumerate() {
+            if self.call_id.is_none() {
+                self.call_id = r.call.as_deref();
+            }
+            if self.recorder.is_none() {
+                self.recorder = r.agent.as_deref();
+            }
+            let Body::Fn(f) = &r.body else { continue };
+            match &f.op {
+                Op::CreateCall(c) if f.ok() => {
+                    created = true;
+                    if self.call_id.is_none() {
+                        self.call_id = c.call_id.as_deref();
+                    }
+                }
+                Op::Join(j) if f.ok() => {
+                    if let Some(l) = &j.label {
+                        self.recorder.get_or_insert(l.as_str());
+                    }
+                    if let Some(role) = j.role {
+                        self.recorder_role = Some(role);
+                    }
+                    if let Some(ctx) = &j.context {
+                        if let Some(lang) = &ctx.lang {
+                            self.langs.push(LangSetting {
+                                record: i,
+                                lang: lang.as_str(),
+                                anchor: r.text(lang),
+                            });
+                        }
+                    }
+                }
+                Op::Next(Some(ev)) => {
+                    if let EventKind::User(l) = &ev.kind {
+                        if self.human.is_none() {
+                            self.human = l.speaker.as_deref();
+                        }
+                    }
+                    if let EventKind::Context(ctx) = &ev.kind {
+                        if let Some(lang) = &ctx.lang {
+                            self.langs.push(LangSetting {
+                                record: i,
+                                lang: lang.as_str(),
+                                anchor: r.text(lang),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if created {
+            self.recorder_role = Some(Role::Owner);
+        }
+        if let Some(me) = self.recorder {
+            self.agents.push(Agent {
+                label: me.to_string(),
+                role: self.recorder_role,
+            });
+        }
+        let mut seen: HashMap<&str, ()> = HashMap::new();
+        if let Some(me) = self.recorder {
+            seen.insert(me, ());
+        }
+        for r in records {
+            let Some(Event {
+                kind,
+                operators_said,
+                ..
+            }) = next_event(r)
+            else {
+                continue;
+            };
+            let op_line = match kind {
+                EventKind::Operator(l) => Some(l),
+                _ => None,
+            };
+            for l in operators_said.iter().chain(op_line) {
+                if let Some(s) = l.speaker.as_deref() {
+                    if seen.insert(s, ()).is_none() {
+                        self.agents.push(Agent {
+                            label: s.to_string(),
+                            role: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// True for the voicebot's name and the names speech recognition hears
+    /// for it.
+    pub fn is_voicebot(&self, name: &str) -> bool {
+        is_voicebot(self.voicebot, name)
+    }
+
+    fn roster(&self) -> crate::addressing::Roster {
+        let labels: Vec<&str> = self.agents.iter().map(|a| a.label.as_str()).collect();
+        crate::addressing::Roster::new(self.human, self.voicebot, &labels)
+    }
+
+    fn collect_utterances(&mut self) {
+        let records = self.records;
+        let roster = self.roster();
+        let (me, human, voicebot) = (self.recorder, self.human, self.voicebot);
+        let mut out: Vec<Utterance<'a>> = Vec::new();
+        for (i, r) in records.iter().enumerate() {
+            let Body::Fn(f) = &r.body else { continue };
+            match &f.op {
+                Op::Say(s) => {
+                    if let (Some(t), Some(me)) = (&s.text, self.recorder) {
+                        out.push(self.own_line(i, r, me, t, Via::Say, &roster));
+                    }
+                }
+                Op::Join(j) if f.ok() => {
+                    if let (Some(Greet::Text(t)), Some(me)) = (&j.greet, self.recorder) {
+                        out.push(self.own_line(i, r, me, t, Via::Greet, &roster));
+                    }
+                }
+                Op::Next(Some(ev)) => {
+                    let event = Some(ev.kind.name());
+                    let mut push = |l: &'a Line, via: Via, default: Who| {
+                        let Some(t) = &l.text else { return };
+                        let speaker: &'a str = l.speaker.as_deref().unwrap_or(match default {
+                            Who::Voicebot => voicebot,
+                            _ => "?",
+                        });
+                        let (addressed_to, computed) = match &l.addressed_to {
+                            Some(a) => (a.clone(), false),
+                            None => (
+                                roster
+                                    .addressees(t.as_str())
+                                    .into_iter()
+                                    .map(str::to_string)
+                                    .collect(),
+                                true,
+                            ),
+                        };
+                        out.push(Utterance {
+                            record: i,
+                            speaker,
+                            who: who(speaker, me, human, voicebot, default),
+                            text: t.as_str(),
+                            ts: l.ts.or(r.ts),
+                            addressed_to,
+                            addressed_computed: computed,
+                            addressed_to_you: l.addressed_to_you,
+                            to_human: l.to_human,
+                            via,
+                            event,
+                            anchor: r.text(t),
+                            turn: None,
+                        });
+                    };
+                    // What others said before this event's own line.
+                    for l in &ev.agent_said {
+                        push(l, Via::AgentSaid, Who::Voicebot);
+                    }
+                    for l in &ev.operators_said {
+                        push(l, Via::OperatorsSaid, Who::Agent);
+                    }
+                    match &ev.kind {
+                        EventKind::User(l) => push(l, Via::UserEvent, Who::Human),
+                        EventKind::Operator(l) => {
+                            // A recorder may also list the waking line in
+                            // operators_said; keep it once.
+                            let dup = ev.operators_said.iter().any(|o| {
+                                o.speaker == l.speaker
+                                    && o.text.as_ref().map(|t| &t.value)
+                                        == l.text.as_ref().map(|t| &t.value)
+                            });
+                            if !dup {
+                                push(l, Via::OperatorEvent, Who::Agent)
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Order by the time each line was spoken where known; lines without
+        // a time keep their place in the log.
+        let mut last = i64::MIN;
+        let keys: Vec<i64> = out
+            .iter()
+            .map(|u| {
+                if let Some(t) = u.ts {
+                    last = last.max(t);
+                    t
+                } else {
+                    last
+                }
+            })
+            .collect();
+        let mut idx: Vec<usize> = (0..out.len()).collect();
+        idx.sort_by_key(|&k| (keys[k], k));
+        let mut slots: Vec<Option<Utterance<'a>>> = out.into_iter().map(Some).collect();
+        self.utterances = idx
+            .into_iter()
+            .filter_map(|k| slots[k].take())
+            .collect();
+    }
+
+    fn own_line(
+        &self,
+        i: usize,
+        r: &'a Record,
+        me: &'a str,
+        t: &'a Text,
+        via: Via,
+        roster: &crate::addressing::Roster,
+    ) -> Utterance<'a> {
+        Utterance {
+            record: i,
+            speaker: me,
+            who: Who::Me,
+            text: t.as_str(),
+            ts: r.ts,
+            addressed_to: roster
+                .addressees(t.as_str())
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            addressed_computed: true,
+            addressed_to_you: None,
+            to_human: None,
+            via,
+            event: None,
+            anchor: r.text(t),
+            turn: None,
+        }
+    }
+
+    fn compute_turns(&mut self) {
+        let mut current: Option<usize> = None;
+        for (k, u) in self.utterances.iter_mut().enumerate() {
+            if u.who == Who::Human {
+                if let Some(t) = current {
+                    self.turns[t].end = k;
+                }
+                self.turns.push(Turn { start: k, end: k + 1 });
+                current = Some(self.turns.len() - 1);
+            }
+            u.turn = current;
+        }
+        if let Some(t) = current {
+            self.turns[t].end = self.utterances.len();
+        }
+    }
+
+    /// The call language in force at record `record`, with where it was set.
+    pub fn lang_at(&self, record: usize) -> Option<&LangSetting<'a>> {
+        let k = self.langs.partition_point(|l| l.record <= record);
+        k.checked_sub(1).map(|k| &self.langs[k])
+    }
+
+    /// Every function call, with its record.
+    pub fn fn_calls(&self) -> impl Iterator<Item = (&'a Record, &'a FnCall)> + 'a {
+        self.records.iter().filter_map(|r| r.as_fn().map(|f| (r, f)))
+    }
+
+    /// Every board the recorder set (`status` calls the server accepted).
+    pub fn boards(&self) -> impl Iterator<Item = (&'a Record, &'a Board)> + 'a {
+        self.fn_calls().filter_map(|(r, f)| match &f.op {
+            Op::Status(b) if f.ok() => Some((r, b)),
+            _ => None,
+        })
+    }
+
+    /// Every `decide` the recorder made.
+    pub fn decides(&self) -> impl Iterator<Item = (&'a Record, &'a Decide)> + 'a {
+        self.fn_calls().filter_map(|(r, f)| match &f.op {
+            Op::Decide(d) => Some((r, d)),
+            _ => None,
+        })
+    }
+
+    /// The recorder is a participant (not the owner) of this call.
+    pub fn recorder_is_participant(&self) -> bool {
+        self.recorder_role == Some(Role::Participant)
+    }
+}
+
+fn who(
+    speaker: &str,
+    me: Option<&str>,
+    human: Option<&str>,
+    voicebot: &str,
+    default: Who,
+) -> Who {
+    if Some(speaker) == me {
+        Who::Me
+    } else if is_voicebot(voicebot, speaker) {
+        Who::Voicebot
+    } else if human == Some(speaker) {
+        Who::Human
+    } else {
+        default
+    }
+}
+
+/// True for the voicebot's name and, for Delta, the names speech
+/// recognition hears for it.
+pub fn is_voicebot(voicebot: &str, name: &str) -> bool {
+    name.eq_ignore_ascii_case(voicebot)
+        || (voicebot.eq_ignore_ascii_case("delta")
+            && ["data", "della", "delter", "delta's"]
+                .iter()
+                .any(|a| name.eq_ignore_ascii_case(a)))
+}
+
+/// The event a `next` record returned, if any.
+pub fn next_event(r: &Record) -> Option<&Event> {
+    match &r.body {
+        Body::Fn(FnCall {
+            op: Op::Next(Some(ev)),
+            ..
+        }) => Some(ev),
+        _ => None,
+    }
+}

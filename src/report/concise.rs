@@ -1,0 +1,27 @@
+//! One line per finding: `file:line:col: severity[rule] message`.
+
+use std::fmt::Write;
+
+use super::escape::one_line;
+use super::{resolve, LineIndex};
+use crate::engine::FileResult;
+
+pub fn render(f: &FileResult, out: &mut String) {
+    if f.diagnostics.is_empty() {
+        return;
+    }
+    let index = LineIndex::new(&f.source);
+    for d in &f.diagnostics {
+        let at = resolve(&f.source, &index, &d.primary.at);
+        let _ = writeln!(
+            out,
+            "{}:{}:{}: {}[{}] {}",
+            one_line(&f.path),
+            at.line,
+            at.column,
+            d.severity,
+            d.rule,
+            one_line(&d.message)
+        );
+    }
+}

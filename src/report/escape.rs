@@ -1,0 +1,119 @@
+//! Text from logs is untrusted: it may hold terminal escape sequences,
+//! control characters or bidirectional overrides that would rewrite the
+//! user's terminal or hide text. Everything from a log passes through here
+//! before it is printed.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// True for characters that must not reach a terminal or page raw.
+pub fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The visible form of an unsafe character: `\e`, `\u{7}`, ...
+pub fn escaped(c: char, out: &mut String) {
+    match c {
+        '\u{1b}' => out.push_str("\\e"),
+        '\r' => out.push_str("\\r"),
+        '\0' => out.push_str("\\0"),
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
+
+/// `s` with every unsafe character escaped (tabs and newlines kept).
+pub fn terminal(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            escaped(c, &mut out);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `s` on one line: also newlines and tabs escaped.
+pub fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe(c) => escaped(c, &mut out),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A log text for a message: quoted, on one line, cut after `max`
+/// characters with an ellipsis. Escaping happens at output, not here, so a
+/// JSON report keeps the text as it was.
+pub fn quote(s: &str, max: usize) -> String {
+    let mut out = String::from("\"");
+    let mut n = 0;
+    for c in s.chars() {
+        if n == max {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '"' => out.push_str("\\\""),
+            c => out.push(c),
+        }
+        n += 1;
+    }
+    out.push('"');
+    out
+}
+
+/// HTML-escape text (and escape unsafe characters visibly).
+pub fn html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if is_unsafe(c) => escaped(c, &mut out),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_terminal_controls() {
+        assert_eq!(terminal("a\x1b]0;pwned\x07b"), "a\\e]0;pwned\\u{7}b");
+        assert_eq!(terminal("ok\ttab\nnl"), "ok\ttab\nnl");
+        assert_eq!(terminal("\u{202e}evil"), "\\u{202e}evil");
+        assert!(matches!(terminal("plain"), Cow::Borrowed(_)));
+        assert_eq!(one_line("a\nb\u{9b}"), "a\\nb\\u{9b}");
+    }
+
+    #[test]
+    fn quotes_and_cuts() {
+        assert_eq!(quote("héllo", 3), "\"hél…\"");
+        assert_eq!(quote("say \"hi\"", 20), "\"say \\\"hi\\\"\"");
+    }
+
+    #[test]
+    fn html_text() {
+        assert_eq!(html("<script>&'\"\x1b"), "&lt;script&gt;&amp;&#39;&quot;\\e");
+    }
+}

@@ -1,0 +1,426 @@
+//! `--format pretty`: miette's graphical reports, the offending value
+//! underlined on its line.
+//!
+//! miette prints source lines as they are, so it never sees the file
+//! itself: it sees a *display copy* in which every unsafe character is
+//! escaped, invalid UTF-8 is shown as `\xNN`, lines nobody points at are
+//! left empty (line numbers stay right) and very long lines are cut to a
+//! window around what is pointed at. Spans are mapped from the file onto the
+//! copy.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use miette::{
+    Diagnostic as MietteDiagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan,
+    MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents,
+};
+
+use super::escape::{escaped, is_unsafe, terminal};
+use super::{resolve, LineIndex};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::FileResult;
+use crate::model::Span;
+
+/// How to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub color: bool,
+    /// Terminal width in columns.
+    pub width: usize,
+}
+
+/// A piece of the display copy: bytes `orig` of the file became `new_len`
+/// bytes at `new_start` of the copy, either copied as they were or replaced.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    orig: Span,
+    new_start: usize,
+    new_len: usize,
+    copied: bool,
+}
+
+/// The display copy of a file and the map from file offsets onto it.
+pub struct DisplayCopy {
+    pub text: String,
+    pieces: Vec<Piece>,
+}
+
+impl DisplayCopy {
+    /// Build the copy, keeping the lines that hold one of `points` (byte
+    /// offsets into `src`) and cutting lines wider than `width` characters
+    /// to windows around those points.
+    pub fn build(src: &[u8], index: &LineIndex, points: &[usize], width: usize) -> DisplayCopy {
+        let mut by_line: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &p in points {
+            let (line, _) = index.position(src, p);
+            by_line.entry(line).or_default().push(p);
+        }
+        let mut c = DisplayCopy {
+            text: String::new(),
+            pieces: Vec::new(),
+        };
+        let mut pos = 0;
+        for (&line, pts) in &by_line {
+            let ls = index.line_span(src, line);
+            // Lines before: emptied, their line ends kept.
+            c.blank_lines(src, pos, ls.start);
+            c.window_line(src, ls, pts, width.max(40));
+            pos = ls.end;
+        }
+        c.blank_lines(src, pos, src.len());
+        c
+    }
+
+    fn push(&mut self, orig: Span, text: &str, copied: bool) {
+        if orig.is_empty() && text.is_empty() {
+            return;
+        }
+        if copied {
+            if let Some(last) = self.pieces.last_mut() {
+                if last.copied && last.orig.end == orig.start {
+                    last.orig.end = orig.end;
+                    last.new_len += text.len();
+                    self.text.push_str(text);
+                    return;
+                }
+            }
+        }
+        self.pieces.push(Piece {
+            orig,
+            new_start: self.text.len(),
+            new_len: text.len(),
+            copied,
+        });
+        self.text.push_str(text);
+    }
+
+    /// Keep only the line ends of `src[from..to]`.
+    fn blank_lines(&mut self, src: &[u8], from: usize, to: usize) {
+        let mut start = from;
+        for (i, &b) in src[from..to].iter().enumerate() {
+            if b == b'\n' {
+                let nl = from + i;
+                self.push(Span::new(start, nl), "", false);
+                self.push(Span::new(nl, nl + 1), "\n", true);
+                start = nl + 1;
+            }
+        }
+        self.push(Span::new(start, to), "", false);
+    }
+
+    /// Copy `src[a..b]` with unsafe characters escaped.
+    fn copy_safe(&mut self, src: &[u8], a: usize, b: usize) {
+        let mut at = a;
+        for chunk in src[a..b].utf8_chunks() {
+            let valid = chunk.valid();
+            let mut run = at;
+            for (i, ch) in valid.char_indices() {
+                if is_unsafe(ch) {
+                    let here = at + i;
+                    self.push(Span::new(run, here), &valid[run - at..i], true);
+                    let mut e = String::new();
+                    escaped(ch, &mut e);
+                    self.push(Span::new(here, here + ch.len_utf8()), &e, false);
+                    run = here + ch.len_utf8();
+                }
+            }
+            let vend = at + valid.len();
+            self.push(Span::new(run, vend), &valid[run - at..], true);
+            for (k, byte) in chunk.invalid().iter().enumerate() {
+                let p = vend + k;
+                self.push(Span::new(p, p + 1), &format!("\\x{byte:02x}"), false);
+            }
+            at = vend + chunk.invalid().len();
+        }
+    }
+
+    /// Copy one line, cut to windows around `pts` if it is too wide.
+    fn window_line(&mut self, src: &[u8], ls: Span, pts: &[usize], width: usize) {
+        let line = &src[ls.start..ls.end];
+        let chars = line.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+        if chars <= width {
+            self.copy_safe(src, ls.start, ls.end);
+            return;
+        }
+        // Windows of `width` characters, a quarter of them before the point.
+        let mut windows: Vec<(usize, usize)> = Vec::new();
+        let mut sorted = pts.to_vec();
+        sorted.sort_unstable();
+        for p in sorted {
+            let s = back_chars(src, ls.start, p, width / 4);
+            let e = fwd_chars(src, ls.end, s, width);
+            match windows.last_mut() {
+                Some(w) if s <= w.1 => w.1 = w.1.max(e),
+                _ => windows.push((s, e)),
+            }
+        }
+        let mut pos = ls.start;
+        for (s, e) in windows {
+            if s > pos {
+                self.push(Span::new(pos, s), "…", false);
+            }
+            self.copy_safe(src, s.max(pos), e);
+            pos = e;
+        }
+        if pos < ls.end {
+            self.push(Span::new(pos, ls.end), "…", false);
+        }
+    }
+
+    /// Where file offset `o` lands in the copy; `end` maps an offset that
+    /// closes a span (so a replaced piece is covered whole).
+    pub fn map(&self, o: usize, end: bool) -> usize {
+        let k = self.pieces.partition_point(|p| p.orig.start <= o);
+        if k == 0 {
+            return 0;
+        }
+        let p = &self.pieces[k - 1];
+        if o >= p.orig.end {
+            return p.new_start + p.new_len;
+        }
+        if p.copied {
+            p.new_start + (o - p.orig.start)
+        } else if end && o > p.orig.start {
+            p.new_start + p.new_len
+        } else {
+            p.new_start
+        }
+    }
+
+    pub fn map_span(&self, s: Span) -> SourceSpan {
+        let a = self.map(s.start, false);
+        let b = self.map(s.end, true).max(a);
+        SourceSpan::new(a.into(), b - a)
+    }
+}
+
+fn back_chars(src: &[u8], floor: usize, mut p: usize, n: usize) -> usize {
+    let mut k = 0;
+    while p > floor && k < n {
+        p -= 1;
+        if (src[p] & 0xC0) != 0x80 {
+            k += 1;
+        }
+    }
+    p
+}
+
+fn fwd_chars(src: &[u8], ceil: usize, mut p: usize, n: usize) -> usize {
+    let mut k = 0;
+    while p < ceil && k < n {
+        p += 1;
+        while p < ceil && (src[p] & 0xC0) == 0x80 {
+            p += 1;
+        }
+        k += 1;
+    }
+    p
+}
+
+/// The display copy as miette reads it: always whole lines, and the
+/// header's column taken from the file, not from the (possibly cut) copy.
+struct CopySource {
+    name: String,
+    text: String,
+    /// Copy offset of a label's start -> (line, column) in the file.
+    columns: std::collections::HashMap<usize, (usize, usize)>,
+}
+
+impl SourceCode for CopySource {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let t = self.text.as_bytes();
+        let start = span.offset().min(t.len());
+        let end = (span.offset() + span.len()).clamp(start, t.len());
+        let mut ls = t[..start].iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+        for _ in 0..before {
+            if ls == 0 {
+                break;
+            }
+            ls = t[..ls - 1].iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+        }
+        let mut le = t[end..].iter().position(|&b| b == b'\n').map_or(t.len(), |k| end + k);
+        for _ in 0..after {
+            if le >= t.len() {
+                break;
+            }
+            le = t[le + 1..].iter().position(|&b| b == b'\n').map_or(t.len(), |k| le + 1 + k);
+        }
+        let line = t[..ls].iter().filter(|&&b| b == b'\n').count();
+        let count = t[ls..le].iter().filter(|&&b| b == b'\n').count() + 1;
+        let (line, column) = match self.columns.get(&start) {
+            Some(&(l, c)) if before == 0 => (l - 1, c - 1),
+            _ => (line, 0),
+        };
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            &t[ls..le],
+            SourceSpan::new(ls.into(), le - ls),
+            line,
+            column,
+            count,
+        )))
+    }
+}
+
+/// One finding, in the shape miette draws.
+struct Shown<'a> {
+    d: &'a Diagnostic,
+    message: String,
+    help: Option<String>,
+    labels: Vec<LabeledSpan>,
+    source: &'a CopySource,
+}
+
+impl fmt::Debug for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Shown<'_> {}
+
+impl MietteDiagnostic for Shown<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(self.d.rule))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+}
+
+/// Render every finding of one file.
+pub fn render(f: &FileResult, style: Style, out: &mut String) {
+    if f.diagnostics.is_empty() {
+        return;
+    }
+    let index = LineIndex::new(&f.source);
+    let located: Vec<Vec<super::Located>> = f
+        .diagnostics
+        .iter()
+        .map(|d| {
+            std::iter::once(&d.primary)
+                .chain(&d.labels)
+                .map(|l| resolve(&f.source, &index, &l.at))
+                .collect()
+        })
+        .collect();
+    let points: Vec<usize> = located.iter().flatten().map(|l| l.span.start).collect();
+    let width = style.width.saturating_sub(12);
+    let copy = DisplayCopy::build(&f.source, &index, &points, width);
+    let columns = located
+        .iter()
+        .flatten()
+        .map(|l| (copy.map(l.span.start, false), (l.line, l.column)))
+        .collect();
+    let source = CopySource {
+        name: terminal(&f.path).into_owned(),
+        text: copy.text.clone(),
+        columns,
+    };
+    let theme = if style.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_context_lines(0)
+        .with_width(style.width)
+        .with_links(false);
+    for (d, spans) in f.diagnostics.iter().zip(&located) {
+        let labels = std::iter::once(&d.primary)
+            .chain(&d.labels)
+            .zip(spans)
+            .enumerate()
+            .map(|(i, (l, s))| {
+                let text = l.text.as_deref().map(|t| terminal(t).into_owned());
+                let span = copy.map_span(s.span);
+                if i == 0 {
+                    LabeledSpan::new_primary_with_span(text, span)
+                } else {
+                    LabeledSpan::new_with_span(text, span)
+                }
+            })
+            .collect();
+        let shown = Shown {
+            d,
+            message: terminal(&d.message).into_owned(),
+            help: d.help.as_deref().map(|h| terminal(h).into_owned()),
+            labels,
+            source: &source,
+        };
+        let mut buf = String::new();
+        if handler.render_report(&mut buf, &shown).is_err() {
+            buf = format!("{}: {}[{}] {}\n", f.path, d.severity, d.rule, shown.message);
+        }
+        out.push_str(&buf);
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_of(src: &str, pts: &[usize], width: usize) -> DisplayCopy {
+        let idx = LineIndex::new(src.as_bytes());
+        DisplayCopy::build(src.as_bytes(), &idx, pts, width)
+    }
+
+    #[test]
+    fn keeps_line_numbers_and_escapes() {
+        let src = "one\ntwo \x1b[31mred\nthree\n";
+        let p = src.find("red").unwrap();
+        let c = copy_of(src, &[p], 100);
+        assert_eq!(c.text, "\ntwo \\e[31mred\n\n");
+        let s = c.map_span(Span::new(p, p + 3));
+        assert_eq!(&c.text[s.offset()..s.offset() + s.len()], "red");
+    }
+
+    #[test]
+    fn cuts_long_lines_around_the_point() {
+        let long = format!("{}TARGET{}", "a".repeat(500), "b".repeat(500));
+        let p = long.find("TARGET").unwrap();
+        let c = copy_of(&long, &[p], 60);
+        assert!(c.text.starts_with('…') && c.text.ends_with('…'));
+        assert!(c.text.chars().count() < 70, "{}", c.text.len());
+        let s = c.map_span(Span::new(p, p + 6));
+        assert_eq!(&c.text[s.offset()..s.offset() + s.len()], "TARGET");
+    }
+
+    #[test]
+    fn invalid_utf8_is_shown_as_bytes() {
+        let src = b"ok \xff\xfe here";
+        let idx = LineIndex::new(src);
+        let c = DisplayCopy::build(src, &idx, &[3], 100);
+        assert_eq!(c.text, "ok \\xff\\xfe here");
+        let s = c.map_span(Span::new(3, 4));
+        assert_eq!(&c.text[s.offset()..s.offset() + s.len()], "\\xff");
+    }
+}

@@ -1,0 +1,264 @@
+//! `board-bundle`: a board item that bundles several things (seed rule 9).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::lexicon::Lexicon;
+use crate::report::escape::quote;
+use crate::rules::Once;
+use crate::text::{lower_words, starts_with_any, strip_bullet};
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "board-bundle",
+    seed: "9",
+    default_severity: Severity::Warning,
+    summary: "a board `open`/`done` item that bundles several things (\"6 decisions\", \"A, B and C\")",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let mut once = Once::new();
+        for (r, b) in cx.call.boards() {
+            for item in b.open.iter().chain(&b.done) {
+                let Some(why) = bundle(&item.value) else {
+                    continue;
+                };
+                if !once.first(&item.value) {
+                    continue;
+                }
+                cx.report(
+                    Finding::new(
+                        r.text(item),
+                        format!("board item {}: {}", why.summary(), quote(&item.value, 60)),
+                    )
+                    .here(why.label())
+                    .help(why.help()),
+                );
+            }
+        }
+    }
+}
+
+/// Why an item is a bundle.
+#[derive(Debug, PartialEq)]
+pub enum Bundle {
+    /// "6 Entscheidungen", "4 decisions pending": a count of things.
+    Count { count: String, noun: String },
+    /// "Diverses für Mara": a grab bag.
+    GrabBag(String),
+    /// "Fix login, update docs and tag release": several tasks.
+    Tasks(Vec<String>),
+    /// "Login, docs and release": a list of things.
+    List(usize),
+    /// "1) … 2) …": a numbered list.
+    Numbered(usize),
+}
+
+impl Bundle {
+    fn summary(&self) -> String {
+        match self {
+            Bundle::Count { count, noun } => format!("hides {count} {noun} behind a count"),
+            Bundle::GrabBag(w) => format!("is a grab bag ({})", quote(w, 20)),
+            Bundle::Tasks(t) => format!("bundles {} tasks", t.len()),
+            Bundle::List(n) => format!("lists {n} things in one"),
+            Bundle::Numbered(n) => format!("is a numbered list of {n}"),
+        }
+    }
+    fn label(&self) -> String {
+        match self {
+            Bundle::Count { .. } => "which ones? nobody can tell from the board".into(),
+            Bundle::GrabBag(_) => "what is in it? nobody can tell from the board".into(),
+            Bundle::Tasks(t) => format!("{} tasks: {}", t.len(), t.join(" · ")),
+            Bundle::List(n) | Bundle::Numbered(n) => format!("{n} items in one"),
+        }
+    }
+    fn help(&self) -> &'static str {
+        match self {
+            Bundle::Count { .. } | Bundle::GrabBag(_) =>
+                "write one item per thing, each with the thing and the place; decisions for the human go to `decide`, one per question",
+            _ => "split it: one item per thing, so each can be read, answered and ticked off on its own",
+        }
+    }
+}
+
+fn numbered_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}[.)])\s+\S").unwrap())
+}
+
+fn trailing_count_re() -> &'static Regex {
+    // "Decisions (6)", "Open questions: 3"
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^(?P<noun>[\p{L}\- ]+?)\s*(?:\((?P<a>\d+)\)|:\s*(?P<b>\d+))\s*$").unwrap())
+}
+
+/// Parts of an item split at commas, semicolons, sentence ends and
+/// joining words; each part as its lower-case words.
+fn parts(item: &str) -> Vec<Vec<String>> {
+    const JOINERS: &[&str] = &["and", "und", "then", "dann", "sowie", "plus", "&", "+", "/"];
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for chunk in item.split([',', ';']).flat_map(|c| c.split(". ")) {
+        let mut cur: Vec<String> = Vec::new();
+        for tok in chunk.split_whitespace() {
+            let low = tok.to_lowercase();
+            if JOINERS.contains(&low.as_str()) {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                continue;
+            }
+            cur.extend(lower_words(tok));
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
+}
+
+const PRONOUNS: &[&str] = &["it", "them", "this", "that", "these", "those", "es", "sie", "das", "dies", "diese", "ihn"];
+
+/// A part that is a task of its own: led by an action verb (or, in German,
+/// closed by an infinitive) and with an object that is not a pronoun.
+fn is_task(lex: &Lexicon, p: &[String]) -> bool {
+    if p.len() < 2 {
+        return false;
+    }
+    let led = lex.has("board.action-verbs", &p[0]);
+    let closed = lex.has("board.action-verbs-final", &p[p.len() - 1]);
+    if !(led || closed) {
+        return false;
+    }
+    let object: Vec<&String> = if led { p[1..].iter().collect() } else { p[..p.len() - 1].iter().collect() };
+    !object.iter().all(|w| PRONOUNS.contains(&w.as_str()))
+}
+
+fn count_word(lex: &Lexicon, w: &[String]) -> Option<(String, usize)> {
+    let first = w.first()?;
+    if let Ok(n) = first.parse::<u32>() {
+        return (n >= 2).then(|| (first.clone(), 1));
+    }
+    let n = starts_with_any(w, lex.list("board.counts"))?;
+    Some((w[..n].join(" "), n))
+}
+
+/// The reason `item` bundles several things, if it does.
+pub fn bundle(item: &str) -> Option<Bundle> {
+    let lex = Lexicon::get();
+    let item = strip_bullet(item);
+    let words = lower_words(item);
+    if words.is_empty() {
+        return None;
+    }
+    // "1) … 2) …"
+    let numbered = numbered_re().find_iter(item).count();
+    if numbered >= 2 {
+        return Some(Bundle::Numbered(numbered));
+    }
+    // "6 Entscheidungen von Oliver", "4 decisions pending", "3 open questions"
+    if let Some((count, n)) = count_word(lex, &words) {
+        let mut k = n;
+        if words.get(k).is_some_and(|w| lex.has("board.bundle-adjectives", w)) {
+            k += 1;
+        }
+        if let Some(noun) = words.get(k).filter(|w| lex.has("board.bundle-nouns", w)) {
+            let original = item.split_whitespace().find(|t| t.to_lowercase().starts_with(noun.as_str())).unwrap_or(noun);
+            return Some(Bundle::Count { count, noun: original.trim_matches(|c: char| !c.is_alphanumeric()).to_string() });
+        }
+    }
+    // "Decisions (6)", "Offene Fragen: 3"
+    if let Some(c) = trailing_count_re().captures(item) {
+        let n: u32 = c.name("a").or(c.name("b")).and_then(|m| m.as_str().parse().ok()).unwrap_or(0);
+        let noun_words = lower_words(&c["noun"]);
+        if n >= 2 && noun_words.last().is_some_and(|w| lex.has("board.bundle-nouns", w)) {
+            return Some(Bundle::Count { count: n.to_string(), noun: c["noun"].trim().to_string() });
+        }
+    }
+    // "Diverses für Mara", "Misc", "Login, docs etc."
+    if let Some(n) = starts_with_any(&words, lex.list("board.grab-bag")) {
+        let first: Vec<&str> = item.split_whitespace().take(n).collect();
+        return Some(Bundle::GrabBag(first.join(" ").trim_end_matches([':', ',']).to_string()));
+    }
+    if matches!(words.last().map(String::as_str), Some("etc" | "usw")) {
+        return Some(Bundle::GrabBag(words.last().cloned().unwrap_or_default()));
+    }
+    let parts = parts(item);
+    if parts.len() < 2 {
+        return None;
+    }
+    // "Fix login, update docs and tag release"
+    let tasks: Vec<String> = parts.iter().filter(|p| is_task(lex, p)).map(|p| p.join(" ")).collect();
+    if tasks.len() >= 2 {
+        return Some(Bundle::Tasks(tasks));
+    }
+    // "Login, docs and release notes": three or more short noun parts, no verb.
+    let any_verb = parts.iter().any(|p| {
+        lex.has("board.action-verbs", &p[0]) || lex.has("board.action-verbs-final", &p[p.len() - 1])
+    });
+    if parts.len() >= 3 && !any_verb && parts.iter().all(|p| p.len() <= 2) && item.contains(',') {
+        return Some(Bundle::List(parts.len()));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_bundles_in_both_languages() {
+        for item in [
+            "6 Entscheidungen von Oliver",
+            "4 decisions pending",
+            "Fix login, update docs and tag release",
+            "Diverses für Mara",
+            "3 offene Fragen",
+            "Login fixen, Doku aktualisieren und Release taggen",
+            "several fixes for the parser",
+            "Decisions (6)",
+            "Offene Fragen: 3",
+            "Misc",
+            "1) login 2) docs",
+            "Ask Oliver and update the docs",
+            "Set up CI, then deploy staging",
+            "Login, docs and changelog",
+            "Fix login, docs etc.",
+            "- [ ] 🛠️ Fix login; update docs",
+        ] {
+            assert!(bundle(item).is_some(), "{item}");
+        }
+    }
+
+    #[test]
+    fn leaves_single_tasks_alone() {
+        for item in [
+            "Compare staging and production latency",
+            "Staging und Produktion vergleichen",
+            "Review and merge PR 12",
+            "Find out why the deploy fails and fix it",
+            "Test on iOS and Android",
+            "Fix login and logout",
+            "Latency of staging, QA and prod",
+            "Rest API docs: add auth section",
+            "Write up the decision log",
+            "Release 2.4 notes",
+            "Update 1 item in the changelog",
+            "Compare staging, QA and production latency",
+            "iOS-Hinweis kurz oder lang? (Empf.: kurz)",
+            "Fix flaky test in auth_test.rs",
+            "",
+        ] {
+            assert_eq!(bundle(item), None, "{item}");
+        }
+    }
+}

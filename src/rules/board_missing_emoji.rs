@@ -1,0 +1,87 @@
+//! `board-missing-emoji`: a board without an emoji (seed rule 9).
+
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::model::Path;
+use crate::report::escape::quote;
+use crate::text::has_emoji;
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "board-missing-emoji",
+    seed: "9",
+    default_severity: Severity::Warning,
+    summary: "a board set without an `emoji` that shows the agent's current state",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        // Whether the board on screen has an emoji: a `status` without the
+        // key keeps the one set before.
+        let mut shown = false;
+        // A stretch of updates without an emoji is one finding: the first
+        // update, and how many followed.
+        let mut pending: Option<(Finding, usize)> = None;
+        let mut out = Vec::new();
+        for (r, b) in cx.call.boards() {
+            match &b.emoji {
+                Some(e) if has_emoji(&e.value) => {
+                    shown = true;
+                    out.extend(pending.take().map(finish));
+                }
+                Some(e) => {
+                    shown = false;
+                    out.extend(pending.take().map(finish));
+                    let what = if e.value.trim().is_empty() {
+                        "is empty".to_string()
+                    } else {
+                        format!("holds no emoji: {}", quote(&e.value, 30))
+                    };
+                    out.push(
+                        Finding::new(r.text(e), format!("the board's `emoji` {what}"))
+                            .here("no emoji here")
+                            .help(HELP),
+                    );
+                }
+                None if !shown => match &mut pending {
+                    Some((_, later)) => *later += 1,
+                    None => {
+                        pending = Some((
+                            Finding::new(
+                                r.at(Path::ROOT.key("args")),
+                                "board set without an `emoji`",
+                            )
+                            .here("no `emoji` in this status")
+                            .help(HELP),
+                            0,
+                        ))
+                    }
+                },
+                None => {}
+            }
+        }
+        out.extend(pending.take().map(finish));
+        for f in out {
+            cx.report(f);
+        }
+    }
+}
+
+const HELP: &str = "add an `emoji` to `status` that shows where you are (🔍 looking, 🛠️ working, ⏳ waiting, ✅ done); the human and Delta read it at a glance";
+
+fn finish((mut f, later): (Finding, usize)) -> Finding {
+    if later > 0 {
+        f.message = format!(
+            "{} (and in the {later} update{} after it)",
+            f.message,
+            if later == 1 { "" } else { "s" }
+        );
+    }
+    f
+}

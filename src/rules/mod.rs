@@ -1,0 +1,119 @@
+//! The rule catalogue. One module per rule; one line per rule below.
+
+use crate::diagnostic::Severity;
+use crate::engine::{Rule, RuleMeta};
+
+macro_rules! registry {
+    ($($module:ident => $name:literal),* $(,)?) => {
+        $(pub mod $module;)*
+
+        static ALL: &[&dyn Rule] = &[$(&$module::Check),*];
+
+        /// The page of a rule (`rules/<name>.md`), embedded in the binary.
+        pub fn page(name: &str) -> Option<&'static str> {
+            match name {
+                $($name => Some(include_str!(concat!("../../rules/", $name, ".md"))),)*
+                "invalid-record" => Some(include_str!("../../rules/invalid-record.md")),
+                _ => None,
+            }
+        }
+    };
+}
+
+registry! {
+    board_bundle => "board-bundle",
+    board_missing_emoji => "board-missing-emoji",
+    decision_not_yes_no => "decision-not-yes-no",
+    label_too_long => "label-too-long",
+    question_on_board => "question-on-board",
+}
+
+/// Parse problems: reported by the engine, listed here so they can be
+/// selected, ignored and explained like rules.
+pub static INVALID_RECORD: RuleMeta = RuleMeta {
+    name: "invalid-record",
+    seed: "format",
+    default_severity: Severity::Error,
+    summary: "a line that breaks the log format (not JSON, not an object, a value of the wrong type)",
+    options: &[],
+};
+
+/// Every rule, in catalogue order.
+pub fn all() -> &'static [&'static dyn Rule] {
+    ALL
+}
+
+/// Metadata of every rule and of `invalid-record`, sorted by name.
+pub fn catalogue() -> Vec<&'static RuleMeta> {
+    let mut v: Vec<&'static RuleMeta> = ALL.iter().map(|r| r.meta()).collect();
+    v.push(&INVALID_RECORD);
+    v.sort_by_key(|m| m.name);
+    v
+}
+
+pub fn meta(name: &str) -> Option<&'static RuleMeta> {
+    catalogue().into_iter().find(|m| m.name == name)
+}
+
+/// The known rule name closest to a misspelt one.
+pub fn closest(name: &str) -> Option<&'static str> {
+    catalogue()
+        .into_iter()
+        .map(|m| (edit_distance(name, m.name), m.name))
+        .filter(|(d, n)| *d <= 3.max(n.len() / 4))
+        .min()
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Report each distinct item text once per call: a board is sent again and
+/// again with the same items, and one mistake is one finding.
+pub(crate) struct Once(std::collections::HashSet<String>);
+
+impl Once {
+    pub fn new() -> Once {
+        Once(std::collections::HashSet::new())
+    }
+    /// True the first time `key` is seen.
+    pub fn first(&mut self, key: &str) -> bool {
+        self.0.insert(key.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_has_a_page_and_a_unique_name() {
+        let cat = catalogue();
+        for m in &cat {
+            let page = page(m.name).unwrap();
+            assert!(page.starts_with(&format!("# {}\n", m.name)), "{}", m.name);
+        }
+        let mut names: Vec<_> = cat.iter().map(|m| m.name).collect();
+        names.dedup();
+        assert_eq!(names.len(), cat.len());
+    }
+
+    #[test]
+    fn suggests_close_names() {
+        assert_eq!(closest("board-bundles"), Some("board-bundle"));
+        assert_eq!(closest("lable-too-long"), Some("label-too-long"));
+        assert_eq!(closest("zzzzzzzzzzzzzzzzzz"), None);
+    }
+}

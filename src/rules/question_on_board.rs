@@ -1,0 +1,145 @@
+//! `question-on-board`: a question for the human on the board instead of
+//! on the Decision Board (seed rule 9).
+
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::lexicon::Lexicon;
+use crate::report::escape::quote;
+use crate::rules::Once;
+use crate::text::{find_phrase, lower_words, starts_with_any, strip_bullet};
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "question-on-board",
+    seed: "9",
+    default_severity: Severity::Warning,
+    summary: "a question only the human can decide, put on the board instead of into `decide`",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let lex = Lexicon::get();
+        let human = cx.call.human;
+        let decides: Vec<_> = cx
+            .call
+            .decides()
+            .filter_map(|(r, d)| d.question.as_ref().map(|q| (r, q, normal(&q.value))))
+            .collect();
+        let mut once = Once::new();
+        for (r, b) in cx.call.boards() {
+            for item in b.open.iter().chain(b.doing.as_ref()) {
+                let n = normal(&item.value);
+                let twin = decides
+                    .iter()
+                    .find(|(_, _, q)| !n.is_empty() && (q.contains(&n) || n.contains(q.as_str())));
+                let reason = match twin {
+                    Some(_) => Some("also asked with `decide`"),
+                    None => for_human(lex, &item.value, human),
+                };
+                let Some(reason) = reason else { continue };
+                if !once.first(&item.value) {
+                    continue;
+                }
+                let who = human.unwrap_or("the human");
+                let mut f = Finding::new(
+                    r.text(item),
+                    format!("a question for {who} on the board: {}", quote(&item.value, 60)),
+                )
+                .here(reason)
+                .help(format!(
+                    "ask it once with `decide` (the Decision Board), yes/no if you can, and keep it off `open`; {who} answers there and you get the `decision` event"
+                ));
+                if let Some((dr, q, _)) = twin {
+                    f = f.label(dr.text(q), "the same question, asked with `decide`");
+                }
+                cx.report(f);
+            }
+        }
+    }
+}
+
+/// Lower-case words joined by single spaces, for comparing texts.
+fn normal(s: &str) -> String {
+    lower_words(s).join(" ")
+}
+
+/// Why an item reads as a decision only the human can make; `None` when it
+/// may well be the agent's own open question.
+pub(crate) fn for_human(lex: &Lexicon, item: &str, human: Option<&str>) -> Option<&'static str> {
+    let item = strip_bullet(item);
+    let w = lower_words(item);
+    let question = item.contains('?');
+    let human = human.map(str::to_lowercase);
+    let names_human = human.as_deref().is_some_and(|h| w.iter().any(|x| x == h));
+    let marker = lex
+        .list("questions.decision-markers")
+        .iter()
+        .filter_map(|m| find_phrase(&w, m))
+        .min();
+    // Skip a leading "Oliver:" before looking at how the question opens.
+    let body: &[String] = match (&human, w.first()) {
+        (Some(h), Some(f)) if f == h => &w[1..],
+        _ => &w,
+    };
+    let asks_leave = starts_with_any(body, lex.list("board.decision-starts")).is_some();
+    if question && names_human {
+        return Some("asks the human");
+    }
+    if question && body.iter().any(|x| x == "or" || x == "oder") {
+        return Some("a choice only the human can make");
+    }
+    if question && asks_leave {
+        return Some("asks for the human's go-ahead");
+    }
+    match marker {
+        Some(_) if question || names_human => Some("a decision for the human"),
+        Some(0) => Some("a decision for the human"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(item: &str) -> bool {
+        for_human(Lexicon::get(), item, Some("Oliver")).is_some()
+    }
+
+    #[test]
+    fn questions_for_the_human() {
+        for item in [
+            "Oliver: ship the iOS note short or long?",
+            "iOS-Hinweis kurz oder lang? (Empf.: kurz)",
+            "Should we ship on Friday?",
+            "Soll ich den Release heute taggen?",
+            "Decision: Friday or Monday release",
+            "Entscheidung: Release-Termin",
+            "Ask Oliver whether the beta goes out?",
+        ] {
+            assert!(q(item), "{item}");
+        }
+    }
+
+    #[test]
+    fn the_agents_own_questions_stay() {
+        for item in [
+            "Why does CI fail on arm64?",
+            "Is the relay one-way? (checking logs)",
+            "Write up the decision log",
+            "Compare staging and production latency",
+            "Check whether the build is green",
+            "Wie lange dauert der Build?",
+            // a count of decisions is a bundle (board-bundle), not a question
+            "6 Entscheidungen von Oliver",
+        ] {
+            assert!(!q(item), "{item}");
+        }
+    }
+}
