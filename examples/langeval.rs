@@ -141,11 +141,9 @@ fn main() {
                 for (dir, lang) in [(&en, Lang::En), (&de, Lang::De)] {
                     let text = std::fs::read_to_string(dir.join(file))
                         .unwrap_or_else(|e| panic!("{}: {e}", dir.join(file).display()));
-                    items.extend(text.lines().filter(|l| !l.trim().is_empty()).map(|l| {
-                        Item {
-                            text: l.to_string(),
-                            expect: Some(lang),
-                        }
+                    items.extend(text.lines().filter(|l| !l.trim().is_empty()).map(|l| Item {
+                        text: l.to_string(),
+                        expect: Some(lang),
                     }));
                 }
                 sets.push(Set {
@@ -171,6 +169,23 @@ fn main() {
         name: "call utterances".into(),
         ignore: call_ignore,
         items: call_items,
+    });
+    let mut held_items = Vec::new();
+    let mut held_ignore = Vec::new();
+    for (file, expect) in [
+        ("holdout-en.txt", Some(Lang::En)),
+        ("holdout-de.txt", Some(Lang::De)),
+    ] {
+        let (ignore, items) = load_utterances(&utterances.join(file), expect);
+        held_ignore.extend(ignore);
+        held_items.extend(items);
+    }
+    held_ignore.sort();
+    held_ignore.dedup();
+    sets.push(Set {
+        name: "call held-out".into(),
+        ignore: held_ignore,
+        items: held_items,
     });
     let (ignore, items) = load_utterances(&utterances.join("unsure.txt"), None);
     sets.push(Set {
@@ -271,7 +286,12 @@ fn main() {
             },
         }),
     ];
+    let start = Instant::now();
     language::warm_up();
+    println!(
+        "callint tables loaded in {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
 
     println!(
         "{:<20} {:<26} | {:>6} {:>4} {:>6} | {:>6} {:>4} {:>6} | {:>7}",
@@ -356,8 +376,7 @@ fn main() {
 
 /// Reads an utterance file: `#` comments, a `# ignore: a, b` line.
 fn load_utterances(path: &Path, expect: Option<Lang>) -> (Vec<String>, Vec<Item>) {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut ignore = Vec::new();
     let mut items = Vec::new();
     for line in text.lines() {
@@ -403,7 +422,9 @@ fn from_metadata(manifest: &Path, crate_name: &str) -> Option<PathBuf> {
         if p["name"].as_str()? != crate_name {
             return None;
         }
-        let dir = Path::new(p["manifest_path"].as_str()?).parent()?.join("testdata");
+        let dir = Path::new(p["manifest_path"].as_str()?)
+            .parent()?
+            .join("testdata");
         dir.is_dir().then_some(dir)
     })
 }

@@ -96,9 +96,7 @@ impl ConfigError {
             .map(|n| format!(" (did you mean `{n}`?)"))
             .unwrap_or_default();
         ConfigError {
-            message: format!(
-                "unknown rule `{name}`{hint}; `callint rules` lists them"
-            ),
+            message: format!("unknown rule `{name}`{hint}; `callint rules` lists them"),
         }
     }
 }
@@ -191,10 +189,7 @@ impl Config {
                     })?),
                     None => {
                         return Err(ConfigError {
-                            message: format!(
-                                "[rules.{}] severity must be a string",
-                                meta.name
-                            ),
+                            message: format!("[rules.{}] severity must be a string", meta.name),
                         })
                     }
                 };

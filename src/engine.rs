@@ -49,9 +49,7 @@ pub struct Cx<'c, 'a> {
 
 impl Cx<'_, '_> {
     pub fn report(&mut self, f: Finding) {
-        let agent = f
-            .agent
-            .or_else(|| self.call.recorder.map(str::to_string));
+        let agent = f.agent.or_else(|| self.call.recorder.map(str::to_string));
         self.out.push(Diagnostic {
             rule: self.meta.name,
             severity: self.severity,
@@ -192,7 +190,10 @@ impl Linter {
             let recs: &[Record] = match group {
                 Group::All => &log.records,
                 Group::Some(idx) => {
-                    owned = idx.iter().map(|&i| log.records[i].clone()).collect::<Vec<_>>();
+                    owned = idx
+                        .iter()
+                        .map(|&i| log.records[i].clone())
+                        .collect::<Vec<_>>();
                     &owned
                 }
             };

@@ -361,18 +361,21 @@ pub fn claimed_language(text: &str) -> Option<Lang> {
 
 fn is_negated(sentence: &str) -> bool {
     const NEGATIONS: &[&str] = &[
-        "not", "n't", "n’t", "never", "no longer", "nicht", "kein", "keine", "nie", "niemand",
-        "nobody",
+        "not", "never", "nobody", "nicht", "kein", "keine", "nie", "niemand",
     ];
     let lower = sentence.to_lowercase();
-    lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-        .any(|w| {
-            NEGATIONS.contains(&w)
-                || w.ends_with("n't")
-                || w.ends_with("n’t")
-                || (w == "no" && lower.contains("no longer"))
-        })
+    let mut words = lower.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'));
+    let mut prev = "";
+    words.any(|w| {
+        let negated = NEGATIONS.contains(&w)
+            || w.ends_with("n't")
+            || w.ends_with("n’t")
+            || (prev == "no" && w == "longer");
+        if !w.is_empty() {
+            prev = w;
+        }
+        negated
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -383,10 +386,10 @@ const VOICEBOT_NAMES: &[&str] = &["Delta", "Data", "Della", "Delter"];
 
 /// Units that follow a number (`120 ms`, `40 MB`); dropped after a number.
 const UNITS: &[&str] = &[
-    "ms", "s", "sec", "secs", "sek", "min", "mins", "h", "hrs", "std", "us", "µs", "ns", "b",
-    "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "px", "pt", "em", "rem", "k", "m", "x",
-    "km", "kg", "g", "hz", "khz", "mhz", "ghz", "rps", "qps", "rpm", "am", "pm", "uhr", "eur",
-    "usd", "ct",
+    "ms", "s", "sec", "secs", "sek", "min", "mins", "h", "hrs", "std", "us", "µs", "ns", "b", "kb",
+    "mb", "gb", "tb", "kib", "mib", "gib", "tib", "px", "pt", "em", "rem", "k", "m", "x", "km",
+    "kg", "g", "hz", "khz", "mhz", "ghz", "rps", "qps", "rpm", "am", "pm", "uhr", "eur", "usd",
+    "ct",
 ];
 
 /// Longest word (in bytes, lower-cased) that is scored; longer ones are
@@ -506,6 +509,9 @@ impl<'a> Iterator for Tokens<'a> {
     }
 }
 
+/// Characters that make a chunk code: paths, identifiers, markup.
+const CODE_BYTES: &[u8] = b"/\\_@#=<>{}|~$^[]()*+";
+
 /// (carries no language, is a number) for a chunk trimmed of punctuation.
 fn classify(chunk: &str) -> (bool, bool) {
     if chunk.is_empty() {
@@ -515,25 +521,20 @@ fn classify(chunk: &str) -> (bool, bool) {
         return (true, true);
     }
     let bytes = chunk.as_bytes();
-    if chunk.contains("://")
-        || bytes.iter().any(|b| {
-            matches!(
-                b,
-                b'/' | b'\\' | b'_' | b'@' | b'#' | b'=' | b'<' | b'>' | b'{' | b'}' | b'|' | b'~'
-                    | b'$' | b'^' | b'[' | b']' | b'(' | b')' | b'*' | b'+'
-            )
-        })
-    {
+    if chunk.contains("://") || bytes.iter().any(|b| CODE_BYTES.contains(b)) {
         return (true, false);
     }
     // An inner dot or colon between letters: file.ext, example.com, a::b.
     let mut prev: Option<char> = None;
     let mut chars = chunk.chars().peekable();
     while let Some(c) = chars.next() {
-        if (c == '.' || c == ':') && prev.is_some_and(char::is_alphanumeric) {
-            if chars.peek().is_some_and(|n| n.is_alphanumeric() || *n == ':') {
-                return (true, false);
-            }
+        if (c == '.' || c == ':')
+            && prev.is_some_and(char::is_alphanumeric)
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_alphanumeric() || *n == ':')
+        {
+            return (true, false);
         }
         // camelCase, PascalCase with an inner capital: handleTimeoutEvent.
         if c.is_uppercase() && prev.is_some_and(char::is_lowercase) {
@@ -554,7 +555,10 @@ fn code_prefix(raw: &str) -> bool {
 }
 
 fn is_unit(chunk: &str) -> bool {
-    chunk.len() <= 4 && UNITS.iter().any(|u| u.eq_ignore_ascii_case(chunk) || *u == chunk)
+    chunk.len() <= 4
+        && UNITS
+            .iter()
+            .any(|u| u.eq_ignore_ascii_case(chunk) || *u == chunk)
 }
 
 /// If the words at `first` (already taken from `tokens`) and after match
@@ -673,6 +677,27 @@ const UNIGRAM_K: f32 = 0.5;
 const UNIGRAM_ALPHABET: f32 = 60.0;
 /// The neutral word list.
 const NEUTRAL: &str = include_str!("../rules/lexicon/lang-neutral.txt");
+/// The word table of all languages.
+const WORDS: &str = include_str!("../rules/lexicon/lang-words.txt");
+
+/// `(section, key, value)` for every `key<TAB>value` line of a model file;
+/// `#` lines are comments, `[name]` lines start a section. A `[name]<TAB>..`
+/// line is a record of the section before it (`[langs]` in the word table).
+fn records(text: &str) -> impl Iterator<Item = (&str, &str, &str)> {
+    let mut section = "[words]";
+    text.lines().filter_map(move |line| {
+        let line = line.trim_end_matches(['\r', ' ']);
+        if line.is_empty() || line.starts_with('#') {
+            return None;
+        }
+        if line.starts_with('[') && !line.contains('\t') {
+            section = line;
+            return None;
+        }
+        let (key, value) = line.split_once('\t')?;
+        Some((section, key, value))
+    })
+}
 
 fn model() -> &'static Model {
     static MODEL: OnceLock<Model> = OnceLock::new();
@@ -692,35 +717,23 @@ impl Model {
         };
         model.ascii_ids[b'^' as usize] = START_ID;
         model.ascii_ids[b'$' as usize] = END_ID;
+        let t0 = std::time::Instant::now();
         let mut next_id = END_ID + 1;
-        let mut freqs: FxMap<&'static str, [f32; N]> = FxMap::default();
+        model.ngrams.reserve(140_000);
         for lang in Lang::ALL {
             let li = lang.index();
-            let mut section = "";
-            let mut mass = 0.0f64;
-            for line in lang.model_text().lines() {
-                let line = line.trim_end();
-                if line.is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                if line.starts_with('[') {
-                    section = line;
-                    continue;
-                }
-                let Some((key, value)) = line.split_once('\t') else {
-                    continue;
-                };
-                let Ok(value) = value.trim().parse::<f32>() else {
-                    continue;
-                };
+            let mut oov_mass = 0.05f32;
+            for (section, key, value) in records(lang.model_text()) {
                 match section {
-                    "[words]" => {
-                        // Centibels: f = 10^(cB / 100).
-                        let ln_f = value / 100.0 * std::f32::consts::LN_10;
-                        mass += f64::from(ln_f.exp());
-                        freqs.entry(key).or_insert([f32::NAN; N])[li] = ln_f;
+                    "[info]" if key == "oov_mass" => {
+                        if let Ok(v) = value.parse::<f32>() {
+                            oov_mass = v;
+                        }
                     }
                     "[ngrams]" => {
+                        let Ok(count) = value.parse::<u32>() else {
+                            continue;
+                        };
                         let mut k = 0u64;
                         let mut n = 0;
                         for c in key.chars() {
@@ -739,54 +752,75 @@ impl Model {
                             };
                             k |= u64::from(id) << (8 * n);
                             n += 1;
+                            if n == 8 {
+                                break;
+                            }
                         }
-                        if n == 0 || n > 8 {
+                        if n == 0 {
                             continue;
                         }
                         model.order = model.order.max(n);
-                        model.ngrams.entry(k).or_default().count[li] += value;
+                        model.ngrams.entry(k).or_default().count[li] += count as f32;
                         if n == 1 && key != "^" {
-                            model.unigram_total[li] += value;
+                            model.unigram_total[li] += count as f32;
                         }
                     }
                     _ => {}
                 }
             }
-            model.ln_oov_mass[li] = ((1.0 - mass).max(1e-3) as f32).ln();
+            model.ln_oov_mass[li] = oov_mass.clamp(1e-6, 1.0).ln();
         }
+        eprintln!("parse {:?}", t0.elapsed());
         // Context statistics: every n-gram (n >= 2) is a continuation of its
         // prefix.
-        let keys: Vec<(u64, NgramEntry)> = model.ngrams.iter().map(|(k, e)| (*k, *e)).collect();
-        for (key, entry) in keys {
-            let len = key_len(key);
-            if len < 2 {
-                continue;
-            }
-            let prefix = key & !(0xffu64 << (8 * (len - 1)));
+        let keys: Vec<(u64, [f32; N])> = model
+            .ngrams
+            .iter()
+            .filter(|(k, _)| key_len(**k) >= 2)
+            .map(|(k, e)| (*k, e.count))
+            .collect();
+        for (key, count) in keys {
+            let prefix = key & !(0xffu64 << (8 * (key_len(key) - 1)));
             let ctx = model.ngrams.entry(prefix).or_default();
             for li in 0..N {
-                if entry.count[li] > 0.0 {
-                    ctx.ctx_total[li] += entry.count[li];
+                if count[li] > 0.0 {
+                    ctx.ctx_total[li] += count[li];
                     ctx.ctx_types[li] += 1.0;
                 }
             }
         }
-        // Words: known frequency where listed, the character model elsewhere.
-        model.words.reserve(freqs.len() + 256);
-        for (word, mut logp) in freqs {
+        eprintln!("ctx {:?}", t0.elapsed());
+        // The word table: ln P(word) per language, precomputed by
+        // lang-build.py; a language without a column gets the character
+        // model here.
+        let mut columns: Vec<Option<usize>> = Vec::new();
+        model.words.reserve(40_000);
+        for (section, key, value) in records(WORDS) {
+            if section != "[words]" {
+                continue;
+            }
+            if key == "[langs]" {
+                columns = value.split('\t').map(|c| Lang::from_code(c).map(Lang::index)).collect();
+                continue;
+            }
+            let mut logp = [f32::NAN; N];
+            for (col, v) in columns.iter().zip(value.split('\t')) {
+                if let (Some(li), Ok(v)) = (col, v.trim().parse::<i32>()) {
+                    logp[*li] = v as f32 / 100.0;
+                }
+            }
             if logp.iter().any(|v| v.is_nan()) {
-                if let Some(oov) = model.oov_logp(word) {
-                    for li in 0..N {
-                        if logp[li].is_nan() {
-                            logp[li] = oov[li];
-                        }
-                    }
-                } else {
+                let Some(oov) = model.oov_logp(key) else {
                     continue;
+                };
+                for (v, o) in logp.iter_mut().zip(oov) {
+                    if v.is_nan() {
+                        *v = o;
+                    }
                 }
             }
             model.words.insert(
-                word.into(),
+                key.into(),
                 WordEntry {
                     logp,
                     known: true,
@@ -794,6 +828,7 @@ impl Model {
                 },
             );
         }
+        eprintln!("words {:?} {}", t0.elapsed(), model.words.len());
         for line in NEUTRAL.lines() {
             let word = line.split('#').next().unwrap_or("").trim();
             if word.is_empty() {
@@ -869,10 +904,10 @@ impl Model {
                 *slot = None;
             }
             if i > 0 {
-                for li in 0..N {
+                for (li, out) in lp.iter_mut().enumerate() {
                     let c1 = cur[0].map_or(0.0, |e| e.count[li]);
-                    let mut p = (c1 + UNIGRAM_K)
-                        / (self.unigram_total[li] + UNIGRAM_K * UNIGRAM_ALPHABET);
+                    let mut p =
+                        (c1 + UNIGRAM_K) / (self.unigram_total[li] + UNIGRAM_K * UNIGRAM_ALPHABET);
                     for n in 2..=order.min(i + 1) {
                         let Some(ctx) = prev[n - 2] else { break };
                         let total = ctx.ctx_total[li];
@@ -883,7 +918,7 @@ impl Model {
                         let c = cur[n - 1].map_or(0.0, |e| e.count[li]);
                         p = (c + types * p) / (total + types);
                     }
-                    lp[li] += p.ln();
+                    *out += p.ln();
                 }
             }
             std::mem::swap(&mut prev, &mut cur);
@@ -916,7 +951,9 @@ impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+            self.add(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
         }
         let mut tail = 0u64;
         for (i, b) in chunks.remainder().iter().enumerate() {
@@ -978,7 +1015,10 @@ mod tests {
 
     #[test]
     fn plain_sentences() {
-        assert_eq!(lang("Hi, this is opencode. What can I do?", &[]), Some(Lang::En));
+        assert_eq!(
+            lang("Hi, this is opencode. What can I do?", &[]),
+            Some(Lang::En)
+        );
         assert_eq!(
             lang("Hallo, hier ist opencode. Ich bin jetzt mit im Call.", &[]),
             Some(Lang::De)
@@ -1066,7 +1106,10 @@ mod tests {
         }
         // Only whole words: "Claude" alone is not the label "Claude Code".
         assert_eq!(analyze("Claude", &ignore, &Options::default()).words, 1);
-        assert_eq!(analyze("Hallo Jürgen", &ignore, &Options::default()).words, 1);
+        assert_eq!(
+            analyze("Hallo Jürgen", &ignore, &Options::default()).words,
+            1
+        );
         // Hostile ignore entries are harmless.
         let odd = ["", " ", "🧩", "'", "`", "ß"];
         assert_eq!(lang("Der Build ist grün.", &odd), Some(Lang::De));
@@ -1095,11 +1138,17 @@ mod tests {
         }
         // And they do not change the verdict of the words around them.
         assert_eq!(
-            lang("Die Funktion parse_record in src/engine.rs gibt einen Fehler zurück.", &[]),
+            lang(
+                "Die Funktion parse_record in src/engine.rs gibt einen Fehler zurück.",
+                &[]
+            ),
             Some(Lang::De)
         );
         assert_eq!(
-            lang("The crash happens in handleTimeoutEvent, see https://example.com/die/der/das.", &[]),
+            lang(
+                "The crash happens in handleTimeoutEvent, see https://example.com/die/der/das.",
+                &[]
+            ),
             Some(Lang::En)
         );
         assert_eq!(lang("Latenz liegt bei 120 ms 👍", &[]), Some(Lang::De));
@@ -1154,9 +1203,43 @@ mod tests {
     /// A deterministic stream of awkward characters.
     fn hostile(len: usize) -> String {
         const CHARS: &[char] = &[
-            'a', 'Z', 'ß', 'ẞ', 'İ', 'ǅ', '\u{301}', '\u{200b}', '\u{202e}', '\0', '\u{1}', '\u{7f}',
-            '\u{85}', '\t', '\n', ' ', '\u{3000}', '`', '\'', '’', '-', '_', '/', '.', ':', '@',
-            '#', '0', '٣', '👍', '🧩', '\u{fe0f}', 'ж', '中', 'ا', '\u{ffff}', '\u{10ffff}',
+            'a',
+            'Z',
+            'ß',
+            'ẞ',
+            'İ',
+            'ǅ',
+            '\u{301}',
+            '\u{200b}',
+            '\u{202e}',
+            '\0',
+            '\u{1}',
+            '\u{7f}',
+            '\u{85}',
+            '\t',
+            '\n',
+            ' ',
+            '\u{3000}',
+            '`',
+            '\'',
+            '’',
+            '-',
+            '_',
+            '/',
+            '.',
+            ':',
+            '@',
+            '#',
+            '0',
+            '٣',
+            '👍',
+            '🧩',
+            '\u{fe0f}',
+            'ж',
+            '中',
+            'ا',
+            '\u{ffff}',
+            '\u{10ffff}',
         ];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut s = String::with_capacity(len);

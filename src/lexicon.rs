@@ -39,7 +39,9 @@ impl Lexicon {
                     let entry = lists.entry(format!("{section}.{key}")).or_default();
                     for item in items {
                         let Some(s) = item.as_str() else {
-                            return Err(format!("lexicon {lang}: {section}.{key} holds a non-string"));
+                            return Err(format!(
+                                "lexicon {lang}: {section}.{key} holds a non-string"
+                            ));
                         };
                         let s = s.to_lowercase();
                         if !entry.contains(&s) {

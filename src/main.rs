@@ -194,7 +194,11 @@ fn check(args: CheckArgs) -> u8 {
         let mut errors = Vec::new();
         callint::walk::files(path, &mut files, &mut errors);
         for e in errors {
-            eprintln!("callint: error: cannot read {}: {}", e.path.display(), e.error);
+            eprintln!(
+                "callint: error: cannot read {}: {}",
+                e.path.display(),
+                e.error
+            );
             failed = true;
         }
         for file in files {
@@ -231,7 +235,11 @@ fn check(args: CheckArgs) -> u8 {
         }
     }
     let mut lock = stdout.lock();
-    if lock.write_all(out.as_bytes()).and_then(|_| lock.flush()).is_err() {
+    if lock
+        .write_all(out.as_bytes())
+        .and_then(|_| lock.flush())
+        .is_err()
+    {
         // A closed pipe (`| head`) is not the linter's failure.
         return if failed { 2 } else { 0 };
     }
@@ -259,11 +267,7 @@ fn statistics(s: &Summary, out: &mut String) {
         let mut rows: Vec<(&String, &usize)> = s.by_agent.iter().collect();
         rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (agent, n) in rows {
-            let _ = writeln!(
-                out,
-                "{n:>6}  {}",
-                callint::report::escape::one_line(agent)
-            );
+            let _ = writeln!(out, "{n:>6}  {}", callint::report::escape::one_line(agent));
         }
     }
     let _ = writeln!(out, "\n{}", s.line());

@@ -225,6 +225,9 @@ impl Record {
     }
 }
 
+// Nearly every record is a function call, so boxing the large variant would
+// add an allocation per record and save nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Body {
     Meta(Meta),
@@ -755,10 +758,7 @@ impl<'a> Call<'a> {
         let mut idx: Vec<usize> = (0..out.len()).collect();
         idx.sort_by_key(|&k| (keys[k], k));
         let mut slots: Vec<Option<Utterance<'a>>> = out.into_iter().map(Some).collect();
-        self.utterances = idx
-            .into_iter()
-            .filter_map(|k| slots[k].take())
-            .collect();
+        self.utterances = idx.into_iter().filter_map(|k| slots[k].take()).collect();
     }
 
     fn own_line(
@@ -798,7 +798,10 @@ impl<'a> Call<'a> {
                 if let Some(t) = current {
                     self.turns[t].end = k;
                 }
-                self.turns.push(Turn { start: k, end: k + 1 });
+                self.turns.push(Turn {
+                    start: k,
+                    end: k + 1,
+                });
                 current = Some(self.turns.len() - 1);
             }
             u.turn = current;
@@ -816,7 +819,9 @@ impl<'a> Call<'a> {
 
     /// Every function call, with its record.
     pub fn fn_calls(&self) -> impl Iterator<Item = (&'a Record, &'a FnCall)> + 'a {
-        self.records.iter().filter_map(|r| r.as_fn().map(|f| (r, f)))
+        self.records
+            .iter()
+            .filter_map(|r| r.as_fn().map(|f| (r, f)))
     }
 
     /// Every board the recorder set (`status` calls the server accepted).
@@ -841,13 +846,7 @@ impl<'a> Call<'a> {
     }
 }
 
-fn who(
-    speaker: &str,
-    me: Option<&str>,
-    human: Option<&str>,
-    voicebot: &str,
-    default: Who,
-) -> Who {
+fn who(speaker: &str, me: Option<&str>, human: Option<&str>, voicebot: &str, default: Who) -> Who {
     if Some(speaker) == me {
         Who::Me
     } else if is_voicebot(voicebot, speaker) {

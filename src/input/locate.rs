@@ -152,7 +152,7 @@ fn element(t: &[u8], arr: Span, n: usize) -> Option<Span> {
 mod tests {
     use super::*;
 
-    fn at<'a>(t: &'a str, p: Path) -> &'a str {
+    fn at(t: &str, p: Path) -> &str {
         let s = locate(t.as_bytes(), &p);
         &t[s.start..s.end]
     }

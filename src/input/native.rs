@@ -487,10 +487,14 @@ impl Reader<'_> {
                 decision_id: self.str(res, res_path, "decision_id"),
             }),
             "show" => Op::Show(self.str(args, a, "panel")),
-            "share" => Op::Share(self.text(args, a, "text").or_else(|| self.text(args, a, "url"))),
-            "notice" => {
-                Op::Notice(self.text(args, a, "text").or_else(|| self.text(args, a, "url")))
-            }
+            "share" => Op::Share(
+                self.text(args, a, "text")
+                    .or_else(|| self.text(args, a, "url")),
+            ),
+            "notice" => Op::Notice(
+                self.text(args, a, "text")
+                    .or_else(|| self.text(args, a, "url")),
+            ),
             "leave" => Op::Leave,
             _ => Op::Other,
         };
@@ -592,7 +596,9 @@ mod tests {
 
     #[test]
     fn reads_a_say_with_its_text_path() {
-        let (log, p) = one(r#"{"ts":"2026-10-10T09:00:04.100Z","fn":"say","args":{"text":"Hi"},"result":{"say_id":"s1","say_status":"queued"}}"#);
+        let (log, p) = one(
+            r#"{"ts":"2026-10-10T09:00:04.100Z","fn":"say","args":{"text":"Hi"},"result":{"say_id":"s1","say_status":"queued"}}"#,
+        );
         assert!(p.is_empty(), "{p:?}");
         let r = &log.records[0];
         assert_eq!(r.ts, Some(1_791_622_804_100));

@@ -59,8 +59,7 @@ pub fn one_line(s: &str) -> String {
 /// JSON report keeps the text as it was.
 pub fn quote(s: &str, max: usize) -> String {
     let mut out = String::from("\"");
-    let mut n = 0;
-    for c in s.chars() {
+    for (n, c) in s.chars().enumerate() {
         if n == max {
             out.push('…');
             break;
@@ -70,7 +69,6 @@ pub fn quote(s: &str, max: usize) -> String {
             '"' => out.push_str("\\\""),
             c => out.push(c),
         }
-        n += 1;
     }
     out.push('"');
     out
@@ -114,6 +112,9 @@ mod tests {
 
     #[test]
     fn html_text() {
-        assert_eq!(html("<script>&'\"\x1b"), "&lt;script&gt;&amp;&#39;&quot;\\e");
+        assert_eq!(
+            html("<script>&'\"\x1b"),
+            "&lt;script&gt;&amp;&#39;&quot;\\e"
+        );
     }
 }

@@ -237,19 +237,31 @@ impl SourceCode for CopySource {
         let t = self.text.as_bytes();
         let start = span.offset().min(t.len());
         let end = (span.offset() + span.len()).clamp(start, t.len());
-        let mut ls = t[..start].iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+        let mut ls = t[..start]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |k| k + 1);
         for _ in 0..before {
             if ls == 0 {
                 break;
             }
-            ls = t[..ls - 1].iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+            ls = t[..ls - 1]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |k| k + 1);
         }
-        let mut le = t[end..].iter().position(|&b| b == b'\n').map_or(t.len(), |k| end + k);
+        let mut le = t[end..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(t.len(), |k| end + k);
         for _ in 0..after {
             if le >= t.len() {
                 break;
             }
-            le = t[le + 1..].iter().position(|&b| b == b'\n').map_or(t.len(), |k| le + 1 + k);
+            le = t[le + 1..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(t.len(), |k| le + 1 + k);
         }
         let line = t[..ls].iter().filter(|&&b| b == b'\n').count();
         let count = t[ls..le].iter().filter(|&&b| b == b'\n').count() + 1;

@@ -73,20 +73,51 @@ fn mentions_label(message: Option<&str>) -> bool {
     message.is_none_or(|m| m.to_lowercase().contains("label"))
 }
 
+/// Parts of a label that say nothing about who the agent is.
+const NOISE: &[&str] = &["session", "instance", "agent", "assistant", "worker", "run", "test", "tmp"];
+
+/// A shorter label to suggest: the label's words without dates, numbers,
+/// versions and filler, as many as fit.
+fn shorter(label: &str, max: usize) -> String {
+    let words: Vec<&str> = label
+        .split(['-', '_', ' ', '.', '/', ':'])
+        .filter(|w| !w.is_empty())
+        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+        .filter(|w| !(w.len() > 1 && w.starts_with(['v', 'V']) && w[1..].chars().all(|c| c.is_ascii_digit())))
+        .filter(|w| !NOISE.contains(&w.to_lowercase().as_str()))
+        .collect();
+    let mut out = String::new();
+    for w in words {
+        let next = if out.is_empty() { w.to_string() } else { format!("{out}-{w}") };
+        if next.chars().count() > max {
+            break;
+        }
+        out = next;
+    }
+    if out.is_empty() {
+        out = label.chars().take(max).collect();
+    }
+    out
+}
+
 /// Help text with a shorter label to use instead.
 fn suggestion(label: &Text, max: usize) -> String {
-    let first = label
-        .value
-        .split(['-', '_', ' ', '.', '/'])
-        .find(|s| !s.is_empty())
-        .unwrap_or("");
-    let short: String = if !first.is_empty() && first.chars().count() <= max {
-        first.to_string()
-    } else {
-        label.value.chars().take(max).collect()
-    };
     format!(
         "pick a label of at most {max} characters that people can say, such as {}; it is shown on the chip and is how others address you",
-        quote(&short, 30)
+        quote(&shorter(&label.value, max), 30)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorter;
+
+    #[test]
+    fn suggests_a_sayable_label() {
+        assert_eq!(shorter("opencode-session-2026-10-10", 22), "opencode");
+        assert_eq!(shorter("release-notes-assistant", 22), "release-notes");
+        assert_eq!(shorter("release-notes-agent-v2", 22), "release-notes");
+        assert_eq!(shorter("2026-10-10", 22), "2026-10-10");
+        assert_eq!(shorter("averyveryverylonglabelwithoutbreaks", 22).chars().count(), 22);
+    }
 }

@@ -34,7 +34,8 @@ pub static INVALID_RECORD: RuleMeta = RuleMeta {
     name: "invalid-record",
     seed: "format",
     default_severity: Severity::Error,
-    summary: "a line that breaks the log format (not JSON, not an object, a value of the wrong type)",
+    summary:
+        "a line that breaks the log format (not JSON, not an object, a value of the wrong type)",
     options: &[],
 };
 

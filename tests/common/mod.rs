@@ -1,0 +1,123 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use callint::config::Config;
+use callint::engine::{FileResult, Linter};
+
+/// Lint `bytes` as a native log with only `select` active (all rules when
+/// empty).
+pub fn lint(name: &str, bytes: &[u8], select: &[&str]) -> FileResult {
+    let select: Vec<String> = select.iter().map(|s| s.to_string()).collect();
+    let linter = Linter::new(
+        &Config::default(),
+        (!select.is_empty()).then_some(select.as_slice()),
+        &[],
+    )
+    .expect("valid selection");
+    linter.lint(name, bytes.to_vec())
+}
+
+/// Findings as `(line, rule)` pairs.
+pub fn lines_and_rules(f: &FileResult) -> Vec<(usize, String)> {
+    let index = callint::report::LineIndex::new(&f.source);
+    f.diagnostics
+        .iter()
+        .map(|d| {
+            let at = callint::report::resolve(&f.source, &index, &d.primary.at);
+            (at.line, d.rule.to_string())
+        })
+        .collect()
+}
+
+/// A fenced example of a rule page.
+#[derive(Debug)]
+pub struct Example {
+    pub good: bool,
+    pub lang: String,
+    pub body: String,
+    /// 1-based line of the fence in the page.
+    pub line: usize,
+}
+
+/// The fenced blocks of a page that follow a **Bad** or **Good** marker.
+pub fn examples(page: &str) -> Vec<Example> {
+    let mut out = Vec::new();
+    let mut kind: Option<bool> = None;
+    let mut lines = page.lines().enumerate();
+    while let Some((i, l)) = lines.next() {
+        let t = l.trim_start();
+        if t.starts_with("**Bad**") || t.starts_with("### Bad") {
+            kind = Some(false);
+        } else if t.starts_with("**Good**") || t.starts_with("### Good") {
+            kind = Some(true);
+        } else if let Some(lang) = t.strip_prefix("```") {
+            let lang = lang.trim().to_string();
+            let mut body = String::new();
+            for (_, l) in lines.by_ref() {
+                if l.trim_start().starts_with("```") {
+                    break;
+                }
+                body.push_str(l);
+                body.push('\n');
+            }
+            if let Some(good) = kind.take() {
+                out.push(Example {
+                    good,
+                    lang,
+                    body,
+                    line: i + 1,
+                });
+            }
+        } else if t.starts_with('#') {
+            kind = None;
+        }
+    }
+    out
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Corpus cases: folders of `corpus/` with an `expected.tsv`.
+pub fn corpus_cases() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("corpus"))
+        .expect("corpus/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("expected.tsv").is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// An expected finding: file name, line, rule.
+pub type Expected = (String, usize, String);
+
+pub fn expected(case: &Path) -> Vec<Expected> {
+    let text = std::fs::read_to_string(case.join("expected.tsv")).expect("expected.tsv");
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let mut f = l.split('\t');
+            let file = f.next().unwrap().to_string();
+            let line = f.next().and_then(|n| n.parse().ok()).expect("line number");
+            let rule = f.next().expect("rule").to_string();
+            (file, line, rule)
+        })
+        .collect()
+}
+
+/// Logs of a case, sorted.
+pub fn case_logs(case: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(case)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| callint::walk::is_log(p))
+        .collect();
+    v.sort();
+    v
+}

@@ -1,0 +1,129 @@
+//! The corpus: every case is linted, its findings compared with the
+//! annotations in its `expected.tsv` (for the rules callint has), and its
+//! output kept as a snapshot.
+//!
+//! `cargo test --test corpus -- --nocapture` prints found/expected and false
+//! alarms per rule.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use callint::report::{self, Summary};
+
+#[derive(Default)]
+struct Tally {
+    expected: usize,
+    found: usize,
+    false_alarms: usize,
+}
+
+#[test]
+fn corpus_matches_its_annotations() {
+    let implemented: BTreeSet<&str> = callint::rules::catalogue().iter().map(|m| m.name).collect();
+    let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for case in common::corpus_cases() {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        let expected: BTreeSet<common::Expected> = common::expected(&case)
+            .into_iter()
+            .filter(|(_, _, r)| implemented.contains(r.as_str()))
+            .collect();
+        let mut actual: BTreeSet<common::Expected> = BTreeSet::new();
+        for log in common::case_logs(&case) {
+            let file = log.file_name().unwrap().to_string_lossy().to_string();
+            let f = common::lint(&file, &std::fs::read(&log).unwrap(), &[]);
+            for (line, rule) in common::lines_and_rules(&f) {
+                actual.insert((file.clone(), line, rule));
+            }
+        }
+        for e in &expected {
+            let t = tally.entry(e.2.clone()).or_default();
+            t.expected += 1;
+            if actual.contains(e) {
+                t.found += 1;
+            } else {
+                problems.push(format!("{name}: missed {}:{} {}", e.0, e.1, e.2));
+            }
+        }
+        for a in actual.difference(&expected) {
+            tally.entry(a.2.clone()).or_default().false_alarms += 1;
+            problems.push(format!("{name}: false alarm {}:{} {}", a.0, a.1, a.2));
+        }
+    }
+    println!(
+        "{:<24} {:>8} {:>8} {:>12}",
+        "rule", "found", "expected", "false alarms"
+    );
+    for (rule, t) in &tally {
+        println!(
+            "{rule:<24} {:>8} {:>8} {:>12}",
+            t.found, t.expected, t.false_alarms
+        );
+    }
+    assert!(
+        problems.is_empty(),
+        "corpus disagrees with expected.tsv:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn clean_calls_give_nothing() {
+    for case in common::corpus_cases() {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        if !name.starts_with("clean-") {
+            continue;
+        }
+        assert!(
+            common::expected(&case).is_empty(),
+            "{name} is meant to be clean"
+        );
+        for log in common::case_logs(&case) {
+            let f = common::lint(&log.to_string_lossy(), &std::fs::read(&log).unwrap(), &[]);
+            assert!(
+                f.diagnostics.is_empty(),
+                "{}: {:#?}",
+                log.display(),
+                f.diagnostics
+            );
+            assert!(f.records > 10, "{} should be a real call", log.display());
+        }
+    }
+}
+
+/// Lint every log of a case and render it as `callint check` would.
+fn render(case: &std::path::Path, pretty: bool) -> String {
+    let mut out = String::new();
+    let mut summary = Summary::default();
+    for log in common::case_logs(case) {
+        let rel = log
+            .strip_prefix(common::root())
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let f = common::lint(&rel, &std::fs::read(&log).unwrap(), &[]);
+        summary.add(&f);
+        if pretty {
+            let style = report::pretty::Style {
+                color: false,
+                width: 100,
+            };
+            report::pretty::render(&f, style, &mut out);
+        } else {
+            report::concise::render(&f, &mut out);
+        }
+    }
+    out.push_str(&summary.line());
+    out
+}
+
+#[test]
+fn corpus_snapshots() {
+    for case in common::corpus_cases() {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        insta::assert_snapshot!(format!("concise-{name}"), render(&case, false));
+    }
+    let seed = common::root().join("corpus/seed-incident");
+    insta::assert_snapshot!("pretty-seed-incident", render(&seed, true));
+}

@@ -1,0 +1,75 @@
+//! Every rule page's examples run: each Bad example fires its rule, each
+//! Good example does not (and reads cleanly as a log).
+
+mod common;
+
+use callint::rules;
+
+#[test]
+fn every_page_has_bad_and_good_examples_that_hold() {
+    let mut checked = 0;
+    for meta in rules::catalogue() {
+        let page = rules::page(meta.name).expect("page");
+        let ex = common::examples(page);
+        assert!(
+            ex.iter().any(|e| !e.good) && ex.iter().any(|e| e.good),
+            "rules/{}.md needs at least one Bad and one Good example",
+            meta.name
+        );
+        for e in ex {
+            assert_eq!(
+                e.lang, "jsonl",
+                "rules/{}.md:{}: example language",
+                meta.name, e.line
+            );
+            let f = common::lint(
+                "example.jsonl",
+                e.body.as_bytes(),
+                &[meta.name, "invalid-record"],
+            );
+            let own: Vec<_> = f
+                .diagnostics
+                .iter()
+                .filter(|d| d.rule == meta.name)
+                .collect();
+            if e.good {
+                assert!(
+                    f.diagnostics.is_empty(),
+                    "rules/{}.md:{}: the Good example gives findings: {:#?}",
+                    meta.name,
+                    e.line,
+                    f.diagnostics
+                );
+            } else {
+                assert!(
+                    !own.is_empty(),
+                    "rules/{}.md:{}: the Bad example does not fire the rule",
+                    meta.name,
+                    e.line
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "only {checked} examples found");
+}
+
+#[test]
+fn pages_have_the_sections_users_look_for() {
+    for meta in rules::catalogue() {
+        let page = rules::page(meta.name).unwrap();
+        for section in ["## What it checks", "## Why", "## Example"] {
+            assert!(
+                page.contains(section),
+                "rules/{}.md lacks {section}",
+                meta.name
+            );
+        }
+        let sev = format!("default severity: {}", meta.default_severity.name());
+        assert!(
+            page.contains(&sev),
+            "rules/{}.md should say `{sev}`",
+            meta.name
+        );
+    }
+}
