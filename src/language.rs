@@ -717,7 +717,6 @@ impl Model {
         };
         model.ascii_ids[b'^' as usize] = START_ID;
         model.ascii_ids[b'$' as usize] = END_ID;
-        let t0 = std::time::Instant::now();
         let mut next_id = END_ID + 1;
         model.ngrams.reserve(140_000);
         for lang in Lang::ALL {
@@ -770,7 +769,6 @@ impl Model {
             }
             model.ln_oov_mass[li] = oov_mass.clamp(1e-6, 1.0).ln();
         }
-        eprintln!("parse {:?}", t0.elapsed());
         // Context statistics: every n-gram (n >= 2) is a continuation of its
         // prefix.
         let keys: Vec<(u64, [f32; N])> = model
@@ -789,7 +787,6 @@ impl Model {
                 }
             }
         }
-        eprintln!("ctx {:?}", t0.elapsed());
         // The word table: ln P(word) per language, precomputed by
         // lang-build.py; a language without a column gets the character
         // model here.
@@ -828,7 +825,6 @@ impl Model {
                 },
             );
         }
-        eprintln!("words {:?} {}", t0.elapsed(), model.words.len());
         for line in NEUTRAL.lines() {
             let word = line.split('#').next().unwrap_or("").trim();
             if word.is_empty() {

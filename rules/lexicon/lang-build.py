@@ -31,7 +31,7 @@ import wordfreq
 
 TOP_WORDS = 20000
 ORDER = 4
-MIN_COUNT = 5
+MIN_COUNT = 10
 UNIGRAM_K = 0.5
 UNIGRAM_ALPHABET = 60.0
 LATIN = re.compile(r"^[a-zà-öø-ÿ]+(?:'[a-zà-öø-ÿ]+)*$")
