@@ -878,3 +878,105 @@ pub fn next_event(r: &Record) -> Option<&Event> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::native::parse;
+
+    const LOG: &str = r#"{"meta":{"format":1,"human":"Oliver"}}
+{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"call_id":"c1","label":"opencode","greet":"Hi, this is opencode."},"result":{"status":"joined","role":"participant","context":{"lang":"en","mode":"normal"}}}
+{"ts":"2026-10-10T10:00:05.000Z","fn":"next","result":{"type":"timeout","operators_said":[{"speaker":"Promo","text":"Oliver, two quick questions?","ts":"2026-10-10T10:00:03.000Z","addressed_to":["Oliver"],"to_human":true}]}}
+{"ts":"2026-10-10T10:00:09.000Z","fn":"next","result":{"type":"user","speaker":"Oliver","text":"Promo, is the build green?"},"agent_said":[]}
+{"ts":"2026-10-10T10:00:10.000Z","fn":"say","args":{"text":"Yes, it is."},"result":{"say_id":"s1","say_status":"queued"}}
+{"ts":"2026-10-10T10:00:20.000Z","fn":"next","result":{"type":"context","context":{"lang":"de"},"agent_said":[{"text":"Sure.","ts":"2026-10-10T10:00:19.000Z"}]}}
+{"ts":"2026-10-10T10:00:30.000Z","fn":"next","result":{"type":"operator","speaker":"Promo","text":"opencode, check the logs?","addressed_to":["opencode"],"addressed_to_you":true,"operators_said":[{"speaker":"Promo","text":"opencode, check the logs?"}]}}
+"#;
+
+    fn with_call(f: impl FnOnce(&Call<'_>)) {
+        let (log, problems) = parse(LOG.as_bytes());
+        assert!(problems.is_empty(), "{problems:?}");
+        let cast = Cast::default();
+        let call = Call::build(log.meta.as_ref(), &log.records, &cast);
+        f(&call)
+    }
+
+    #[test]
+    fn cast_and_roles() {
+        with_call(|c| {
+            assert_eq!(c.recorder, Some("opencode"));
+            assert_eq!(c.recorder_role, Some(Role::Participant));
+            assert!(c.recorder_is_participant());
+            assert_eq!(c.human, Some("Oliver"));
+            assert_eq!(c.voicebot, "Delta");
+            let labels: Vec<&str> = c.agents.iter().map(|a| a.label.as_str()).collect();
+            assert_eq!(labels, ["opencode", "Promo"]);
+            assert!(c.is_voicebot("Data") && !c.is_voicebot("data-bot"));
+        });
+    }
+
+    #[test]
+    fn language_over_time() {
+        with_call(|c| {
+            assert!(c.lang_at(0).is_none());
+            assert_eq!(c.lang_at(1).unwrap().lang, "en");
+            assert_eq!(c.lang_at(4).unwrap().lang, "en");
+            assert_eq!(c.lang_at(5).unwrap().lang, "de");
+            assert_eq!(c.lang_at(99).unwrap().record, 5);
+        });
+    }
+
+    #[test]
+    fn utterances_in_spoken_order_with_turns() {
+        with_call(|c| {
+            let seen: Vec<(&str, Who, Via)> = c
+                .utterances
+                .iter()
+                .map(|u| (u.text, u.who, u.via))
+                .collect();
+            assert_eq!(
+                seen,
+                [
+                    ("Hi, this is opencode.", Who::Me, Via::Greet),
+                    (
+                        "Oliver, two quick questions?",
+                        Who::Agent,
+                        Via::OperatorsSaid
+                    ),
+                    ("Promo, is the build green?", Who::Human, Via::UserEvent),
+                    ("Yes, it is.", Who::Me, Via::Say),
+                    ("Sure.", Who::Voicebot, Via::AgentSaid),
+                    // the waking line is listed once, not twice
+                    ("opencode, check the logs?", Who::Agent, Via::OperatorsSaid),
+                ]
+            );
+            assert_eq!(c.turns.len(), 1);
+            assert_eq!((c.turns[0].start, c.turns[0].end), (2, 6));
+            assert_eq!(c.utterances[1].turn, None);
+            assert_eq!(c.utterances[3].turn, Some(0));
+            // recorded addressees are kept; missing ones are computed
+            assert_eq!(c.utterances[1].addressed_to, ["Oliver"]);
+            assert!(!c.utterances[1].addressed_computed);
+            assert_eq!(c.utterances[2].addressed_to, ["Promo"]);
+            assert!(c.utterances[2].addressed_computed);
+            assert_eq!(c.utterances[4].speaker, "Delta");
+            assert_eq!(c.utterances[2].event, Some("user"));
+        });
+    }
+
+    #[test]
+    fn owner_from_create_call_and_several_calls_in_one_file() {
+        let src = r#"{"call":"a","fn":"create_call","result":{"call_id":"a","share_text":"x"}}
+{"call":"b","fn":"join","args":{"label":"B"},"result":{"status":"joined","role":"participant"}}
+{"fn":"say","args":{"text":"hi"}}
+"#;
+        let (log, _) = parse(src.as_bytes());
+        let cast = Cast::default();
+        let call = Call::build(None, &log.records[..1], &cast);
+        assert_eq!(call.recorder_role, Some(Role::Owner));
+        assert_eq!(call.call_id, Some("a"));
+        let call = Call::build(None, &log.records[1..], &cast);
+        assert_eq!(call.recorder, Some("B"));
+        assert_eq!(call.utterances.len(), 1);
+    }
+}
