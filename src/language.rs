@@ -26,8 +26,10 @@
 //! times a character 4-gram model of the word (Witten-Bell interpolation),
 //! so inflected loanwords ("gepusht", "gemergt") and rare compounds are
 //! judged by their spelling. The tables are derived from the word-frequency
-//! lists of wordfreq 3.1.1 (`rules/lexicon/lang-en.txt`, `lang-de.txt`, built
-//! by `rules/lexicon/lang-build.py`); none of it comes from the test data.
+//! lists of wordfreq 3.1.1 by `scripts/lang-build.py`:
+//! `lang-words.txt` (every listed word's log-probability in every language,
+//! precomputed) and `lang-<code>.txt` (each language's character n-gram
+//! counts, for words on no list). None of it comes from test data.
 //!
 //! Every word's evidence is capped ([`Options::word_cap`]), so one German
 //! name or word in an English sentence (or an English loanword in a German
@@ -36,9 +38,14 @@
 //! own evidence is less than [`Options::mixed_ratio`] of the winner's;
 //! otherwise [`Verdict::Unsure`].
 //!
-//! Cost: the tables load once, on first use (about 30 ms); after that
-//! [`identify`] makes one pass over the text, allocates nothing, and costs
-//! a few microseconds for a typical utterance. It never panics.
+//! Measured with `cargo run --release --example langeval` (lingua's public
+//! English and German test data and callint's own call utterances): no
+//! false alarm on sentences, 100% of them identified, about 96.5% of word
+//! pairs (the rest abstained), at a few microseconds per utterance.
+//!
+//! Cost: the tables load once, on first use (25-40 ms in a release
+//! build; [`warm_up`] loads them early); after that [`identify`] makes one
+//! pass over the text, allocates nothing, and never panics.
 //!
 //! [`claimed_language`] is a separate, rule-based helper: it finds lines that
 //! state which language is spoken in the call ("German is spoken here",
@@ -49,6 +56,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 /// A language the identifier knows.
+///
+/// Adding one: a variant here and its arms in [`Lang::code`],
+/// [`Lang::name`] and `model_text`, [`Lang::ALL`] and `N`, then
+/// `python3 scripts/lang-build.py en de <code>` for the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {
     /// English.
@@ -780,9 +791,9 @@ impl Model {
         for (key, count) in keys {
             let prefix = key & !(0xffu64 << (8 * (key_len(key) - 1)));
             let ctx = model.ngrams.entry(prefix).or_default();
-            for li in 0..N {
-                if count[li] > 0.0 {
-                    ctx.ctx_total[li] += count[li];
+            for (li, c) in count.into_iter().enumerate() {
+                if c > 0.0 {
+                    ctx.ctx_total[li] += c;
                     ctx.ctx_types[li] += 1.0;
                 }
             }
@@ -797,7 +808,10 @@ impl Model {
                 continue;
             }
             if key == "[langs]" {
-                columns = value.split('\t').map(|c| Lang::from_code(c).map(Lang::index)).collect();
+                columns = value
+                    .split('\t')
+                    .map(|c| Lang::from_code(c).map(Lang::index))
+                    .collect();
                 continue;
             }
             let mut logp = [f32::NAN; N];
@@ -1194,6 +1208,68 @@ mod tests {
         ] {
             assert_eq!(claimed_language(text), want, "{text}");
         }
+    }
+
+    /// callint's own call utterances (`tests/data/utterances/`): no line
+    /// is judged the other language, and few abstain.
+    #[test]
+    fn call_utterances_never_false_alarm() {
+        let files = [
+            (include_str!("../tests/data/utterances/en.txt"), Lang::En),
+            (include_str!("../tests/data/utterances/de.txt"), Lang::De),
+            (
+                include_str!("../tests/data/utterances/holdout-en.txt"),
+                Lang::En,
+            ),
+            (
+                include_str!("../tests/data/utterances/holdout-de.txt"),
+                Lang::De,
+            ),
+        ];
+        for (text, want) in files {
+            let ignore: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("# ignore:"))
+                .flat_map(|names| names.split(',').map(str::trim))
+                .collect();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect();
+            let mut unsure = 0;
+            for line in &lines {
+                match identify(line, &ignore) {
+                    Verdict::Lang { lang, .. } => assert_eq!(lang, want, "{line}"),
+                    Verdict::Unsure => unsure += 1,
+                }
+            }
+            assert!(
+                unsure * 50 <= lines.len(),
+                "{unsure} of {} unsure",
+                lines.len()
+            );
+        }
+        let unsure = include_str!("../tests/data/utterances/unsure.txt");
+        let ignore: Vec<&str> = unsure
+            .lines()
+            .filter_map(|l| l.strip_prefix("# ignore:"))
+            .flat_map(|names| names.split(',').map(str::trim))
+            .collect();
+        let lines: Vec<&str> = unsure
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        let decided = lines
+            .iter()
+            .filter(|l| identify(l, &ignore) != Verdict::Unsure)
+            .count();
+        assert!(
+            decided * 10 <= lines.len(),
+            "{decided} of {} decided",
+            lines.len()
+        );
     }
 
     /// A deterministic stream of awkward characters.

@@ -18,7 +18,7 @@ use miette::{
 
 use super::escape::{escaped, is_unsafe, terminal};
 use super::{resolve, LineIndex};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::engine::FileResult;
 use crate::model::Span;
 
@@ -282,11 +282,15 @@ impl SourceCode for CopySource {
 
 /// One finding, in the shape miette draws.
 struct Shown<'a> {
-    d: &'a Diagnostic,
+    code: Option<&'static str>,
+    severity: miette::Severity,
     message: String,
     help: Option<String>,
     labels: Vec<LabeledSpan>,
     source: &'a CopySource,
+    /// Places far from the main one, drawn after it as notes so that the
+    /// report opens at the offending line.
+    notes: Vec<Shown<'a>>,
 }
 
 impl fmt::Debug for Shown<'_> {
@@ -305,14 +309,18 @@ impl std::error::Error for Shown<'_> {}
 
 impl MietteDiagnostic for Shown<'_> {
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(self.d.rule))
+        self.code.map(|c| Box::new(c) as Box<dyn fmt::Display>)
     }
     fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.d.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Info => miette::Severity::Advice,
-        })
+        Some(self.severity)
+    }
+    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn MietteDiagnostic> + 'b>> {
+        if self.notes.is_empty() {
+            return None;
+        }
+        Some(Box::new(
+            self.notes.iter().map(|n| n as &dyn MietteDiagnostic),
+        ))
     }
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
         self.help
@@ -326,6 +334,10 @@ impl MietteDiagnostic for Shown<'_> {
         Some(Box::new(self.labels.iter().cloned()))
     }
 }
+
+/// Secondary places at most this many lines from the main one are drawn in
+/// the same snippet; farther ones become notes after it.
+const NEAR_LINES: usize = 2;
 
 /// Render every finding of one file.
 pub fn render(f: &FileResult, style: Style, out: &mut String) {
@@ -366,30 +378,54 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         .with_width(style.width)
         .with_links(false);
     for (d, spans) in f.diagnostics.iter().zip(&located) {
-        let labels = std::iter::once(&d.primary)
+        let mut labels = Vec::new();
+        let mut notes = Vec::new();
+        let primary_line = spans[0].line;
+        for (i, (l, s)) in std::iter::once(&d.primary)
             .chain(&d.labels)
             .zip(spans)
             .enumerate()
-            .map(|(i, (l, s))| {
-                let text = l.text.as_deref().map(|t| terminal(t).into_owned());
-                let span = copy.map_span(s.span);
-                if i == 0 {
-                    LabeledSpan::new_primary_with_span(text, span)
-                } else {
-                    LabeledSpan::new_with_span(text, span)
-                }
-            })
-            .collect();
+        {
+            let text = l.text.as_deref().map(|t| terminal(t).into_owned());
+            let span = copy.map_span(s.span);
+            if i == 0 {
+                labels.push(LabeledSpan::new_primary_with_span(text, span));
+            } else if s.line.abs_diff(primary_line) <= NEAR_LINES {
+                labels.push(LabeledSpan::new_with_span(text, span));
+            } else {
+                notes.push(Shown {
+                    code: None,
+                    severity: miette::Severity::Advice,
+                    message: text.unwrap_or_else(|| "see here".into()),
+                    help: None,
+                    labels: vec![LabeledSpan::new_with_span(None, span)],
+                    source: &source,
+                    notes: Vec::new(),
+                });
+            }
+        }
         let shown = Shown {
-            d,
+            code: Some(d.rule),
+            severity: match d.severity {
+                Severity::Error => miette::Severity::Error,
+                Severity::Warning => miette::Severity::Warning,
+                Severity::Info => miette::Severity::Advice,
+            },
             message: terminal(&d.message).into_owned(),
             help: d.help.as_deref().map(|h| terminal(h).into_owned()),
             labels,
             source: &source,
+            notes,
         };
         let mut buf = String::new();
         if handler.render_report(&mut buf, &shown).is_err() {
-            buf = format!("{}: {}[{}] {}\n", f.path, d.severity, d.rule, shown.message);
+            buf = format!(
+                "{}: {}[{}] {}\n",
+                terminal(&f.path),
+                d.severity,
+                d.rule,
+                shown.message
+            );
         }
         out.push_str(&buf);
         out.push('\n');

@@ -17,7 +17,8 @@ static META: RuleMeta = RuleMeta {
     name: "board-bundle",
     seed: "9",
     default_severity: Severity::Warning,
-    summary: "a board `open`/`done` item that bundles several things (\"6 decisions\", \"A, B and C\")",
+    summary:
+        "a board `open`/`done` item that bundles several things (\"6 decisions\", \"A, B and C\")",
     options: &[],
 };
 
@@ -99,7 +100,9 @@ fn numbered_re() -> &'static Regex {
 fn trailing_count_re() -> &'static Regex {
     // "Decisions (6)", "Open questions: 3"
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"^(?P<noun>[\p{L}\- ]+?)\s*(?:\((?P<a>\d+)\)|:\s*(?P<b>\d+))\s*$").unwrap())
+    RE.get_or_init(|| {
+        Regex::new(r"^(?P<noun>[\p{L}\- ]+?)\s*(?:\((?P<a>\d+)\)|:\s*(?P<b>\d+))\s*$").unwrap()
+    })
 }
 
 /// Parts of an item split at commas, semicolons, sentence ends and
@@ -126,7 +129,9 @@ fn parts(item: &str) -> Vec<Vec<String>> {
     out
 }
 
-const PRONOUNS: &[&str] = &["it", "them", "this", "that", "these", "those", "es", "sie", "das", "dies", "diese", "ihn"];
+const PRONOUNS: &[&str] = &[
+    "it", "them", "this", "that", "these", "those", "es", "sie", "das", "dies", "diese", "ihn",
+];
 
 /// A part that is a task of its own: led by an action verb (or, in German,
 /// closed by an infinitive) and with an object that is not a pronoun.
@@ -139,7 +144,11 @@ fn is_task(lex: &Lexicon, p: &[String]) -> bool {
     if !(led || closed) {
         return false;
     }
-    let object: Vec<&String> = if led { p[1..].iter().collect() } else { p[..p.len() - 1].iter().collect() };
+    let object: Vec<&String> = if led {
+        p[1..].iter().collect()
+    } else {
+        p[..p.len() - 1].iter().collect()
+    };
     !object.iter().all(|w| PRONOUNS.contains(&w.as_str()))
 }
 
@@ -168,26 +177,50 @@ pub fn bundle(item: &str) -> Option<Bundle> {
     // "6 Entscheidungen von Oliver", "4 decisions pending", "3 open questions"
     if let Some((count, n)) = count_word(lex, &words) {
         let mut k = n;
-        if words.get(k).is_some_and(|w| lex.has("board.bundle-adjectives", w)) {
+        if words
+            .get(k)
+            .is_some_and(|w| lex.has("board.bundle-adjectives", w))
+        {
             k += 1;
         }
         if let Some(noun) = words.get(k).filter(|w| lex.has("board.bundle-nouns", w)) {
-            let original = item.split_whitespace().find(|t| t.to_lowercase().starts_with(noun.as_str())).unwrap_or(noun);
-            return Some(Bundle::Count { count, noun: original.trim_matches(|c: char| !c.is_alphanumeric()).to_string() });
+            let original = item
+                .split_whitespace()
+                .find(|t| t.to_lowercase().starts_with(noun.as_str()))
+                .unwrap_or(noun);
+            return Some(Bundle::Count {
+                count,
+                noun: original
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_string(),
+            });
         }
     }
     // "Decisions (6)", "Offene Fragen: 3"
     if let Some(c) = trailing_count_re().captures(item) {
-        let n: u32 = c.name("a").or(c.name("b")).and_then(|m| m.as_str().parse().ok()).unwrap_or(0);
+        let n: u32 = c
+            .name("a")
+            .or(c.name("b"))
+            .and_then(|m| m.as_str().parse().ok())
+            .unwrap_or(0);
         let noun_words = lower_words(&c["noun"]);
-        if n >= 2 && noun_words.last().is_some_and(|w| lex.has("board.bundle-nouns", w)) {
-            return Some(Bundle::Count { count: n.to_string(), noun: c["noun"].trim().to_string() });
+        if n >= 2
+            && noun_words
+                .last()
+                .is_some_and(|w| lex.has("board.bundle-nouns", w))
+        {
+            return Some(Bundle::Count {
+                count: n.to_string(),
+                noun: c["noun"].trim().to_string(),
+            });
         }
     }
     // "Diverses für Mara", "Misc", "Login, docs etc."
     if let Some(n) = starts_with_any(&words, lex.list("board.grab-bag")) {
         let first: Vec<&str> = item.split_whitespace().take(n).collect();
-        return Some(Bundle::GrabBag(first.join(" ").trim_end_matches([':', ',']).to_string()));
+        return Some(Bundle::GrabBag(
+            first.join(" ").trim_end_matches([':', ',']).to_string(),
+        ));
     }
     if matches!(words.last().map(String::as_str), Some("etc" | "usw")) {
         return Some(Bundle::GrabBag(words.last().cloned().unwrap_or_default()));
@@ -197,7 +230,11 @@ pub fn bundle(item: &str) -> Option<Bundle> {
         return None;
     }
     // "Fix login, update docs and tag release"
-    let tasks: Vec<String> = parts.iter().filter(|p| is_task(lex, p)).map(|p| p.join(" ")).collect();
+    let tasks: Vec<String> = parts
+        .iter()
+        .filter(|p| is_task(lex, p))
+        .map(|p| p.join(" "))
+        .collect();
     if tasks.len() >= 2 {
         return Some(Bundle::Tasks(tasks));
     }

@@ -74,7 +74,16 @@ fn mentions_label(message: Option<&str>) -> bool {
 }
 
 /// Parts of a label that say nothing about who the agent is.
-const NOISE: &[&str] = &["session", "instance", "agent", "assistant", "worker", "run", "test", "tmp"];
+const NOISE: &[&str] = &[
+    "session",
+    "instance",
+    "agent",
+    "assistant",
+    "worker",
+    "run",
+    "test",
+    "tmp",
+];
 
 /// A shorter label to suggest: the label's words without dates, numbers,
 /// versions and filler, as many as fit.
@@ -83,12 +92,20 @@ fn shorter(label: &str, max: usize) -> String {
         .split(['-', '_', ' ', '.', '/', ':'])
         .filter(|w| !w.is_empty())
         .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
-        .filter(|w| !(w.len() > 1 && w.starts_with(['v', 'V']) && w[1..].chars().all(|c| c.is_ascii_digit())))
+        .filter(|w| {
+            !(w.len() > 1
+                && w.starts_with(['v', 'V'])
+                && w[1..].chars().all(|c| c.is_ascii_digit()))
+        })
         .filter(|w| !NOISE.contains(&w.to_lowercase().as_str()))
         .collect();
     let mut out = String::new();
     for w in words {
-        let next = if out.is_empty() { w.to_string() } else { format!("{out}-{w}") };
+        let next = if out.is_empty() {
+            w.to_string()
+        } else {
+            format!("{out}-{w}")
+        };
         if next.chars().count() > max {
             break;
         }
@@ -118,6 +135,11 @@ mod tests {
         assert_eq!(shorter("release-notes-assistant", 22), "release-notes");
         assert_eq!(shorter("release-notes-agent-v2", 22), "release-notes");
         assert_eq!(shorter("2026-10-10", 22), "2026-10-10");
-        assert_eq!(shorter("averyveryverylonglabelwithoutbreaks", 22).chars().count(), 22);
+        assert_eq!(
+            shorter("averyveryverylonglabelwithoutbreaks", 22)
+                .chars()
+                .count(),
+            22
+        );
     }
 }

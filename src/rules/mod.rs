@@ -21,11 +21,21 @@ macro_rules! registry {
 }
 
 registry! {
+    ack_not_addressed => "ack-not-addressed",
     board_bundle => "board-bundle",
     board_missing_emoji => "board-missing-emoji",
+    create_call_delegated => "create-call-delegated",
     decision_not_yes_no => "decision-not-yes-no",
+    foreground_wait_before_link => "foreground-wait-before-link",
+    join_sequence => "join-sequence",
     label_too_long => "label-too-long",
+    link_missing_until_joined => "link-missing-until-joined",
+    link_not_last => "link-not-last",
+    long_say => "long-say",
+    no_greeting => "no-greeting",
     question_on_board => "question-on-board",
+    repeated_say => "repeated-say",
+    wrong_language => "wrong-language",
 }
 
 /// Parse problems: reported by the engine, listed here so they can be

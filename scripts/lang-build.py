@@ -6,7 +6,7 @@ Source: the 'large' word-frequency lists of wordfreq 3.1.1
 CC BY-SA 4.0, built from Wikipedia, subtitles, news, books, web text, Twitter
 and Reddit). Nothing here comes from lingua's test data.
 
-Writes, from the crate root (python3 rules/lexicon/lang-build.py en de):
+Writes, from the crate root (python3 scripts/lang-build.py en de):
 
   lang-<code>.txt  per language: [info] the probability mass of the words
                    outside its word list; [ngrams] character 1..ORDER-gram
@@ -31,7 +31,7 @@ import wordfreq
 
 TOP_WORDS = 20000
 ORDER = 4
-MIN_COUNT = 10
+MIN_COUNT = 5
 UNIGRAM_K = 0.5
 UNIGRAM_ALPHABET = 60.0
 LATIN = re.compile(r"^[a-zà-öø-ÿ]+(?:'[a-zà-öø-ÿ]+)*$")
@@ -39,7 +39,7 @@ NAMES = {"en": "English", "de": "German"}
 HEADER = (
     "# callint language model{what}. Derived from wordfreq 3.1.1 'large' lists\n"
     "# (data CC BY-SA 4.0, https://github.com/rspeer/wordfreq) by\n"
-    "# rules/lexicon/lang-build.py; this file is under CC BY-SA 4.0 as well.\n"
+    "# scripts/lang-build.py; this file is under CC BY-SA 4.0 as well.\n"
 )
 
 

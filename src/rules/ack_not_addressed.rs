@@ -1,0 +1,147 @@
+//! `ack-not-addressed`: a bare acknowledgement nobody asked for (the hard
+//! rule on acknowledging, and rulebook rule 10).
+
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::lexicon::Lexicon;
+use crate::model::{Call, Utterance, Via, Who};
+use crate::report::escape::quote;
+use crate::text::{lower_words, starts_with_any};
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "ack-not-addressed",
+    seed: "hard, 10",
+    default_severity: Severity::Warning,
+    summary:
+        "a bare acknowledgement or filler (\"On it\", \"Got it\", \"Mach ich\") while not addressed",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let call = cx.call;
+        let Some(me) = call.recorder else { return };
+        let lex = Lexicon::get();
+        let names = names(call);
+        let mut out = Vec::new();
+        for (k, u) in call.utterances.iter().enumerate() {
+            if u.who != Who::Me || u.via != Via::Say || !bare_ack(lex, u.text, &names) {
+                continue;
+            }
+            if addressed_before(call, me, k) {
+                continue;
+            }
+            let turn = u.turn.map(|t| &call.utterances[call.turns[t].start]);
+            let human = call.human.unwrap_or("the human");
+            let mut f = Finding::new(
+                u.anchor,
+                format!(
+                    "bare acknowledgement {} while nobody asked {me} anything",
+                    quote(u.text, 40)
+                ),
+            )
+            .here("says nothing new");
+            if let Some(h) = turn {
+                let whom = if h.addressed_to.is_empty() {
+                    "nobody in particular".to_string()
+                } else {
+                    h.addressed_to.join(", ")
+                };
+                f = f.label(h.anchor, format!("{human} addressed {whom} here"));
+            }
+            out.push(f.help(
+                "acknowledge only when you are addressed (then one short line, then work); otherwise stay silent and show progress on the board and in the activity feed",
+            ));
+        }
+        for f in out {
+            cx.report(f);
+        }
+    }
+}
+
+/// Everyone's name, lower-cased, to be passed over in an acknowledgement
+/// ("Got it, Oliver").
+fn names(call: &Call<'_>) -> Vec<String> {
+    let mut v: Vec<String> = call
+        .agents
+        .iter()
+        .flat_map(|a| lower_words(&a.label))
+        .collect();
+    v.extend(call.human.map(lower_words).unwrap_or_default());
+    v.extend(lower_words(call.voicebot));
+    v
+}
+
+/// The text is nothing but acknowledgement phrases (and names).
+pub(crate) fn bare_ack(lex: &Lexicon, text: &str, names: &[String]) -> bool {
+    let mut w: &[String] = &lower_words(text);
+    let list = lex.list("speech.acknowledgements");
+    let mut phrases = 0;
+    while let Some(first) = w.first() {
+        if names.contains(first) {
+            w = &w[1..];
+        } else if let Some(n) = starts_with_any(w, list) {
+            w = &w[n..];
+            phrases += 1;
+        } else {
+            return false;
+        }
+    }
+    phrases > 0
+}
+
+/// The recorder had been addressed when it spoke utterance `k`: by the
+/// human in the current turn, or by another agent since its last say.
+fn addressed_before(call: &Call<'_>, me: &str, k: usize) -> bool {
+    let names_me = |u: &Utterance<'_>| {
+        u.addressed_to_you == Some(true)
+            || u.addressed_to.iter().any(|a| a.eq_ignore_ascii_case(me))
+    };
+    let u = &call.utterances[k];
+    if let Some(t) = u.turn {
+        if names_me(&call.utterances[call.turns[t].start]) {
+            return true;
+        }
+    }
+    call.utterances[..k]
+        .iter()
+        .rev()
+        .take_while(|p| p.who != Who::Me && p.who != Who::Human)
+        .any(|p| p.who == Who::Agent && names_me(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_acknowledgements() {
+        let lex = Lexicon::get();
+        let names = vec!["oliver".to_string(), "promo".to_string()];
+        for t in [
+            "Got it.",
+            "On it, one moment.",
+            "Okay, Oliver!",
+            "Mach ich, Moment.",
+            "Alles klar.",
+            "Got it, thanks.",
+        ] {
+            assert!(bare_ack(lex, t, &names), "{t}");
+        }
+        for t in [
+            "Got it, the build is green.",
+            "Yes, I'm here.",
+            "Hi, this is Promo.",
+            "",
+            "Okay, I will restart the relay.",
+        ] {
+            assert!(!bare_ack(lex, t, &names), "{t}");
+        }
+    }
+}

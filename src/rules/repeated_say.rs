@@ -1,0 +1,138 @@
+//! `repeated-say`: saying what someone else has just said (rulebook rule
+//! 10 and the checklist).
+
+use std::collections::HashSet;
+
+use crate::config::OptValue;
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::lexicon::Lexicon;
+use crate::model::{Via, Who};
+use crate::report::escape::quote;
+use crate::text::lower_words;
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "repeated-say",
+    seed: "10, checklist",
+    default_severity: Severity::Warning,
+    summary: "a `say` that repeats what another participant said just before",
+    options: &[
+        OptionMeta {
+            name: "window-ms",
+            default: OptValue::Int(30_000),
+            help: "how far back, in milliseconds, another line counts as just said",
+        },
+        OptionMeta {
+            name: "min-overlap",
+            default: OptValue::Float(0.75),
+            help: "share of the say's content words that must appear in the earlier line",
+        },
+    ],
+};
+
+/// At most this many earlier lines are compared with one say.
+const LOOK_BACK: usize = 12;
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let window = cx.int("window-ms");
+        let min_overlap = cx.float("min-overlap");
+        let call = cx.call;
+        let lex = Lexicon::get();
+        let names = names(call);
+        let mut out = Vec::new();
+        for (k, u) in call.utterances.iter().enumerate() {
+            if u.who != Who::Me || u.via != Via::Say {
+                continue;
+            }
+            let mine = content(lex, u.text, &names);
+            if mine.len() < 2 {
+                continue;
+            }
+            let earlier = call.utterances[k.saturating_sub(LOOK_BACK)..k].iter().rev();
+            for p in earlier {
+                if let (Some(a), Some(b)) = (u.ts, p.ts) {
+                    if a - b > window {
+                        break;
+                    }
+                }
+                if !matches!(p.who, Who::Agent | Who::Voicebot) || p.text.trim_end().ends_with('?')
+                {
+                    continue;
+                }
+                let theirs = content(lex, p.text, &names);
+                let shared = mine.intersection(&theirs).count();
+                if shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64 {
+                    let ago = match (u.ts, p.ts) {
+                        (Some(a), Some(b)) => {
+                            format!(" {:.0} s before", (a - b).max(0) as f64 / 1000.0)
+                        }
+                        _ => String::new(),
+                    };
+                    out.push(
+                        Finding::new(u.anchor, format!("this say repeats what {} just said", p.speaker))
+                            .here("adds nothing the room has not heard")
+                            .label(p.anchor, format!("{} said it here{ago}: {}", p.speaker, quote(p.text, 50)))
+                            .help("when someone has already said it, add only what is missing, or nothing"),
+                    );
+                    break;
+                }
+            }
+        }
+        for f in out {
+            cx.report(f);
+        }
+    }
+}
+
+fn names(call: &crate::model::Call<'_>) -> HashSet<String> {
+    let mut v: HashSet<String> = call
+        .agents
+        .iter()
+        .flat_map(|a| lower_words(&a.label))
+        .collect();
+    v.extend(call.human.map(lower_words).unwrap_or_default());
+    v.extend(lower_words(call.voicebot));
+    v
+}
+
+/// The words of a line that carry its content: no stop words, no names,
+/// plural `s` dropped.
+fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String> {
+    let stop = lex.list("speech.stopwords");
+    lower_words(text)
+        .into_iter()
+        .filter(|w| !names.contains(w) && !stop.iter().any(|s| s == w))
+        .map(|w| match w.strip_suffix('s') {
+            Some(stem) if stem.chars().count() > 3 => stem.to_string(),
+            _ => w,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_words() {
+        let lex = Lexicon::get();
+        let names: HashSet<String> = ["promo".to_string()].into();
+        let a = content(lex, "Yes, I also saw the build is green.", &names);
+        let b = content(
+            lex,
+            "Yes, Promo: the build is green, the release is ready.",
+            &names,
+        );
+        assert_eq!(a, ["build", "green"].map(String::from).into());
+        assert_eq!(a.intersection(&b).count(), 2);
+        let c = content(lex, "Der Build ist grün, das Release kann raus.", &names);
+        assert!(c.contains("build") && c.contains("grün") && !c.contains("der"));
+    }
+}

@@ -1,0 +1,86 @@
+//! `wrong-language`: speaking another language than the call's (rulebook
+//! rule 6).
+
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::language::{identify, Lang, Verdict};
+use crate::model::{Via, Who};
+use crate::report::escape::quote;
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "wrong-language",
+    seed: "6",
+    default_severity: Severity::Warning,
+    summary: "a `say` or greeting not in the call language (which `context` events may change)",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let call = cx.call;
+        // Names carry no language: everyone's label, the human, the voicebot.
+        let mut ignore: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
+        ignore.extend(call.human);
+        ignore.push(call.voicebot);
+        let mut out = Vec::new();
+        for u in &call.utterances {
+            if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) {
+                continue;
+            }
+            let Some(setting) = call.lang_at(u.record) else {
+                continue;
+            };
+            let Some(expected) = Lang::from_code(setting.lang) else {
+                continue;
+            };
+            let Verdict::Lang { lang: heard, .. } = identify(u.text, &ignore) else {
+                continue;
+            };
+            if heard == expected {
+                continue;
+            }
+            let what = if u.via == Via::Greet {
+                "greeting"
+            } else {
+                "say"
+            };
+            let mut f = Finding::new(
+                u.anchor,
+                format!(
+                    "this {what} is in {}; the call language is {}",
+                    heard.name(),
+                    expected.name()
+                ),
+            )
+            .here(format!("{} here", heard.name()))
+            .label(
+                setting.anchor,
+                format!(
+                    "the call language was set to {} here",
+                    quote(setting.lang, 8)
+                ),
+            );
+            f = if u.via == Via::Greet {
+                f.help(format!(
+                    "greet in {}: the server speaks a `greet` text only when it matches the call language, so this greeting is dropped",
+                    expected.name()
+                ))
+            } else {
+                f.help(format!(
+                    "speak {} for the whole call, whatever language your own user chats in; switch only when a `context` event changes `lang`",
+                    expected.name()
+                ))
+            };
+            out.push(f);
+        }
+        for f in out {
+            cx.report(f);
+        }
+    }
+}
