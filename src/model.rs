@@ -840,6 +840,19 @@ impl<'a> Call<'a> {
         })
     }
 
+    /// Every word of every participant's name, lower-cased: the agents'
+    /// labels, the human, the voicebot. Lines are compared without them.
+    pub fn name_words(&self) -> std::collections::HashSet<String> {
+        let mut v: std::collections::HashSet<String> = self
+            .agents
+            .iter()
+            .flat_map(|a| crate::text::lower_words(&a.label))
+            .collect();
+        v.extend(self.human.map(crate::text::lower_words).unwrap_or_default());
+        v.extend(crate::text::lower_words(self.voicebot));
+        v
+    }
+
     /// The recorder is a participant (not the owner) of this call.
     pub fn recorder_is_participant(&self) -> bool {
         self.recorder_role == Some(Role::Participant)

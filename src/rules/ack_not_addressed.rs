@@ -1,6 +1,8 @@
 //! `ack-not-addressed`: a bare acknowledgement nobody asked for (the hard
 //! rule on acknowledging, and rulebook rule 10).
 
+use std::collections::HashSet;
+
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
@@ -28,7 +30,7 @@ impl Rule for Check {
         let call = cx.call;
         let Some(me) = call.recorder else { return };
         let lex = Lexicon::get();
-        let names = names(call);
+        let names = call.name_words();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say || !bare_ack(lex, u.text, &names) {
@@ -65,21 +67,8 @@ impl Rule for Check {
     }
 }
 
-/// Everyone's name, lower-cased, to be passed over in an acknowledgement
-/// ("Got it, Oliver").
-fn names(call: &Call<'_>) -> Vec<String> {
-    let mut v: Vec<String> = call
-        .agents
-        .iter()
-        .flat_map(|a| lower_words(&a.label))
-        .collect();
-    v.extend(call.human.map(lower_words).unwrap_or_default());
-    v.extend(lower_words(call.voicebot));
-    v
-}
-
 /// The text is nothing but acknowledgement phrases (and names).
-pub(crate) fn bare_ack(lex: &Lexicon, text: &str, names: &[String]) -> bool {
+pub(crate) fn bare_ack(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
     let mut w: &[String] = &lower_words(text);
     let list = lex.list("speech.acknowledgements");
     let mut phrases = 0;
@@ -123,7 +112,7 @@ mod tests {
     #[test]
     fn bare_acknowledgements() {
         let lex = Lexicon::get();
-        let names = vec!["oliver".to_string(), "promo".to_string()];
+        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()].into();
         for t in [
             "Got it.",
             "On it, one moment.",

@@ -45,7 +45,7 @@ impl Rule for Check {
         let min_overlap = cx.float("min-overlap");
         let call = cx.call;
         let lex = Lexicon::get();
-        let names = names(call);
+        let names = call.name_words();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say {
@@ -89,17 +89,6 @@ impl Rule for Check {
             cx.report(f);
         }
     }
-}
-
-fn names(call: &crate::model::Call<'_>) -> HashSet<String> {
-    let mut v: HashSet<String> = call
-        .agents
-        .iter()
-        .flat_map(|a| lower_words(&a.label))
-        .collect();
-    v.extend(call.human.map(lower_words).unwrap_or_default());
-    v.extend(lower_words(call.voicebot));
-    v
 }
 
 /// The words of a line that carry its content: no stop words, no names,
