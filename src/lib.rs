@@ -14,4 +14,5 @@ pub mod model;
 pub mod report;
 pub mod rules;
 pub mod text;
+pub mod turns;
 pub mod walk;

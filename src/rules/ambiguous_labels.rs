@@ -1,0 +1,274 @@
+//! `ambiguous-labels`: two participants whose names are equal or similar,
+//! so the server resolves addressing to either of them to no one (seed
+//! rule 5, and the server's addressing).
+
+use std::collections::HashMap;
+
+use crate::addressing::similar_labels;
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::model::{is_voicebot, next_event, Anchor, Call, EventKind, Greet, Line, Op};
+use crate::report::escape::quote;
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "ambiguous-labels",
+    seed: "5, server",
+    default_severity: Severity::Warning,
+    summary: "two participants' labels are equal or similar, so addressing resolves to no one",
+    options: &[],
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Kind {
+    Human,
+    Voicebot,
+    Me,
+    Agent,
+}
+
+/// A participant with the first place its name shows up in the log
+/// (`None`: known from the meta line or configuration, present from the
+/// start).
+#[derive(Debug)]
+struct Part<'a> {
+    name: &'a str,
+    kind: Kind,
+    first: Option<(usize, Anchor)>,
+}
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let parts = participants(cx.call);
+        let voicebot = cx.call.voicebot;
+        let mut out = Vec::new();
+        for i in 0..parts.len() {
+            for j in i + 1..parts.len() {
+                let (a, b) = (&parts[i], &parts[j]);
+                if !collide(voicebot, a, b) {
+                    continue;
+                }
+                // Report where the later of the two shows up.
+                let (first, second) = match (a.first, b.first) {
+                    (_, None) if a.first.is_some() => (b, a),
+                    (Some((x, _)), Some((y, _))) if x > y => (b, a),
+                    _ => (a, b),
+                };
+                let Some((_, at)) = second.first else {
+                    continue;
+                };
+                out.push(finding(first, second, at));
+            }
+        }
+        for f in out {
+            cx.report(f);
+        }
+    }
+}
+
+fn collide(voicebot: &str, a: &Part<'_>, b: &Part<'_>) -> bool {
+    let variant =
+        |x: &Part<'_>, y: &Part<'_>| x.kind == Kind::Voicebot && is_voicebot(voicebot, y.name);
+    similar_labels(a.name, b.name) || variant(a, b) || variant(b, a)
+}
+
+/// Everyone in the call, each once per role, in order of appearance.
+fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
+    let mut parts: Vec<Part<'a>> = Vec::new();
+    let mut index: HashMap<(&'a str, Kind), usize> = HashMap::new();
+    let mut see = |name: &'a str, kind: Kind, first: Option<(usize, Anchor)>| match index
+        .get(&(name, kind))
+    {
+        Some(&k) => {
+            if parts[k].first.is_none() {
+                parts[k].first = first;
+            }
+        }
+        None => {
+            index.insert((name, kind), parts.len());
+            parts.push(Part { name, kind, first });
+        }
+    };
+    if let Some(h) = call.human {
+        see(h, Kind::Human, None);
+    }
+    see(call.voicebot, Kind::Voicebot, None);
+    let me = call.recorder;
+    // The recorder's own lines, to tell an echo of them from another agent
+    // that took the same label.
+    let mine: Vec<&str> = call
+        .fn_calls()
+        .filter_map(|(_, f)| match &f.op {
+            Op::Say(s) => s.text.as_ref().map(|t| t.as_str()),
+            Op::Join(j) => match &j.greet {
+                Some(Greet::Text(t)) => Some(t.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    for (i, r) in call.records.iter().enumerate() {
+        if let Some(f) = r.as_fn() {
+            if let Op::Join(j) = &f.op {
+                if let (true, Some(l)) = (f.ok(), &j.label) {
+                    if Some(l.as_str()) == me {
+                        see(l.as_str(), Kind::Me, Some((i, r.text(l))));
+                    }
+                }
+            }
+        }
+        let Some(ev) = next_event(r) else { continue };
+        let speaker_at = |l: &Line| r.at(l.path.key("speaker"));
+        for l in &ev.agent_said {
+            if let Some(s) = l.speaker.as_deref() {
+                see(s, Kind::Voicebot, Some((i, speaker_at(l))));
+            }
+        }
+        let op_line = match &ev.kind {
+            EventKind::Operator(l) => Some(l),
+            _ => None,
+        };
+        for l in ev.operators_said.iter().chain(op_line) {
+            let Some(s) = l.speaker.as_deref() else {
+                continue;
+            };
+            let echo = Some(s) == me && l.text.as_ref().is_some_and(|t| mine.contains(&t.as_str()));
+            if !echo {
+                see(s, Kind::Agent, Some((i, speaker_at(l))));
+            }
+        }
+        if let EventKind::User(l) = &ev.kind {
+            if let Some(s) = l.speaker.as_deref() {
+                see(s, Kind::Human, Some((i, speaker_at(l))));
+            }
+        }
+    }
+    // The voicebot under its own name and the names speech recognition
+    // gives it is one participant.
+    let vb = call.voicebot;
+    let mut seen_vb = false;
+    parts.retain(|p| {
+        if p.kind != Kind::Voicebot || !is_voicebot(vb, p.name) {
+            return true;
+        }
+        let keep = !seen_vb;
+        seen_vb = true;
+        keep
+    });
+    parts
+}
+
+fn role(p: &Part<'_>) -> &'static str {
+    match p.kind {
+        Kind::Human => "the human",
+        Kind::Voicebot => "the voicebot",
+        Kind::Me => "this agent",
+        Kind::Agent => "an agent",
+    }
+}
+
+fn finding(first: &Part<'_>, second: &Part<'_>, at: Anchor) -> Finding {
+    let how = if first.name == second.name {
+        "the same name"
+    } else {
+        "names too much alike"
+    };
+    let mut f = Finding::new(
+        at,
+        format!(
+            "{} ({}) and {} ({}) have {how}: addressing either resolves to no one",
+            quote(first.name, 30),
+            role(first),
+            quote(second.name, 30),
+            role(second)
+        ),
+    )
+    .here(format!("{} shows up here", quote(second.name, 30)))
+    .help("give each agent a label no other participant's name resembles (not equal, not a prefix, not the same with another number, not one letter apart); until then, nobody can be addressed by either name");
+    if let Some((_, a)) = first.first {
+        f = f.label(a, format!("{} was here first", quote(first.name, 30)));
+    }
+    if matches!(second.kind, Kind::Agent) {
+        f = f.agent(second.name);
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::Linter;
+
+    fn run(log: &str) -> Vec<String> {
+        let linter = Linter::new(
+            &crate::config::Config::default(),
+            Some(&["ambiguous-labels".to_string()]),
+            &[],
+        )
+        .unwrap();
+        let f = linter.lint("t.jsonl", log.as_bytes().to_vec());
+        f.diagnostics.iter().map(|d| d.message.clone()).collect()
+    }
+
+    const JOIN: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Pico","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;
+
+    fn said(speaker: &str, text: &str) -> String {
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:00.000Z","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"{speaker}","text":"{text}"}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn similar_labels_fire_once() {
+        let log = [
+            JOIN.to_string(),
+            said("Pico 2", "Hi, this is Pico 2."),
+            said("Pico 2", "I'm listening."),
+        ]
+        .join("\n");
+        assert_eq!(run(&log).len(), 1);
+    }
+
+    #[test]
+    fn same_label_as_the_recorder_fires() {
+        let log = [
+            JOIN.to_string(),
+            said("Pico", "Hi, this is the other Pico."),
+        ]
+        .join("\n");
+        assert_eq!(run(&log).len(), 1);
+    }
+
+    #[test]
+    fn a_label_the_voicebot_is_heard_as_fires() {
+        let log = [JOIN.to_string(), said("Data", "Hi, Data here.")].join("\n");
+        assert_eq!(run(&log).len(), 1);
+    }
+
+    #[test]
+    fn distinct_labels_are_fine() {
+        let log = [
+            JOIN.to_string(),
+            said("Orca", "Hi, this is Orca."),
+            said("Lumen", "Hi, this is Lumen."),
+            said("Claudia", "Hi."),
+            said("Claude Code", "Hi."),
+        ]
+        .join("\n");
+        assert!(run(&log).is_empty());
+    }
+
+    #[test]
+    fn the_voicebot_under_a_heard_name_is_one_participant() {
+        let log = [
+            JOIN.to_string(),
+            r#"{"ts":"2026-10-10T10:01:00.000Z","fn":"next","result":{"type":"timeout","agent_said":[{"speaker":"Delta","text":"Hi."},{"speaker":"Data","text":"Hi again."}]}}"#.to_string(),
+        ]
+        .join("\n");
+        assert!(run(&log).is_empty());
+    }
+}

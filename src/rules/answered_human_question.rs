@@ -1,0 +1,217 @@
+//! `answered-human-question`: another agent asked the human something, and
+//! the recorder spoke before the human could answer (seed rule 3).
+
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::report::escape::quote;
+use crate::turns::{self, Breach};
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "answered-human-question",
+    seed: "3",
+    default_severity: Severity::Warning,
+    summary: "another agent asked the human a question, and this agent spoke before the human did",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let call = cx.call;
+        let human = call.human.unwrap_or("the human");
+        let me = call.recorder.unwrap_or("this agent");
+        for v in turns::verdicts(call) {
+            if v.breach != Breach::HumanQuestion {
+                continue;
+            }
+            let say = &call.utterances[v.say];
+            let q = &call.utterances[v.against];
+            let asker = q.speaker;
+            let mut f = Finding::new(
+                say.anchor,
+                format!(
+                    "{me} answered a question {asker} asked {human}: {}",
+                    quote(q.text, 60)
+                ),
+            )
+            .here(format!("spoken before {human} could answer"))
+            .label(q.anchor, format!("{asker} asked {human} here"))
+            .help(format!(
+                "a question to {human} is {human}'s to answer, however sure you are of the answer: stay silent and let {human} decide"
+            ));
+            for &k in &v.again {
+                f = f.label(
+                    call.utterances[k].anchor,
+                    "and spoke again before the answer here",
+                );
+            }
+            cx.report(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::turns::testlog::*;
+
+    const RULE: &str = "answered-human-question";
+
+    #[test]
+    fn answering_a_question_to_the_human_fires_and_only_this_rule() {
+        let log = log(
+            "opencode",
+            &[
+                user(10_000, "Good, thanks.", Some(&[])),
+                heard(
+                    20_000,
+                    "Promo",
+                    "Oliver, two quick checks: does Delta answer only you, and does an agent wake another only when named?",
+                    &["Oliver"],
+                    true,
+                ),
+                say(21_000, "s1", "Yes to both."),
+                user(28_000, "Yes, both are right.", Some(&[])),
+            ],
+        );
+        assert_eq!(all(&log), [(5, RULE)]);
+    }
+
+    #[test]
+    fn a_question_without_a_question_mark() {
+        let log = log(
+            "Juno",
+            &[
+                user(10_000, "Okay.", Some(&[])),
+                heard(
+                    20_000,
+                    "Promo",
+                    "Oliver, do you want the canary at fifty percent",
+                    &["Oliver"],
+                    true,
+                ),
+                say(22_000, "s1", "The canary can go to fifty percent now."),
+            ],
+        );
+        assert_eq!(all(&log), [(5, RULE)]);
+    }
+
+    #[test]
+    fn after_the_human_answered_it_is_fine() {
+        let log = log(
+            "opencode",
+            &[
+                heard(
+                    5_000,
+                    "Promo",
+                    "Oliver, should I tag 2.5 today?",
+                    &["Oliver"],
+                    true,
+                ),
+                user(10_000, "Yes, tag it.", Some(&[])),
+                say(12_000, "s1", "Oliver, the notes mention the tag."),
+            ],
+        );
+        assert!(all(&log).is_empty());
+    }
+
+    #[test]
+    fn addressed_by_the_human_or_woken_by_an_agent_is_fine() {
+        let addressed = log(
+            "Claude",
+            &[
+                user(10_000, "Claude, what do you think?", Some(&["Claude"])),
+                heard(
+                    12_000,
+                    "Promo",
+                    "Oliver, should I tag it now?",
+                    &["Oliver"],
+                    true,
+                ),
+                say(13_000, "s1", "Oliver, I would wait for the docs."),
+            ],
+        );
+        assert!(all(&addressed).is_empty());
+        let woken = log(
+            "Claude",
+            &[
+                user(10_000, "Okay.", Some(&[])),
+                heard(
+                    12_000,
+                    "Promo",
+                    "Oliver, should I tag it now?",
+                    &["Oliver"],
+                    true,
+                ),
+                operator(14_000, "Promo", "Claude", "Claude, are the notes done?"),
+                say(15_000, "s1", "Promo, yes, they are done."),
+            ],
+        );
+        assert!(all(&woken).is_empty());
+    }
+
+    #[test]
+    fn a_greeting_or_a_statement_to_the_human_is_no_question() {
+        let log = log(
+            "Claude",
+            &[
+                user(10_000, "Okay.", Some(&[])),
+                heard(
+                    12_000,
+                    "Promo",
+                    "Hi, this is Promo, I'm in and listening. What's up?",
+                    &[],
+                    true,
+                ),
+                heard(14_000, "Juno", "Oliver, the tag is set.", &["Oliver"], true),
+                status(15_000),
+                say(16_000, "s1", "Oliver, the release notes are ready."),
+            ],
+        );
+        assert!(all(&log).is_empty());
+    }
+
+    #[test]
+    fn a_question_left_hanging_for_a_minute_no_longer_holds() {
+        let log = log(
+            "Claude",
+            &[
+                user(10_000, "Okay.", Some(&[])),
+                heard(
+                    12_000,
+                    "Promo",
+                    "Oliver, should I tag it now?",
+                    &["Oliver"],
+                    true,
+                ),
+                status(30_000),
+                say(80_000, "s1", "Oliver, the release notes are ready."),
+            ],
+        );
+        assert!(all(&log).is_empty());
+    }
+
+    #[test]
+    fn a_say_before_the_question_arrived_is_fine() {
+        let log = log(
+            "Claude",
+            &[
+                user(10_000, "Okay.", Some(&[])),
+                status(11_000),
+                say(12_100, "s1", "Oliver, the release notes are ready."),
+                heard(
+                    12_400,
+                    "Promo",
+                    "Oliver, should I tag it now?",
+                    &["Oliver"],
+                    true,
+                ),
+            ],
+        );
+        assert!(all(&log).is_empty());
+    }
+}

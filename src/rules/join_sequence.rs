@@ -1,0 +1,225 @@
+//! `join-sequence`: right after joining, the agent sets its board
+//! (`status`), posts one `activity` line and opens a panel with `show`, in
+//! that order (hard rule).
+
+use crate::config::OptValue;
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::model::{Board, Op};
+use crate::rules::no_greeting::entering_joins;
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "join-sequence",
+    seed: "hard",
+    default_severity: Severity::Warning,
+    summary:
+        "after joining: `status` (doing/open/done), `activity` and `show` missing or out of order",
+    options: &[OptionMeta {
+        name: "window-ms",
+        default: OptValue::Int(60_000),
+        help: "how long after the join the steps may take, in milliseconds ",
+    }],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let window = cx.int("window-ms");
+        let call = cx.call;
+        let records = call.records;
+        for i in entering_joins(records) {
+            let join = &records[i];
+            let mut steps = Steps::default();
+            let mut ended = Ended::Window;
+            for (k, r) in records.iter().enumerate().skip(i + 1) {
+                if let (Some(a), Some(b)) = (join.ts, r.ts) {
+                    if b - a > window {
+                        break;
+                    }
+                }
+                let Some(f) = r.as_fn() else { continue };
+                if !f.ok() {
+                    continue;
+                }
+                match &f.op {
+                    Op::Status(b) if has_content(b) => {
+                        steps.status.get_or_insert(k);
+                    }
+                    Op::Status(_) => {
+                        steps.bare_status.get_or_insert(k);
+                    }
+                    Op::Activity(_) => {
+                        steps.activity.get_or_insert(k);
+                    }
+                    Op::Show(_) => {
+                        steps.show.get_or_insert(k);
+                    }
+                    Op::Leave => {
+                        ended = Ended::Left;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            let mut problems: Vec<String> = Vec::new();
+            let mut labels: Vec<(usize, String)> = Vec::new();
+            match (steps.status, steps.bare_status) {
+                (None, Some(b)) => {
+                    problems.push("`status` without doing, open or done".into());
+                    labels.push((b, "a `status` with nothing on the board".into()));
+                }
+                (None, None) => problems.push("no `status`".into()),
+                _ => {}
+            }
+            if steps.activity.is_none() {
+                problems.push("no `activity`".into());
+            }
+            if steps.show.is_none() {
+                problems.push("no `show`".into());
+            }
+            let order = [
+                (steps.activity, steps.status, "`activity`", "`status`"),
+                (steps.show, steps.status, "`show`", "`status`"),
+                (steps.show, steps.activity, "`show`", "`activity`"),
+            ];
+            for (early, late, a, b) in order {
+                if let (Some(e), Some(l)) = (early, late) {
+                    if e < l {
+                        problems.push(format!("{a} before {b}"));
+                        labels.push((e, format!("{a} here, before {b}")));
+                    }
+                }
+            }
+            if problems.is_empty() {
+                continue;
+            }
+            let within = match ended {
+                Ended::Left => "before it left the call".to_string(),
+                Ended::Window => format!("within {} s", window as f64 / 1000.0),
+            };
+            let mut f = Finding::new(
+                join.head(),
+                format!("after joining: {} ({within})", problems.join(", ")),
+            )
+            .here("joined here")
+            .help("right after join (and the greeting): `status` with doing, open and done, one `activity` line, open questions to `decide`, then `show` with panel board, log or decisions");
+            labels.sort();
+            labels.dedup_by_key(|l| l.0);
+            for (k, text) in labels {
+                f = f.label(records[k].head(), text);
+            }
+            cx.report(f);
+        }
+    }
+}
+
+/// What closed the window after a join.
+enum Ended {
+    Window,
+    Left,
+}
+
+#[derive(Default)]
+struct Steps {
+    status: Option<usize>,
+    bare_status: Option<usize>,
+    activity: Option<usize>,
+    show: Option<usize>,
+}
+
+/// A board that says something: a `doing`, or items in `open` or `done`.
+fn has_content(b: &Board) -> bool {
+    b.doing.as_ref().is_some_and(|d| !d.value.trim().is_empty())
+        || !b.open.is_empty()
+        || !b.done.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::link_not_last::fired;
+
+    const JOIN: &str = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"join","args":{"call_id":"c-1","label":"Kit","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;
+    const STATUS: &str = r#"{"ts":"2026-10-10T09:00:02.000Z","fn":"status","args":{"emoji":"🛠️","doing":"Reading the diff","open":["Review auth.rs"],"done":[]},"result":{}}"#;
+    const ACTIVITY: &str = r#"{"ts":"2026-10-10T09:00:03.000Z","fn":"activity","args":{"text":"Reading the diff"},"result":{}}"#;
+    const DECIDE: &str = r#"{"ts":"2026-10-10T09:00:03.500Z","fn":"decide","args":{"question":"Ship today?","options":["Yes","No"]},"result":{"decision_id":"d-1"}}"#;
+    const SHOW: &str =
+        r#"{"ts":"2026-10-10T09:00:04.000Z","fn":"show","args":{"panel":"board"},"result":{}}"#;
+
+    fn log(lines: &[&str]) -> String {
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    #[test]
+    fn the_full_sequence_is_fine() {
+        assert!(fired(
+            "join-sequence",
+            &log(&[JOIN, STATUS, ACTIVITY, DECIDE, SHOW])
+        )
+        .is_empty());
+        assert!(fired("join-sequence", &log(&[JOIN, STATUS, ACTIVITY, SHOW])).is_empty());
+    }
+
+    #[test]
+    fn missing_or_out_of_order_fires_once_at_the_join() {
+        assert_eq!(fired("join-sequence", &log(&[JOIN, STATUS, ACTIVITY])), [1]);
+        let swapped = log(&[
+            JOIN,
+            r#"{"ts":"2026-10-10T09:00:02.000Z","fn":"activity","args":{"text":"Reading the diff"},"result":{}}"#,
+            r#"{"ts":"2026-10-10T09:00:03.000Z","fn":"status","args":{"emoji":"🛠️","doing":"Reading the diff"},"result":{}}"#,
+            SHOW,
+        ]);
+        assert_eq!(fired("join-sequence", &swapped), [1]);
+    }
+
+    #[test]
+    fn an_empty_board_is_not_the_status_step() {
+        let empty = log(&[
+            JOIN,
+            r#"{"ts":"2026-10-10T09:00:02.000Z","fn":"status","args":{"emoji":"🛠️"},"result":{}}"#,
+            ACTIVITY,
+            SHOW,
+        ]);
+        assert_eq!(fired("join-sequence", &empty), [1]);
+        let with_empty_done = log(&[
+            JOIN,
+            r#"{"ts":"2026-10-10T09:00:02.000Z","fn":"status","args":{"emoji":"🛠️","doing":"Listening","open":[],"done":[]},"result":{}}"#,
+            ACTIVITY,
+            SHOW,
+        ]);
+        assert!(fired("join-sequence", &with_empty_done).is_empty());
+    }
+
+    #[test]
+    fn steps_after_the_window_do_not_count() {
+        let late = log(&[
+            JOIN,
+            STATUS,
+            ACTIVITY,
+            r#"{"ts":"2026-10-10T09:02:04.000Z","fn":"show","args":{"panel":"board"},"result":{}}"#,
+        ]);
+        assert_eq!(fired("join-sequence", &late), [1]);
+        let addressed = log(&[
+            JOIN,
+            STATUS,
+            ACTIVITY,
+            r#"{"ts":"2026-10-10T09:00:03.500Z","fn":"next","result":{"type":"user","speaker":"Mara","text":"Kit, are you there?","addressed_to":["Kit"],"addressed_to_you":true}}"#,
+            SHOW,
+        ]);
+        // Being addressed right away does not excuse the steps, nor does it
+        // cut them short: acknowledging first and then setting the board is right.
+        assert!(fired("join-sequence", &addressed).is_empty());
+        let other = log(&[
+            JOIN,
+            STATUS,
+            ACTIVITY,
+            r#"{"ts":"2026-10-10T09:00:03.500Z","fn":"next","result":{"type":"user","speaker":"Mara","text":"Delta, what's up?","addressed_to":["Delta"],"addressed_to_you":false}}"#,
+            SHOW,
+        ]);
+        assert!(fired("join-sequence", &other).is_empty());
+    }
+}

@@ -1,0 +1,98 @@
+//! `participant-offered-action`: a participant offers to change, fix or
+//! forward something nobody asked it for (rulebook rule 7).
+
+use crate::addressing::sentences;
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::lexicon::Lexicon;
+use crate::model::{Via, Who};
+use crate::text::{find_phrase, lower_words};
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "participant-offered-action",
+    seed: "7",
+    default_severity: Severity::Info,
+    summary: "a participant offered to change, fix, edit or forward something, unasked",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let call = cx.call;
+        let Some(me) = call.recorder else { return };
+        if !call.recorder_is_participant() {
+            return;
+        }
+        let lex = Lexicon::get();
+        let human = call.human.unwrap_or("the human");
+        let mut out = Vec::new();
+        for u in &call.utterances {
+            if u.who != Who::Me || u.via != Via::Say || !offers_action(lex, u.text) {
+                continue;
+            }
+            let turn = u.turn.map(|t| &call.utterances[call.turns[t].start]);
+            if turn.is_some_and(|h| h.addressed_to.iter().any(|n| n.eq_ignore_ascii_case(me))) {
+                continue;
+            }
+            let mut f = Finding::new(u.anchor, format!("participant {me} offers to act, unasked"))
+                .here("an offer nobody asked for");
+            if let Some(h) = turn {
+                f = f.label(h.anchor, format!("{human} did not ask {me} here"));
+            }
+            out.push(f.help(format!(
+                "the work is already someone's: note the idea on your board under `open` and say nothing, or one sentence when {human} asks you directly"
+            )));
+        }
+        for f in out {
+            cx.report(f);
+        }
+    }
+}
+
+/// A sentence with an offer ("I can", "shall I", "soll ich") followed by an
+/// action ("edit", "forward", "ändern").
+pub(crate) fn offers_action(lex: &Lexicon, text: &str) -> bool {
+    sentences(text).any(|r| {
+        let w = lower_words(&text[r]);
+        lex.list("conduct.offers").iter().any(|o| {
+            find_phrase(&w, o).is_some_and(|at| {
+                w[at + o.split(' ').count()..]
+                    .iter()
+                    .any(|x| lex.has("conduct.offer-actions", x))
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offers() {
+        let lex = Lexicon::get();
+        for t in [
+            "I can add that line to the skill text.",
+            "Shall I forward the rules to Promo?",
+            "Soll ich den Skill anpassen?",
+            "Ich kann das gern weiterleiten.",
+        ] {
+            assert!(offers_action(lex, t), "{t}");
+        }
+        for t in [
+            "I can see Promo's lines in my events.",
+            "The fix is deployed.",
+            "Promo will update the skill.",
+            "I can't tell yet.",
+            "",
+        ] {
+            assert!(!offers_action(lex, t), "{t}");
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! `slow-ack`: addressed by the human, the agent does not acknowledge at
+//! once (the hard rule on acknowledging within 3 seconds).
+
+use crate::config::OptValue;
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::model::{next_event, Body, EventKind, Op, Record, Utterance, Who};
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "slow-ack",
+    seed: "hard",
+    default_severity: Severity::Warning,
+    summary: "addressed by the human, the first `say` comes later than 3 s, or other work comes before it",
+    options: &[OptionMeta {
+        name: "within-ms",
+        default: OptValue::Int(3000),
+        help: "how soon, in milliseconds, the first say must follow the human's line",
+    }],
+};
+
+/// How many records after being addressed are looked at.
+const HORIZON: usize = 200;
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let within = cx.int("within-ms");
+        let call = cx.call;
+        let Some(me) = call.recorder else { return };
+        let human = call.human.unwrap_or("the human");
+        let recs = call.records;
+        let mut out = Vec::new();
+        for u in &call.utterances {
+            if u.who != Who::Human || !names(u, me) {
+                continue;
+            }
+            let (i, asked) = (u.record, u.anchor);
+            let r = &recs[i];
+            for later in recs.iter().skip(i + 1).take(HORIZON) {
+                if !later.is_main() {
+                    continue;
+                }
+                match &later.body {
+                    Body::Fn(f) => match &f.op {
+                        Op::Say(_) => {
+                            if let (Some(a), Some(b)) = (r.ts, later.ts) {
+                                if b - a > within {
+                                    let secs = (b - a) as f64 / 1000.0;
+                                    out.push(
+                                        Finding::new(
+                                            later.head(),
+                                            format!("first say {secs:.1} s after {human} addressed {me}"),
+                                        )
+                                        .here(format!("{secs:.1} s later"))
+                                        .label(asked, format!("{human} addressed {me} here")),
+                                    );
+                                }
+                            }
+                            break;
+                        }
+                        Op::Next(_) => {
+                            if next_event(later)
+                                .is_some_and(|e| matches!(e.kind, EventKind::User(_)))
+                            {
+                                out.push(
+                                    Finding::new(asked, format!("{me} was addressed here and said nothing before {human} spoke again"))
+                                        .here("no acknowledgement"),
+                                );
+                                break;
+                            }
+                        }
+                        _ => {
+                            out.push(work_first(later, &f.name, asked, human, me));
+                            break;
+                        }
+                    },
+                    Body::Tool(t) => {
+                        out.push(work_first(later, &t.name, asked, human, me));
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for f in out {
+            cx.report(f.help("when the human addresses you, first say one short line (\"On it, one moment.\"), then work; progress goes to `status` and `activity`"));
+        }
+    }
+}
+
+fn work_first(
+    r: &Record,
+    what: &str,
+    asked: crate::model::Anchor,
+    human: &str,
+    me: &str,
+) -> Finding {
+    Finding::new(
+        r.head(),
+        format!(
+            "{me} ran `{}` before acknowledging {human}",
+            crate::report::escape::one_line(what)
+        ),
+    )
+    .here("work before the acknowledgement")
+    .label(asked, format!("{human} addressed {me} here"))
+}
+
+/// The line names `me`: as the recorder or the server says, or as the
+/// addressing rule computes.
+fn names(u: &Utterance<'_>, me: &str) -> bool {
+    u.addressed_to_you == Some(true) || u.addressed_to.iter().any(|n| n.eq_ignore_ascii_case(me))
+}

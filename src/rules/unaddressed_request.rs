@@ -1,0 +1,348 @@
+//! `unaddressed-request`: a request or question in the second person that
+//! names no one, in a call where several could take it (seed rule 5).
+
+use crate::addressing::{Roster, GREETINGS};
+use crate::diagnostic::{Finding, Severity};
+use crate::engine::{Cx, Rule, RuleMeta};
+use crate::lexicon::Lexicon;
+use crate::model::{Call, Utterance, Via, Who};
+use crate::report::escape::quote;
+use crate::rules::missed_line::{phrase_at, words};
+
+pub struct Check;
+
+static META: RuleMeta = RuleMeta {
+    name: "unaddressed-request",
+    seed: "5",
+    default_severity: Severity::Warning,
+    summary: "a request or question in the second person, addressed to no one, with two or more possible addressees",
+    options: &[],
+};
+
+impl Rule for Check {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &mut Cx<'_, '_>) {
+        let call = cx.call;
+        let Some(me) = call.recorder else { return };
+        let lex = Lexicon::get();
+        let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
+        let roster = Roster::new(call.human, call.voicebot, &labels);
+        // One pass: the other agents heard so far, and whether someone
+        // addressed this agent in the current human turn.
+        let mut heard: Vec<&str> = vec![call.human.unwrap_or("the human")];
+        let mut turn = None;
+        let mut asked = false;
+        let mut out = Vec::new();
+        for u in &call.utterances {
+            if u.turn != turn {
+                turn = u.turn;
+                asked = false;
+            }
+            if u.who != Who::Me {
+                asked |= addresses_me(me, u);
+                if u.who == Who::Agent && !heard.contains(&u.speaker) {
+                    heard.push(u.speaker);
+                }
+                continue;
+            }
+            if u.via != Via::Say || !u.addressed_to.is_empty() || asked || heard.len() < 2 {
+                continue;
+            }
+            // A name was said but collides with another label: that is
+            // `ambiguous-labels`, not a missing name.
+            if !roster.explain(u.text).hits.is_empty() || introduces(me, u.text) {
+                continue;
+            }
+            let Some(sentence) = request(lex, u.text) else {
+                continue;
+            };
+            out.push(finding(call, me, u, sentence, &heard));
+        }
+        for f in out {
+            cx.report(f);
+        }
+    }
+}
+
+/// The first sentence of `text` that asks someone ("you") to do or answer
+/// something.
+fn request<'t>(lex: &Lexicon, text: &'t str) -> Option<&'t str> {
+    crate::addressing::sentences(text)
+        .map(|r| text[r].trim())
+        .find(|s| is_request(lex, s))
+}
+
+fn is_request(lex: &Lexicon, sentence: &str) -> bool {
+    let w = words(sentence);
+    if w.is_empty() {
+        return false;
+    }
+    let has = |key: &str| (0..w.len()).any(|i| phrase_at(&w, i, lex.list(key)).is_some());
+    if has("reading.room-words") {
+        return false;
+    }
+    let not_asking = lex.list("reading.not-asking");
+    // An opening such as "Could you", after up to three greetings or
+    // fillers ("Okay, so, can you ...").
+    let mut p = 0;
+    for _ in 0..=3 {
+        if phrase_at(&w, p, not_asking).is_some() {
+            return false;
+        }
+        if phrase_at(&w, p, lex.list("reading.request-starts")).is_some() {
+            return true;
+        }
+        if p < w.len() && is_greeting(&w[p]) {
+            p += 1;
+        } else {
+            break;
+        }
+    }
+    // "Check the logs, please."
+    if matches!(w.last().map(String::as_str), Some("please" | "bitte")) {
+        return true;
+    }
+    // "What do you think?": a question with "you" in it, unless the "you"
+    // is part of a phrase that asks nothing ("..., you know?").
+    if !sentence.trim_end().ends_with(['?', '？']) {
+        return false;
+    }
+    let second = lex.list("reading.second-person");
+    let mut i = 0;
+    while i < w.len() {
+        if let Some(n) = phrase_at(&w, i, not_asking) {
+            i += n;
+            continue;
+        }
+        if second.iter().any(|s| *s == w[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+fn is_greeting(word: &str) -> bool {
+    GREETINGS
+        .iter()
+        .any(|g| !g.contains(' ') && *g == word && *g != "please" && *g != "bitte")
+}
+
+/// The say introduces the agent itself ("Hi, this is Pico, ... How can I
+/// help you?"): a greeting, not a request.
+fn introduces(me: &str, text: &str) -> bool {
+    let label = words(me);
+    let w = words(text);
+    let n = label.len();
+    if n == 0 {
+        return false;
+    }
+    (0..w.len().saturating_sub(n - 1)).any(|p| {
+        if w[p..p + n] != label[..] {
+            return false;
+        }
+        let before = |k: usize| p.checked_sub(k).map(|q| w[q].as_str());
+        let after = w.get(p + n).map(String::as_str);
+        matches!(
+            (before(2), before(1)),
+            (Some("this"), Some("is")) | (Some("hier"), Some("ist")) | (_, Some("i'm"))
+        ) || (before(2) == Some("i") && before(1) == Some("am"))
+            || matches!(after, Some("here" | "hier"))
+    })
+}
+
+/// A line that addresses this agent: the human naming it, or another agent
+/// waking it (an `operator` event). A say in the same turn answers that one.
+fn addresses_me(me: &str, p: &Utterance<'_>) -> bool {
+    p.addressed_to_you == Some(true)
+        || p.via == Via::OperatorEvent
+        || p.addressed_to.iter().any(|a| a.eq_ignore_ascii_case(me))
+}
+
+fn finding(
+    call: &Call<'_>,
+    me: &str,
+    u: &Utterance<'_>,
+    sentence: &str,
+    could: &[&str],
+) -> Finding {
+    let list = match could {
+        [a, b] => format!("{a} and {b}"),
+        [rest @ .., last] => format!("{}, and {last}", rest.join(", ")),
+        [] => String::new(),
+    };
+    let mut f = Finding::new(
+        u.anchor,
+        format!("{me} asks {} of no one by name", quote(sentence, 60)),
+    )
+    .here(format!("who is \"you\"? {list} could each take it"));
+    if let Some(t) = u.turn {
+        let h = &call.utterances[call.turns[t].start];
+        let text = if h.addressed_to.is_empty() {
+            format!("{} addressed no one in this turn", h.speaker)
+        } else {
+            format!(
+                "{} addressed {} here, not {me}",
+                h.speaker,
+                h.addressed_to.join(", ")
+            )
+        };
+        f = f.label(h.anchor, text);
+    }
+    f.help("put the label of the one you mean first (\"opencode, can you check the logs?\"); a question only the human can decide goes to `decide`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(s: &str) -> bool {
+        request(Lexicon::get(), s).is_some()
+    }
+
+    #[test]
+    fn finds_requests() {
+        for s in [
+            "Can you check the logs?",
+            "Could you paste the error from the deploy log?",
+            "Okay, so could you look at it?",
+            "Please restart the staging box.",
+            "Check the bridge logs, please.",
+            "What do you think?",
+            "Where did you put the migration script?",
+            "Kannst du die Logs prüfen?",
+            "Bitte schau in die Logs.",
+            "Wo hast du das Skript abgelegt?",
+            "The build is green. Can you tag it?",
+        ] {
+            assert!(req(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn leaves_statements_and_room_questions_alone() {
+        for s in [
+            "The build is green.",
+            "Is there a task for me?",
+            "Gibt es schon eine Aufgabe für mich?",
+            "Hi, this is Reviewer, I'm in and listening. What's up?",
+            "Worum geht's?",
+            "Can everyone refresh their board?",
+            "Does anyone know where the logs are?",
+            "It was slow, you know?",
+            "Thank you, that helps.",
+            "Please note: the build is green.",
+            "Shall I check the logs?",
+            "Könnt ihr alle kurz auf eure Boards schauen?",
+        ] {
+            assert!(!req(s), "{s}");
+        }
+    }
+
+    fn run(lines: &[String]) -> usize {
+        let linter = crate::engine::Linter::new(
+            &crate::config::Config::default(),
+            Some(&["unaddressed-request".to_string()]),
+            &[],
+        )
+        .unwrap();
+        let f = linter.lint("t.jsonl", lines.join("\n").into_bytes());
+        f.diagnostics.len()
+    }
+
+    const JOIN: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Pico","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;
+
+    fn heard(sec: u32, speaker: &str, text: &str) -> String {
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:{sec:02}.000Z","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"{speaker}","text":"{text}"}}]}}}}"#
+        )
+    }
+    fn human(sec: u32, text: &str, to: &str) -> String {
+        let you = to == "Pico";
+        let to = if to.is_empty() {
+            String::new()
+        } else {
+            format!("\"{to}\"")
+        };
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:{sec:02}.000Z","fn":"next","result":{{"type":"user","speaker":"Mara","text":"{text}","addressed_to":[{to}],"addressed_to_you":{you}}}}}"#
+        )
+    }
+    fn op(sec: u32, speaker: &str, text: &str) -> String {
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:{sec:02}.000Z","fn":"next","result":{{"type":"operator","speaker":"{speaker}","text":"{text}","addressed_to":["Pico"],"addressed_to_you":true}}}}"#
+        )
+    }
+    fn say(sec: u32, text: &str) -> String {
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:{sec:02}.000Z","fn":"say","args":{{"text":"{text}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_turn_decides_who_you_are() {
+        let orca = heard(1, "Orca", "Hi, this is Orca.");
+        let ask = "Can you confirm the staging URL?";
+        let open = human(3, "The deploy failed.", "");
+        let to_me = human(3, "Pico, what do you need?", "Pico");
+        let to_orca = human(3, "Orca, what do you need?", "Orca");
+        assert_eq!(
+            run(&[JOIN.into(), orca.clone(), open.clone(), say(5, ask)]),
+            1
+        );
+        assert_eq!(
+            run(&[JOIN.into(), orca.clone(), to_me.clone(), say(5, ask)]),
+            0
+        );
+        assert_eq!(run(&[JOIN.into(), orca.clone(), to_orca, say(5, ask)]), 1);
+        // The next turn is a new one.
+        let later = human(7, "Okay.", "");
+        assert_eq!(
+            run(&[JOIN.into(), orca.clone(), to_me, later, say(9, ask)]),
+            1
+        );
+        // Woken by another agent, the reply's "you" is that agent.
+        let woken = op(4, "Orca", "Pico, which URL did you check?");
+        assert_eq!(
+            run(&[
+                JOIN.into(),
+                orca,
+                open,
+                woken,
+                say(5, "Do you mean staging?")
+            ]),
+            0
+        );
+    }
+
+    #[test]
+    fn one_possible_addressee_is_no_ambiguity() {
+        let open = human(3, "The deploy failed.", "");
+        assert_eq!(
+            run(&[JOIN.into(), open, say(5, "Can you paste the error?")]),
+            0
+        );
+    }
+
+    #[test]
+    fn a_colliding_name_is_left_to_ambiguous_labels() {
+        let two = heard(1, "Pico 2", "Hi, this is Pico 2.");
+        let orca = heard(2, "Orca", "Hi, this is Orca.");
+        let open = human(3, "The deploy failed.", "");
+        let line = say(5, "Pico 2, can you paste the error?");
+        assert_eq!(run(&[JOIN.into(), two, orca, open, line]), 0);
+    }
+
+    #[test]
+    fn self_introductions() {
+        assert!(introduces("Pico", "Hi, this is Pico. How can I help you?"));
+        assert!(introduces(
+            "docs-bot",
+            "Hallo, docs-bot hier. Was kann ich für dich tun?"
+        ));
+        assert!(!introduces("Pico", "Can you check what Pico found?"));
+    }
+}

@@ -1,0 +1,677 @@
+//! Turn-taking: who had the floor when the recorder spoke.
+//!
+//! Shared by the rules of seed rules 2 to 4 (`spoke-for-addressed`,
+//! `spoke-over-delta`, `answered-human-question`, `answered-agent`,
+//! `asked-delta`). [`verdicts`] walks the utterances of a call once, keeps
+//! the state of the current human turn (whom the human addressed, which
+//! agents addressed the recorder, the open question to the human, the agents
+//! that spoke to the human) and classifies every `say` of the recorder that
+//! the room heard. Each say gets at most one breach, the most specific one:
+//! speaking over Delta, then answering a question meant for the human, then
+//! speaking in another agent's turn, then answering an agent.
+//!
+//! A line only counts against a say when the recorder had it in hand (the
+//! record that delivered the line comes before the `say` record in the log)
+//! and was said at most [`WINDOW_MS`] before it.
+//! A say queued before the human spoke is sorted into the turn before, and a
+//! say the server dropped or revised was never heard; neither is judged.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::addressing::{sentences, Kind, Roster, GREETINGS};
+use crate::lexicon::Lexicon;
+use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
+
+/// How long a line keeps its hold on the room: a say more than this long
+/// after the human's line (or after another agent's question or line to the
+/// human) is not judged against it. A human silent for a minute has let the
+/// call move on, and an agent may then bring up what the human needs.
+pub const WINDOW_MS: i64 = 60_000;
+
+/// What a say did wrong, from the most specific to the least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Breach {
+    /// The human addressed Delta; the recorder spoke in that turn.
+    OverDelta,
+    /// Another agent asked the human; the recorder spoke before the human.
+    HumanQuestion,
+    /// The human addressed another agent; the recorder spoke in that turn.
+    ForAddressed,
+    /// Another agent spoke to the human; the recorder answered that agent.
+    AnsweredAgent,
+}
+
+/// One breach: the offending say, the line it broke the rule against, and
+/// later says of the same breach against the same line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub breach: Breach,
+    /// Index into `Call::utterances` of the say.
+    pub say: usize,
+    /// Index into `Call::utterances` of the human's or other agent's line.
+    pub against: usize,
+    /// Further says of the same breach against the same line.
+    pub again: Vec<usize>,
+}
+
+/// Every breach of turn-taking by the recorder, in the order of the says.
+pub fn verdicts(call: &Call<'_>) -> Vec<Verdict> {
+    let lex = Lexicon::get();
+    let heard = heard_says(call);
+    let names = name_words(call);
+    let mut out: Vec<Verdict> = Vec::new();
+    let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
+    let mut st = TurnState::default();
+    let mut prev: Option<usize> = None;
+    for (k, u) in call.utterances.iter().enumerate() {
+        match u.who {
+            Who::Human => {
+                st = TurnState {
+                    human: Some(k),
+                    me: names_me(call, u),
+                    delta: u.addressed_to.iter().any(|n| call.is_voicebot(n)),
+                    others: u.addressed_to.iter().any(|n| is_someone_else(call, n)),
+                    asks: is_question(lex, u.text, &names),
+                    ..TurnState::default()
+                };
+            }
+            Who::Agent => {
+                if names_me(call, u) {
+                    st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
+                } else if speaks_to_human(call, u) && !is_greeting(lex, u) {
+                    if is_question(lex, u.text, &names) {
+                        st.question = Some(k);
+                    }
+                    st.to_human
+                        .retain(|&j| call.utterances[j].speaker != u.speaker);
+                    st.to_human.push(k);
+                }
+            }
+            Who::Me if u.via == Via::Say && heard.contains(&u.record) => {
+                if let Some((breach, against)) = judge(call, lex, &st, prev, k) {
+                    match seen.get(&(breach, against)) {
+                        Some(&i) => out[i].again.push(k),
+                        None => {
+                            seen.insert((breach, against), out.len());
+                            out.push(Verdict {
+                                breach,
+                                say: k,
+                                against,
+                                again: Vec::new(),
+                            });
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        prev = Some(k);
+    }
+    out
+}
+
+/// What is known about the current human turn.
+#[derive(Default)]
+struct TurnState {
+    /// The human's line that opened the turn.
+    human: Option<usize>,
+    /// The human addressed the recorder.
+    me: bool,
+    /// The human addressed the voicebot.
+    delta: bool,
+    /// The human addressed another agent (or someone else by name).
+    others: bool,
+    /// The human's line is a question.
+    asks: bool,
+    /// The earliest record that brought another agent's line addressing
+    /// the recorder in this turn.
+    woken: Option<usize>,
+    /// The latest question another agent asked the human.
+    question: Option<usize>,
+    /// The latest line to the human of each other agent.
+    to_human: Vec<usize>,
+}
+
+fn judge(
+    call: &Call<'_>,
+    lex: &Lexicon,
+    st: &TurnState,
+    prev: Option<usize>,
+    k: usize,
+) -> Option<(Breach, usize)> {
+    let u = &call.utterances[k];
+    let known = |j: usize| call.utterances[j].record < u.record;
+    // Known to the recorder, and said at most a minute before the say.
+    let live = |j: usize| {
+        let line = &call.utterances[j];
+        known(j)
+            && match (line.ts, u.ts) {
+                (Some(a), Some(b)) => b.saturating_sub(a) <= WINDOW_MS,
+                _ => true,
+            }
+    };
+    if let Some(h) = st.human {
+        if !known(h) {
+            // Said before the human's line reached the recorder.
+            return None;
+        }
+    }
+    if st.me || st.woken.is_some_and(|r| r < u.record) {
+        return None;
+    }
+    let human = st.human.filter(|&h| live(h));
+    if let (true, Some(h)) = (st.delta, human) {
+        return Some((Breach::OverDelta, h));
+    }
+    if let Some(q) = st.question.filter(|&q| live(q)) {
+        return Some((Breach::HumanQuestion, q));
+    }
+    if let (true, Some(h)) = (st.others, human) {
+        return Some((Breach::ForAddressed, h));
+    }
+    // Answering an agent: by name, to an agent that spoke to the human in
+    // this turn ...
+    for &j in st.to_human.iter().rev() {
+        let other = &call.utterances[j];
+        if live(j) && u.addressed_to.iter().any(|n| same_name(n, other.speaker)) {
+            return Some((Breach::AnsweredAgent, j));
+        }
+    }
+    // ... or with "yes", "agreed", "genau" right after its line, unless the
+    // human's own line was a question that the "yes" may answer.
+    let j = prev?;
+    let other = &call.utterances[j];
+    if !st.asks
+        && other.who == Who::Agent
+        && st.to_human.contains(&j)
+        && live(j)
+        && answer_marker(lex, u.text)
+    {
+        return Some((Breach::AnsweredAgent, j));
+    }
+    None
+}
+
+/// Records of the recorder's says that the room heard: accepted by the
+/// server, not dropped, not revised, and not the greeting right after a
+/// join.
+pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
+    let mut revised: HashSet<&str> = HashSet::new();
+    for r in call.records {
+        if let Some(ev) = next_event(r) {
+            if let EventKind::Revise {
+                say_id: Some(id), ..
+            } = &ev.kind
+            {
+                revised.insert(id.as_str());
+            }
+        }
+    }
+    let greetings = greeting_says(call);
+    let mut out = HashSet::new();
+    for (i, r) in call.records.iter().enumerate() {
+        let Body::Fn(f) = &r.body else { continue };
+        let Op::Say(s) = &f.op else { continue };
+        let dropped = s.say_status.as_deref() == Some("dropped")
+            || s.say_id.as_deref().is_some_and(|id| revised.contains(id));
+        if f.ok() && !dropped && !greetings.contains(&i) {
+            out.insert(i);
+        }
+    }
+    out
+}
+
+/// Records of says that greet right after a join: the first `say` after a
+/// successful `join`, with no `next` in between.
+pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    let mut fresh = false;
+    for (i, r) in call.records.iter().enumerate() {
+        let Body::Fn(f) = &r.body else { continue };
+        match &f.op {
+            Op::Join(j) if f.ok() && j.joined() => fresh = true,
+            Op::Next(_) => fresh = false,
+            Op::Say(_) if fresh => {
+                out.insert(i);
+                fresh = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Names compared without case, separators or emoji: `🧩 opencode`,
+/// `OpenCode` and `open-code` are the same name.
+pub fn same_name(a: &str, b: &str) -> bool {
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let (fa, fb) = (fold(a), fold(b));
+    if fa.is_empty() || fb.is_empty() {
+        return a.trim() == b.trim();
+    }
+    fa == fb
+}
+
+fn is_me(call: &Call<'_>, name: &str) -> bool {
+    call.recorder.is_some_and(|me| same_name(me, name))
+}
+
+fn is_human(call: &Call<'_>, name: &str) -> bool {
+    call.human.is_some_and(|h| same_name(h, name))
+}
+
+/// A name of someone other than the recorder, the voicebot and the human.
+fn is_someone_else(call: &Call<'_>, name: &str) -> bool {
+    !is_me(call, name) && !call.is_voicebot(name) && !is_human(call, name)
+}
+
+/// The line addresses the recorder.
+pub fn names_me(call: &Call<'_>, u: &Utterance<'_>) -> bool {
+    u.addressed_to_you == Some(true)
+        || u.via == Via::OperatorEvent
+        || u.addressed_to.iter().any(|n| is_me(call, n))
+}
+
+/// Another agent's line goes to the human: it names the human, or the
+/// server says so, or (not recorded) it names nobody.
+pub fn speaks_to_human(call: &Call<'_>, u: &Utterance<'_>) -> bool {
+    u.addressed_to.iter().any(|n| is_human(call, n))
+        || match u.to_human {
+            Some(t) => t,
+            None => u.addressed_to.is_empty(),
+        }
+}
+
+/// An agent's greeting: it opens with a greeting word and names its own
+/// speaker ("Hi, this is Claude, I'm in and listening. What's up?"). Its
+/// question is a formula, not one for the human to decide.
+pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
+    let low = u.text.trim_start().to_lowercase();
+    let opens = lex.list("turns.greetings").iter().any(|g| {
+        low.strip_prefix(g.as_str())
+            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+    });
+    if !opens {
+        return false;
+    }
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let me = fold(u.speaker);
+    !me.is_empty() && fold(u.text).contains(&me)
+}
+
+/// Lower-case words of every participant's name, skipped at the start of a
+/// sentence when looking for a question opener.
+fn name_words(call: &Call<'_>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let names = call
+        .human
+        .into_iter()
+        .chain(std::iter::once(call.voicebot))
+        .chain(call.agents.iter().map(|a| a.label.as_str()));
+    for n in names {
+        for w in n.split(|c: char| !c.is_alphanumeric()) {
+            let w = w.to_lowercase();
+            if !w.is_empty() && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// A token with the punctuation around it stripped and lower-cased, and
+/// whether punctuation followed it.
+fn token(t: &str) -> (String, bool) {
+    let core = t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+    let core = core.trim_matches(['\'', '’']);
+    let punct = t
+        .chars()
+        .last()
+        .is_some_and(|c| !c.is_alphanumeric() && c != '\'' && c != '’');
+    (core.to_lowercase(), punct)
+}
+
+/// The text asks something: it holds a `?`, or a sentence opens (after
+/// names and greetings) like a question without one, as speech recognition
+/// writes it: a yes/no opener followed by its subject ("do you want ...",
+/// "soll ich ..."), or a question word, a verb and a subject ("what do you
+/// think", "wie soll ich ...").
+pub fn is_question(lex: &Lexicon, text: &str, names: &[String]) -> bool {
+    if text.contains(['?', '？', '⁇', '⁈', '⁉']) {
+        return true;
+    }
+    let has = |key: &str, w: &str| lex.has(key, w);
+    for range in sentences(text) {
+        let toks: Vec<(String, bool)> = text[range].split_whitespace().map(token).collect();
+        let mut i = 0;
+        while i < toks.len()
+            && i < 4
+            && (toks[i].0.is_empty()
+                || names.contains(&toks[i].0)
+                || skippable_greeting(&toks[i].0))
+        {
+            i += 1;
+        }
+        let t = &toks[i.min(toks.len())..];
+        let [(w0, p0), rest @ ..] = t else { continue };
+        if *p0 {
+            continue;
+        }
+        if has("turns.yes-no-openers", w0) {
+            // "Is it green", "Soll ich taggen": a subject and more after it.
+            if let [(w1, false), _, ..] = rest {
+                if has("turns.subject-pronouns", w1) {
+                    return true;
+                }
+            }
+        }
+        if has("turns.wh-openers", w0) {
+            if let [(w1, p1), (w2, _), ..] = rest {
+                if !p1 && !has("turns.subject-pronouns", w1) && has("turns.subject-pronouns", w2) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// A greeting or interjection that may open a sentence before its question
+/// ("Okay, so, should we ..."); "please" is left in place, since "please do
+/// it" is a request, not a question.
+fn skippable_greeting(w: &str) -> bool {
+    !matches!(w, "please" | "bitte") && GREETINGS.contains(&w)
+}
+
+/// The text opens with an answer to someone: "Yes, ...", "Agreed.",
+/// "Genau, ...", "I agree ...". A single word counts only when punctuation
+/// follows it, so "No one answered" and "Right now ..." are no answers.
+pub fn answer_marker(lex: &Lexicon, text: &str) -> bool {
+    let low = text
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+        .replace('’', "'");
+    lex.list("turns.answer-markers").iter().any(|m| {
+        let Some(rest) = low.strip_prefix(m.as_str()) else {
+            return false;
+        };
+        match rest.chars().next() {
+            None => true,
+            Some(c) if c.is_alphanumeric() => false,
+            Some(c) if c.is_whitespace() => m.contains(' '),
+            Some(_) => true,
+        }
+    })
+}
+
+/// The names of the call, ready for [`voicebot_heard_as`].
+pub fn roster(call: &Call<'_>) -> Roster {
+    let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
+    Roster::new(call.human, call.voicebot, &labels)
+}
+
+/// How the text addressed the voicebot when speech recognition heard
+/// another name ("Data"), if it did.
+pub fn voicebot_heard_as<'t>(roster: &Roster, text: &'t str) -> Option<&'t str> {
+    let ex = roster.explain(text);
+    ex.hits
+        .iter()
+        .find(|h| h.kind == Kind::Voicebot)
+        .filter(|h| h.variant)
+        .map(|h| &text[h.span.clone()])
+}
+
+/// Names joined for a message: "Promo", "Promo and Juno", "A, B and C".
+pub fn join_names(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [a] => (*a).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The names a human line addressed, other than the recorder's.
+pub fn addressed_others<'u>(call: &Call<'_>, u: &'u Utterance<'_>) -> Vec<&'u str> {
+    u.addressed_to
+        .iter()
+        .filter(|n| !is_me(call, n) && !is_human(call, n))
+        .map(String::as_str)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(text: &str) -> bool {
+        let names: Vec<String> = ["oliver", "promo", "claude", "delta"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        is_question(Lexicon::get(), text, &names)
+    }
+
+    #[test]
+    fn questions_with_and_without_a_question_mark() {
+        for t in [
+            "Oliver, should I tag 2.5 today?",
+            "Oliver, do you want the short changelog",
+            "Hi Oliver, can we ship it now",
+            "What do you think, Oliver",
+            "Is the build green",
+            "Oliver, wie soll ich das nennen",
+            "Soll ich den Release taggen",
+            "Oliver, gibt es noch offene Punkte",
+            "How about we skip the beta",
+        ] {
+            assert!(q(t), "{t}");
+        }
+        for t in [
+            "Oliver, the build is green.",
+            "Do not merge yet.",
+            "Will do, one moment.",
+            "When you get a chance, review the PR.",
+            "What we need is a green build.",
+            "Was ich sagen wollte: der Build ist grün.",
+            "Wie gesagt, der Build ist grün.",
+            "Okay, das ist erledigt.",
+            "Have a look at the logs.",
+            "Did it, the tag is set.",
+            "Please do it now.",
+            "",
+        ] {
+            assert!(!q(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn answer_markers_need_punctuation_after_one_word() {
+        let lex = Lexicon::get();
+        for t in [
+            "Yes, I also saw it.",
+            "Agreed, the beta adds nothing.",
+            "No.",
+            "Yes to both.",
+            "I agree with Promo.",
+            "Genau, so machen wir das.",
+            "Ja!",
+            "— Yes, right.",
+        ] {
+            assert!(answer_marker(lex, t), "{t}");
+        }
+        for t in [
+            "No one answered its question.",
+            "Yesterday the build was red.",
+            "Right now the build runs.",
+            "Oliver, yes is the answer.",
+            "Jaguar is the code name.",
+            "",
+        ] {
+            assert!(!answer_marker(lex, t), "{t}");
+        }
+    }
+
+    #[test]
+    fn names_compare_without_case_and_separators() {
+        assert!(same_name("🧩 opencode", "OpenCode"));
+        assert!(same_name("docs-bot", "Docs Bot"));
+        assert!(!same_name("Promo", "Claude"));
+        assert!(same_name("🧩", "🧩"));
+        assert!(!same_name("🧩", "Promo"));
+    }
+
+    #[test]
+    fn names_for_messages() {
+        assert_eq!(join_names(&["Promo"]), "Promo");
+        assert_eq!(join_names(&["Promo", "Juno"]), "Promo and Juno");
+        assert_eq!(join_names(&["A", "B", "C"]), "A, B and C");
+    }
+}
+
+/// Small native logs for the unit tests of the turn-taking rules.
+#[cfg(test)]
+pub(crate) mod testlog {
+    /// A timestamp `ms` milliseconds after 10:00:00.
+    pub fn ts(ms: u64) -> String {
+        let (s, ms) = (ms / 1000, ms % 1000);
+        format!("2026-10-10T10:{:02}:{:02}.{ms:03}Z", s / 60, s % 60)
+    }
+
+    fn list(names: &[&str]) -> String {
+        let v: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+        format!("[{}]", v.join(","))
+    }
+
+    /// The log of `me`, in an English call with Oliver: a meta line, a join
+    /// (with status) and then `records`.
+    pub fn log(me: &str, records: &[String]) -> String {
+        let mut s = String::from(r#"{"meta":{"format":1,"human":"Oliver","voicebot":"Delta"}}"#);
+        s.push('\n');
+        s.push_str(&format!(
+            r#"{{"ts":"{}","agent":"{me}","fn":"join","args":{{"call_id":"c-1","label":"{me}","greet":true}},"result":{{"status":"joined","context":{{"lang":"en"}}}}}}"#,
+            ts(0)
+        ));
+        s.push('\n');
+        for r in records {
+            s.push_str(r);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Oliver's line; `to` is `addressed_to`, or `None` to leave it out.
+    pub fn user(ms: u64, text: &str, to: Option<&[&str]>) -> String {
+        let to = to.map_or(String::new(), |t| format!(r#","addressed_to":{}"#, list(t)));
+        format!(
+            r#"{{"ts":"{}","fn":"next","result":{{"type":"user","speaker":"Oliver","text":{text:?}{to}}}}}"#,
+            ts(ms)
+        )
+    }
+
+    /// Another agent's line in a timeout event, said 500 ms before.
+    pub fn heard(ms: u64, speaker: &str, text: &str, to: &[&str], to_human: bool) -> String {
+        format!(
+            r#"{{"ts":"{}","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"{speaker}","text":{text:?},"ts":"{}","addressed_to":{},"addressed_to_you":false,"to_human":{to_human}}}]}}}}"#,
+            ts(ms),
+            ts(ms - 500),
+            list(to)
+        )
+    }
+
+    /// Another agent addressed the recorder (an `operator` event).
+    pub fn operator(ms: u64, speaker: &str, me: &str, text: &str) -> String {
+        format!(
+            r#"{{"ts":"{}","fn":"next","result":{{"type":"operator","op":"op-9","speaker":"{speaker}","text":{text:?},"addressed_to":["{me}"],"addressed_to_you":true}}}}"#,
+            ts(ms)
+        )
+    }
+
+    /// Delta's line.
+    pub fn delta(ms: u64, text: &str) -> String {
+        format!(
+            r#"{{"ts":"{}","fn":"next","result":{{"type":"timeout","agent_said":[{{"speaker":"Delta","text":{text:?},"ts":"{}","addressed_to":[],"to_human":true}}]}}}}"#,
+            ts(ms),
+            ts(ms - 500)
+        )
+    }
+
+    /// The recorder's say.
+    pub fn say(ms: u64, id: &str, text: &str) -> String {
+        say_with(ms, id, text, "queued")
+    }
+
+    pub fn say_with(ms: u64, id: &str, text: &str, status: &str) -> String {
+        format!(
+            r#"{{"ts":"{}","fn":"say","args":{{"text":{text:?}}},"result":{{"say_id":"{id}","say_status":"{status}"}}}}"#,
+            ts(ms)
+        )
+    }
+
+    /// The server revised (dropped) the recorder's say.
+    pub fn revise(ms: u64, id: &str) -> String {
+        format!(
+            r#"{{"ts":"{}","fn":"next","result":{{"type":"revise","say_id":"{id}","reason":"addressed_other"}}}}"#,
+            ts(ms)
+        )
+    }
+
+    /// A status call, so that a say is not the greeting right after join.
+    pub fn status(ms: u64) -> String {
+        format!(
+            r#"{{"ts":"{}","fn":"status","args":{{"emoji":"👂","doing":"Listening"}},"result":{{}}}}"#,
+            ts(ms)
+        )
+    }
+
+    /// A `next` that returned nothing new.
+    pub fn idle(ms: u64) -> String {
+        format!(
+            r#"{{"ts":"{}","fn":"next","result":{{"type":"timeout"}}}}"#,
+            ts(ms)
+        )
+    }
+
+    /// 1-based lines of the findings of `rule` on `log`.
+    pub fn fired(rule: &str, log: &str) -> Vec<usize> {
+        let linter = crate::engine::Linter::new(
+            &crate::config::Config::default(),
+            Some(&[rule.to_string()]),
+            &[],
+        )
+        .unwrap();
+        let f = linter.lint("t.jsonl", log.as_bytes().to_vec());
+        let index = crate::report::LineIndex::new(&f.source);
+        f.diagnostics
+            .iter()
+            .map(|d| crate::report::resolve(&f.source, &index, &d.primary.at).line)
+            .collect()
+    }
+
+    /// Every turn-taking rule that fires, with its lines.
+    pub fn all(log: &str) -> Vec<(usize, &'static str)> {
+        let mut out = Vec::new();
+        for rule in [
+            "spoke-for-addressed",
+            "spoke-over-delta",
+            "answered-human-question",
+            "answered-agent",
+            "asked-delta",
+        ] {
+            for line in fired(rule, log) {
+                out.push((line, rule));
+            }
+        }
+        out.sort();
+        out
+    }
+}
