@@ -180,11 +180,36 @@ impl Linter {
     }
 
     /// Lint one native log.
+    /// Lint one file, its format told by its name and content.
     pub fn lint(&self, path: &str, source: Vec<u8>) -> FileResult {
-        let (log, problems) = input::native::parse(&source);
+        let format = input::detect(path, &source);
+        self.lint_as(path, source, format)
+    }
+
+    /// Lint one file read as `format`.
+    pub fn lint_as(&self, path: &str, source: Vec<u8>, format: input::Format) -> FileResult {
+        let input::Parsed { logs, problems } = input::parse(format, &source);
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
-        let records = log.records.len();
+        let mut records = 0;
+        for log in &logs {
+            records += log.records.len();
+            self.lint_log(log, &mut diagnostics);
+        }
+        sort(&mut diagnostics);
+        // One input can yield several views of the same lines (a transcript
+        // is linted from every agent's side): the same finding once.
+        diagnostics.dedup_by(|a, b| a == b);
+        FileResult {
+            path: path.to_string(),
+            source,
+            records,
+            diagnostics,
+        }
+    }
+
+    /// Lint every call of one log.
+    fn lint_log(&self, log: &crate::model::Log, diagnostics: &mut Vec<Diagnostic>) {
         for group in split_calls(&log.records) {
             let owned;
             let recs: &[Record] = match group {
@@ -198,14 +223,7 @@ impl Linter {
                 }
             };
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
-            self.run(&call, &mut diagnostics);
-        }
-        sort(&mut diagnostics);
-        FileResult {
-            path: path.to_string(),
-            source,
-            records,
-            diagnostics,
+            self.run(&call, diagnostics);
         }
     }
 

@@ -120,10 +120,33 @@ impl Anchor {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Text {
     pub value: String,
+    /// Path of the value inside the JSON text it came from.
     pub path: Path,
+    /// The bytes that JSON text covers, when it is not the record's own
+    /// (an MCP call's arguments are on its request line, its result on the
+    /// response line; a transcript's text is part of its line).
+    pub within: Option<Span>,
 }
 
 impl Text {
+    /// A text at `path` inside its record.
+    pub fn new(value: String, path: Path) -> Text {
+        Text {
+            value,
+            path,
+            within: None,
+        }
+    }
+
+    /// A text whose value is exactly the bytes `span` (no JSON path).
+    pub fn at_bytes(value: String, span: Span) -> Text {
+        Text {
+            value,
+            path: Path::ROOT,
+            within: Some(span),
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         &self.value
     }
@@ -201,7 +224,10 @@ impl Record {
     }
     /// An anchor on a text value of this record.
     pub fn text(&self, t: &Text) -> Anchor {
-        self.at(t.path)
+        Anchor {
+            span: t.within.unwrap_or(self.span),
+            path: t.path,
+        }
     }
     /// The anchor a finding about the whole record points at: the value
     /// naming what the record is (`fn`, `chat`, `tool`).

@@ -308,10 +308,8 @@ impl Reader<'_> {
     }
 
     fn text(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<Text> {
-        self.str(obj, at, key).map(|value| Text {
-            value,
-            path: at.key(key),
-        })
+        self.str(obj, at, key)
+            .map(|value| Text::new(value, at.key(key)))
     }
 
     fn bool(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<bool> {
@@ -374,10 +372,7 @@ impl Reader<'_> {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, v) in items.iter().enumerate() {
                     match v {
-                        Value::String(s) => out.push(Text {
-                            value: s.clone(),
-                            path: path.index(i),
-                        }),
+                        Value::String(s) => out.push(Text::new(s.clone(), path.index(i))),
                         Value::Null => {}
                         v => self.wrong_type(path.index(i), "a string", v),
                     }
@@ -385,10 +380,7 @@ impl Reader<'_> {
                 Some(out)
             }
             // A single string where a list was expected is read as a list of one.
-            Value::String(s) => Some(vec![Text {
-                value: s.clone(),
-                path,
-            }]),
+            Value::String(s) => Some(vec![Text::new(s.clone(), path)]),
             v => {
                 self.wrong_type(path, "a list of strings", v);
                 None
@@ -452,10 +444,9 @@ impl Reader<'_> {
                 greet: match self.get(args, "greet") {
                     None => None,
                     Some(Value::Bool(b)) => Some(Greet::Flag(*b)),
-                    Some(Value::String(s)) => Some(Greet::Text(Text {
-                        value: s.clone(),
-                        path: a.key("greet"),
-                    })),
+                    Some(Value::String(s)) => {
+                        Some(Greet::Text(Text::new(s.clone(), a.key("greet"))))
+                    }
                     Some(v) => {
                         self.wrong_type(a.key("greet"), "true, false or a text", v);
                         None
