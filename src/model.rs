@@ -546,6 +546,15 @@ pub struct Call<'a> {
     pub langs: Vec<LangSetting<'a>>,
     pub utterances: Vec<Utterance<'a>>,
     pub turns: Vec<Turn>,
+    /// Analyses several rules share, computed once per call on first use.
+    pub memo: Memo,
+}
+
+/// Analyses shared by several rules, computed at most once per call.
+#[derive(Debug, Default)]
+pub struct Memo {
+    /// Turn-taking breaches of the recorder (see `turns::verdicts`).
+    pub turn_verdicts: std::sync::OnceLock<Vec<crate::turns::Verdict>>,
 }
 
 /// Who is who, as the configuration or the caller knows it.
@@ -573,6 +582,7 @@ impl<'a> Call<'a> {
             langs: Vec::new(),
             utterances: Vec::new(),
             turns: Vec::new(),
+            memo: Memo::default(),
         };
         if call.human.is_none() {
             call.human = meta.and_then(|m| m.human.as_deref());

@@ -55,7 +55,12 @@ pub struct Verdict {
 }
 
 /// Every breach of turn-taking by the recorder, in the order of the says.
-pub fn verdicts(call: &Call<'_>) -> Vec<Verdict> {
+/// Computed once per call, however many rules ask.
+pub fn verdicts<'c>(call: &'c Call<'_>) -> &'c [Verdict] {
+    call.memo.turn_verdicts.get_or_init(|| compute(call))
+}
+
+fn compute(call: &Call<'_>) -> Vec<Verdict> {
     let lex = Lexicon::get();
     let heard = heard_says(call);
     let names = name_words(call);
@@ -244,17 +249,18 @@ pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
 /// Names compared without case, separators or emoji: `🧩 opencode`,
 /// `OpenCode` and `open-code` are the same name.
 pub fn same_name(a: &str, b: &str) -> bool {
-    let fold = |s: &str| -> String {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let (fa, fb) = (fold(a), fold(b));
-    if fa.is_empty() || fb.is_empty() {
+    // Compared as folded character streams: no allocation, as this runs for
+    // every name of every line.
+    if folded(a).next().is_none() || folded(b).next().is_none() {
         return a.trim() == b.trim();
     }
-    fa == fb
+    folded(a).eq(folded(b))
+}
+
+fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
 }
 
 fn is_me(call: &Call<'_>, name: &str) -> bool {
@@ -352,7 +358,12 @@ pub fn is_question(lex: &Lexicon, text: &str, names: &[String]) -> bool {
     }
     let has = |key: &str, w: &str| lex.has(key, w);
     for range in sentences(text) {
-        let toks: Vec<(String, bool)> = text[range].split_whitespace().map(token).collect();
+        // Only the opening matters: up to four skipped words, then three.
+        let toks: Vec<(String, bool)> = text[range]
+            .split_whitespace()
+            .take(8)
+            .map(token)
+            .collect();
         let mut i = 0;
         while i < toks.len()
             && i < 4

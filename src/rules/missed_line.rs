@@ -174,7 +174,15 @@ const GAP: usize = 3;
 /// up to three words ("kommt * nichts an" matches "kommt von Promo nichts
 /// an").
 pub(crate) fn phrase_at(w: &[String], i: usize, list: &[String]) -> Option<usize> {
+    let first = w.get(i)?.as_bytes();
+    // Only phrases that can start here: this word first, or a gap.
+    let may_start = |p: &&String| {
+        let b = p.as_bytes();
+        b.first() == Some(&b'*')
+            || (b.starts_with(first) && (b.len() == first.len() || b[first.len()] == b' '))
+    };
     list.iter()
+        .filter(may_start)
         .filter_map(|p| {
             if !p.contains('*') {
                 return starts_with_phrase(&w[i..], p).then(|| p.split(' ').count());

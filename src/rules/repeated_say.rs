@@ -46,6 +46,9 @@ impl Rule for Check {
         let call = cx.call;
         let lex = Lexicon::get();
         let names = call.name_words();
+        // Each line's content words, worked out once however many says
+        // look back at it.
+        let mut seen: Vec<Option<HashSet<String>>> = vec![None; call.utterances.len()];
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say {
@@ -55,8 +58,9 @@ impl Rule for Check {
             if mine.len() < 2 {
                 continue;
             }
-            let earlier = call.utterances[k.saturating_sub(LOOK_BACK)..k].iter().rev();
-            for p in earlier {
+            let from = k.saturating_sub(LOOK_BACK);
+            for j in (from..k).rev() {
+                let p = &call.utterances[j];
                 if let (Some(a), Some(b)) = (u.ts, p.ts) {
                     if a - b > window {
                         break;
@@ -66,8 +70,8 @@ impl Rule for Check {
                 {
                     continue;
                 }
-                let theirs = content(lex, p.text, &names);
-                let shared = mine.intersection(&theirs).count();
+                let theirs = seen[j].get_or_insert_with(|| content(lex, p.text, &names));
+                let shared = mine.intersection(theirs).count();
                 if shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64 {
                     let ago = match (u.ts, p.ts) {
                         (Some(a), Some(b)) => {
