@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Whole-process figures for callint against the parse floor, measured in one
+# run on this machine:
+#   - lint / parse: the full lint (every rule, JSON output) of a large
+#     generated log against a bare serde_json parse of the same lines;
+#   - scaling: the lint of a 4x larger log against the first;
+#   - peak memory against the file's size.
+# Usage: scripts/bench-floor.sh [TURNS]   (default 25000 human turns)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+turns=${1:-25000}
+dir=target/bench-floor
+mkdir -p "$dir"
+cargo build --release --locked --quiet --bin callint --example genlog --example parse_floor
+bin=target/release
+"$bin/examples/genlog" "$turns" "$dir/small.jsonl"
+"$bin/examples/genlog" "$((turns * 4))" "$dir/large.jsonl"
+
+# best of N wall-clock seconds of a command
+best() {
+  local n=$1; shift
+  local best=
+  for _ in $(seq "$n"); do
+    local s e
+    s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N)
+    local t=$(( (e - s) / 1000 ))
+    if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+  done
+  echo "$best"
+}
+lint() { "$bin/callint" check "$1" --format json --exit-zero; }
+peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+
+for f in small large; do
+  size=$(stat -c %s "$dir/$f.jsonl")
+  p=$(best 3 "$bin/examples/parse_floor" "$dir/$f.jsonl")
+  l=$(best 3 lint "$dir/$f.jsonl")
+  m=$(peak "$bin/callint" check "$dir/$f.jsonl" --format json --exit-zero)
+  printf '%-6s %8.1f MB  parse %7.3f s  lint %7.3f s  lint/parse %5.2f  peak %7.1f MB (file x %.2f)\n' \
+    "$f" "$(echo "$size/1000000" | bc -l)" "$(echo "$p/1000000" | bc -l)" "$(echo "$l/1000000" | bc -l)" \
+    "$(echo "$l/$p" | bc -l)" "$(echo "$m/1024" | bc -l)" "$(echo "$m*1024/$size" | bc -l)"
+  eval "lint_$f=$l"
+done
+printf 'scaling: 4x the log costs %.2fx the time\n' "$(echo "$lint_large/$lint_small" | bc -l)"
