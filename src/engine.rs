@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::config::{Config, ConfigError, OptValue};
 use crate::diagnostic::{Diagnostic, Finding, Label, Severity};
 use crate::input::{self, Problem};
-use crate::model::{Call, Cast, Record};
+use crate::model::{Call, Cast, Record, Via, Who};
 use crate::rules;
 
 /// A rule's description, as `callint rules` lists it.
@@ -107,6 +107,9 @@ pub struct FileResult {
     pub path: String,
     pub source: Vec<u8>,
     pub records: usize,
+    /// `say`s per agent: each recorder's own spoken lines, the base of the
+    /// rates per 100 says in `--statistics`.
+    pub says: BTreeMap<String, usize>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -192,9 +195,10 @@ impl Linter {
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
         let mut records = 0;
+        let mut says = BTreeMap::new();
         for log in &logs {
             records += log.records.len();
-            self.lint_log(log, &mut diagnostics);
+            self.lint_log(log, &mut diagnostics, &mut says);
         }
         sort(&mut diagnostics);
         // One input can yield several views of the same lines (a transcript
@@ -204,12 +208,18 @@ impl Linter {
             path: path.to_string(),
             source,
             records,
+            says,
             diagnostics,
         }
     }
 
     /// Lint every call of one log.
-    fn lint_log(&self, log: &crate::model::Log, diagnostics: &mut Vec<Diagnostic>) {
+    fn lint_log(
+        &self,
+        log: &crate::model::Log,
+        diagnostics: &mut Vec<Diagnostic>,
+        says: &mut BTreeMap<String, usize>,
+    ) {
         for group in split_calls(&log.records) {
             let owned;
             let recs: &[Record] = match group {
@@ -223,6 +233,11 @@ impl Linter {
                 }
             };
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
+            for u in &call.utterances {
+                if u.who == Who::Me && u.via == Via::Say {
+                    *says.entry(u.speaker.to_string()).or_default() += 1;
+                }
+            }
             self.run(&call, diagnostics);
         }
     }

@@ -1,15 +1,18 @@
 //! The `callint` command line.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
+use callint::report::escape::one_line;
 use callint::report::{self, Format, Summary};
 use callint::rules;
+
+mod postmortem;
 
 /// Lint recorded multi-agent voice calls against the rules of the room.
 ///
@@ -34,6 +37,8 @@ struct Cli {
 enum Command {
     /// Lint call logs (files, or folders searched for .jsonl, .ndjson and .log files).
     Check(CheckArgs),
+    /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
+    Report(postmortem::ReportArgs),
     /// List the rules: name, rulebook rule, default severity, summary.
     Rules {
         /// Output format.
@@ -63,9 +68,12 @@ enum Command {
 
 #[derive(Args)]
 struct CheckArgs {
-    /// Files or folders to lint.
+    /// Files or folders to lint; `-` reads standard input.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
+    /// Read every input as this format instead of telling it by content and name: native, mcp, transcript, board, prompt, python, javascript, shell.
+    #[arg(long, value_name = "FORMAT", value_parser = callint::input::Format::parse_name)]
+    input_format: Option<callint::input::Format>,
     /// Output format [default: pretty on a terminal, concise otherwise].
     #[arg(long, value_enum)]
     format: Option<OutFormat>,
@@ -90,9 +98,15 @@ struct CheckArgs {
     /// Exit 0 even when errors are found.
     #[arg(long)]
     exit_zero: bool,
-    /// Print findings only, no closing summary line.
+    /// Print findings only, no closing summary line and no progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Lint this many files at once [default: all cores].
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+    /// Also read hidden files and files named in .gitignore or .ignore files.
+    #[arg(long)]
+    no_ignore: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -103,6 +117,10 @@ enum OutFormat {
     Concise,
     /// One JSON document with every finding and a summary.
     Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -122,6 +140,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check(args),
+        Command::Report(args) => postmortem::run(args),
         Command::Rules { format } => list_rules(format),
         Command::Explain { rule } => explain(&rule),
         Command::Addressing {
@@ -146,6 +165,8 @@ fn check(args: CheckArgs) -> u8 {
         Some(OutFormat::Pretty) => Format::Pretty,
         Some(OutFormat::Concise) => Format::Concise,
         Some(OutFormat::Json) => Format::Json,
+        Some(OutFormat::Sarif) => Format::Sarif,
+        Some(OutFormat::Github) => Format::Github,
         None if tty => Format::Pretty,
         None => Format::Concise,
     };
@@ -160,9 +181,17 @@ fn check(args: CheckArgs) -> u8 {
         .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
         .unwrap_or(120);
 
-    // One linter per configuration file in force.
+    if args.statistics && matches!(format, Format::Sarif | Format::Github) {
+        return fail("--statistics prints a table (with --format json: the summary); it does not go with --format sarif or github");
+    }
+    let walk = callint::walk::Walk {
+        no_ignore: args.no_ignore,
+    };
+
+    // One linter per configuration file in force; every file to read with
+    // the linter for it, in the order of the paths given.
     let mut linters: Vec<(Option<PathBuf>, Linter)> = Vec::new();
-    let mut results: Vec<FileResult> = Vec::new();
+    let mut todo: Vec<(PathBuf, usize)> = Vec::new();
     let mut failed = false;
     for path in &args.paths {
         let config_path = if args.no_config {
@@ -189,51 +218,112 @@ fn check(args: CheckArgs) -> u8 {
                 linters.len() - 1
             }
         };
-        let linter = &linters[slot].1;
+        if path.as_os_str() == "-" {
+            todo.push((path.clone(), slot));
+            continue;
+        }
         let mut files = Vec::new();
         let mut errors = Vec::new();
-        callint::walk::files(path, &mut files, &mut errors);
+        walk.files(path, &mut files, &mut errors);
         for e in errors {
-            eprintln!(
-                "callint: error: cannot read {}: {}",
-                e.path.display(),
-                e.error
-            );
-            failed = true;
-        }
-        for file in files {
-            match std::fs::read(&file) {
-                Ok(bytes) => results.push(linter.lint(&file.to_string_lossy(), bytes)),
-                Err(e) => {
-                    eprintln!("callint: error: cannot read {}: {e}", file.display());
-                    failed = true;
-                }
+            let shown = one_line(&e.path.display().to_string());
+            if e.fatal {
+                eprintln!("callint: error: cannot read {shown}: {}", e.error);
+                failed = true;
+            } else {
+                eprintln!("callint: warning: {}", one_line(&e.error.to_string()));
             }
         }
+        if files.is_empty() && !args.no_ignore && path.is_dir() {
+            // Logs are often git-ignored: say so rather than pass silently.
+            let mut all = Vec::new();
+            callint::walk::Walk { no_ignore: true }.files(path, &mut all, &mut Vec::new());
+            if !all.is_empty() {
+                eprintln!(
+                    "callint: warning: the {} log(s) below {} are hidden or ignored (.gitignore, .ignore); --no-ignore reads them",
+                    all.len(),
+                    one_line(&path.display().to_string())
+                );
+            }
+        }
+        todo.extend(files.into_iter().map(|f| (f, slot)));
     }
 
-    let mut summary = Summary::default();
-    for r in &results {
-        summary.add(r);
-    }
-    let mut out = String::new();
-    if format == Format::Json {
-        out = report::json::render(&results, &summary);
-    } else if args.statistics {
-        statistics(&summary, &mut out);
+    // Lint in parallel; every file is rendered by the worker that linted it
+    // (its bytes are dropped then), and the pieces are put together in the
+    // order of `todo`, whatever the scheduling.
+    let threads = args.jobs.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("callint-{i}"))
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => return fail(format_args!("cannot start {threads} threads: {e}")),
+    };
+    let style = report::pretty::Style { color, width };
+    let what = if args.statistics && format != Format::Json {
+        None
     } else {
-        let style = report::pretty::Style { color, width };
-        for r in &results {
-            match format {
-                Format::Pretty => report::pretty::render(r, style, &mut out),
-                _ => report::concise::render(r, &mut out),
+        Some(format)
+    };
+    let progress = Progress::new(todo.len(), args.quiet);
+    let done: Vec<Result<(FileResult, Piece), String>> = pool.install(|| {
+        use rayon::prelude::*;
+        // One task per file: logs differ a lot in size, and whichever
+        // worker is free takes the next one.
+        todo.par_iter()
+            .with_max_len(1)
+            .map(|(file, slot)| {
+                let r = lint_one(&linters[*slot].1, file, what, style, args.input_format);
+                progress.tick();
+                r
+            })
+            .collect()
+    });
+    progress.finish();
+
+    let mut summary = Summary::default();
+    let mut text = String::new();
+    let mut items = Vec::new();
+    let mut results = Vec::new();
+    for d in done {
+        match d {
+            Ok((r, piece)) => {
+                summary.add(&r);
+                match piece {
+                    Piece::Text(t) => text.push_str(&t),
+                    Piece::Json(v) => items.extend(v),
+                    Piece::Sarif(v) => results.extend(v),
+                    Piece::Nothing => {}
+                }
+            }
+            Err(msg) => {
+                eprintln!("callint: error: {msg}");
+                failed = true;
             }
         }
-        if !args.quiet {
-            out.push_str(&summary.line());
-            out.push('\n');
-        }
     }
+    let out = match format {
+        Format::Json => report::json::document(&items, &summary),
+        Format::Sarif => report::sarif::document(&results),
+        Format::Github => text,
+        Format::Pretty | Format::Concise if args.statistics => {
+            let mut out = String::new();
+            statistics(&summary, args.quiet, &mut out);
+            out
+        }
+        Format::Pretty | Format::Concise => {
+            let mut out = text;
+            if !args.quiet {
+                out.push_str(&summary.line());
+                out.push('\n');
+            }
+            out
+        }
+    };
     let mut lock = stdout.lock();
     if lock
         .write_all(out.as_bytes())
@@ -252,25 +342,147 @@ fn check(args: CheckArgs) -> u8 {
     }
 }
 
-fn statistics(s: &Summary, out: &mut String) {
+/// What a worker hands back for one file besides its findings.
+enum Piece {
+    Text(String),
+    Json(Vec<report::json::Item>),
+    Sarif(Vec<report::sarif::SarifResult>),
+    Nothing,
+}
+
+/// Read, lint and render one file (`format` none: counts only). The file's
+/// bytes are dropped before returning; the findings are kept for the
+/// summary.
+fn lint_one(
+    linter: &Linter,
+    file: &Path,
+    format: Option<Format>,
+    style: report::pretty::Style,
+    input_format: Option<callint::input::Format>,
+) -> Result<(FileResult, Piece), String> {
+    let bytes = if file.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        b
+    } else {
+        std::fs::read(file)
+            .map_err(|e| format!("cannot read {}: {e}", one_line(&file.display().to_string())))?
+    };
+    let name = file.to_string_lossy();
+    let mut r = match input_format {
+        Some(f) => linter.lint_as(&name, bytes, f),
+        None => linter.lint(&name, bytes),
+    };
+    let piece = match format {
+        None => Piece::Nothing,
+        Some(Format::Json) => Piece::Json(report::json::items(&r)),
+        Some(Format::Sarif) => Piece::Sarif(report::sarif::results(&r)),
+        Some(f) => {
+            let mut out = String::new();
+            match f {
+                Format::Pretty => report::pretty::render(&r, style, &mut out),
+                Format::Github => report::github::render(&r, &mut out),
+                _ => report::concise::render(&r, &mut out),
+            }
+            Piece::Text(out)
+        }
+    };
+    r.source = Vec::new();
+    Ok((r, piece))
+}
+
+/// The progress bar of a long batch: on standard error, only when that is
+/// a terminal, not with `--quiet`, not for a handful of files, and only once
+/// the batch has run for a moment (a quick one never shows it).
+struct Progress {
+    bar: indicatif::ProgressBar,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    const MIN_FILES: usize = 10;
+    const AFTER: std::time::Duration = std::time::Duration::from_millis(300);
+
+    fn new(files: usize, quiet: bool) -> Progress {
+        let wanted = !quiet && files >= Self::MIN_FILES && std::io::stderr().is_terminal();
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(files as u64),
+            indicatif::ProgressDrawTarget::hidden(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} files, {rate} files/s, {eta} left",
+        ) {
+            let rate = |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}", s.per_sec());
+            };
+            bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
+        }
+        bar.set_prefix("linting");
+        Progress {
+            bar,
+            shown: std::sync::atomic::AtomicBool::new(!wanted),
+        }
+    }
+
+    fn tick(&self) {
+        use std::sync::atomic::Ordering;
+        self.bar.inc(1);
+        if !self.shown.load(Ordering::Relaxed)
+            && self.bar.elapsed() >= Self::AFTER
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// `--statistics`: findings per rule and per agent, with rates per 100 says.
+fn statistics(s: &Summary, quiet: bool, out: &mut String) {
     use std::fmt::Write;
-    let mut rows: Vec<(&str, usize)> = s.by_rule.iter().map(|(k, v)| (*k, *v)).collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    for (rule, n) in rows {
+    let rate = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.2}"));
+    let _ = writeln!(
+        out,
+        "{:>8}  {:>12}  {:<28} DEFAULT",
+        "FINDINGS", "PER 100 SAYS", "RULE"
+    );
+    for (rule, n, per) in s.rule_rows() {
         let sev = rules::meta(rule)
             .map(|m| m.default_severity.name())
             .unwrap_or("");
-        let _ = writeln!(out, "{n:>6}  {rule:<28} {sev}");
+        let _ = writeln!(out, "{n:>8}  {:>12}  {rule:<28} {sev}", rate(per));
     }
-    if !s.by_agent.is_empty() {
+    let agents = s.agent_rows();
+    if !agents.is_empty() {
         let _ = writeln!(out, "\nby agent:");
-        let mut rows: Vec<(&String, &usize)> = s.by_agent.iter().collect();
-        rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        for (agent, n) in rows {
-            let _ = writeln!(out, "{n:>6}  {}", callint::report::escape::one_line(agent));
+        let _ = writeln!(
+            out,
+            "{:>8}  {:>12}  {:>6}  AGENT",
+            "FINDINGS", "PER 100 SAYS", "SAYS"
+        );
+        for (agent, says, n, per) in agents {
+            let _ = writeln!(
+                out,
+                "{n:>8}  {:>12}  {says:>6}  {}",
+                rate(per),
+                one_line(agent)
+            );
         }
     }
-    let _ = writeln!(out, "\n{}", s.line());
+    if !quiet {
+        let _ = writeln!(
+            out,
+            "\n{}\nRates are findings per 100 says: {} says by {} agents.",
+            s.line(),
+            s.total_says(),
+            s.says.len()
+        );
+    }
 }
 
 fn list_rules(format: ListFormat) -> u8 {
@@ -327,7 +539,7 @@ fn addressing(text: &str, labels: &[String], human: Option<&str>, voicebot: &str
         println!("nobody");
     } else {
         for w in who {
-            println!("{}", callint::report::escape::one_line(w));
+            println!("{}", one_line(w));
         }
     }
     0

@@ -359,11 +359,7 @@ pub fn is_question(lex: &Lexicon, text: &str, names: &[String]) -> bool {
     let has = |key: &str, w: &str| lex.has(key, w);
     for range in sentences(text) {
         // Only the opening matters: up to four skipped words, then three.
-        let toks: Vec<(String, bool)> = text[range]
-            .split_whitespace()
-            .take(8)
-            .map(token)
-            .collect();
+        let toks: Vec<(String, bool)> = text[range].split_whitespace().take(8).map(token).collect();
         let mut i = 0;
         while i < toks.len()
             && i < 4

@@ -1,63 +1,120 @@
 //! Which files a `check` of some paths reads.
+//!
+//! A folder is walked with the `ignore` crate, the way ripgrep walks one:
+//! entries named in `.gitignore` (also outside a git repository), `.ignore`
+//! and the repository's exclude files are skipped, and so are hidden files
+//! and folders. [`Walk::no_ignore`] turns all of that off. A path given
+//! explicitly is always read, whatever its name.
 
 use std::path::{Path, PathBuf};
 
-/// Endings of the files a folder walk picks up.
-pub const LOG_EXTENSIONS: &[&str] = &["jsonl", "ndjson", "log"];
+/// Endings of the files a folder walk picks up: logs and traces,
+/// transcripts, prompts and skills, helper code. Board files (`.json`) are
+/// linted when named, not found by a walk, where every `package.json` would
+/// be taken for one.
+pub const LOG_EXTENSIONS: &[&str] = &[
+    "jsonl", "ndjson", "log", "txt", "md", "markdown", "py", "js", "mjs", "ts", "sh",
+];
 
-/// A path that could not be read.
+/// A path that could not be read, or an ignore file that could not be
+/// understood.
 #[derive(Debug)]
 pub struct WalkError {
     pub path: PathBuf,
     pub error: std::io::Error,
+    /// False for a problem that does not stop the walk from being complete:
+    /// a bad pattern in a `.gitignore` (the other patterns still apply).
+    pub fatal: bool,
 }
 
-/// Files under `path`: the file itself when it is one (whatever its
-/// ending), else every log below it, skipping hidden entries, in a stable
-/// order.
+/// How to walk folders.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Walk {
+    /// Read hidden and ignored files too.
+    pub no_ignore: bool,
+}
+
+/// Files under `path` with the default walk (ignore files respected).
 pub fn files(path: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<WalkError>) {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(error) => {
-            errors.push(WalkError {
-                path: path.to_path_buf(),
-                error,
-            });
-            return;
-        }
-    };
-    if !meta.is_dir() {
-        out.push(path.to_path_buf());
-        return;
-    }
-    let mut stack = vec![path.to_path_buf()];
-    let mut found = Vec::new();
-    while let Some(dir) = stack.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
+    Walk::default().files(path, out, errors)
+}
+
+impl Walk {
+    /// Files under `path`: the file itself when it is one (whatever its
+    /// ending), else every log below it, in a stable (sorted) order.
+    pub fn files(&self, path: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<WalkError>) {
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => m,
             Err(error) => {
-                errors.push(WalkError { path: dir, error });
-                continue;
+                errors.push(WalkError {
+                    path: path.to_path_buf(),
+                    error,
+                    fatal: true,
+                });
+                return;
             }
         };
-        for entry in entries.flatten() {
-            let p = entry.path();
-            let hidden = p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with('.'));
-            if hidden {
-                continue;
-            }
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(p),
-                Ok(_) if is_log(&p) => found.push(p),
-                _ => {}
+        if !meta.is_dir() {
+            out.push(path.to_path_buf());
+            return;
+        }
+        let mut builder = ignore::WalkBuilder::new(path);
+        builder
+            .standard_filters(!self.no_ignore)
+            // A plain `.gitignore` counts outside a git repository too.
+            .require_git(false)
+            .follow_links(false)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        let mut found = Vec::new();
+        for entry in builder.build() {
+            match entry {
+                Ok(e) => {
+                    let p = e.path();
+                    let file = match e.file_type() {
+                        Some(t) if t.is_file() => true,
+                        // A link to a file is read; links to folders are not
+                        // followed.
+                        Some(t) if t.is_symlink() => p.is_file(),
+                        _ => false,
+                    };
+                    if file && e.depth() > 0 && is_log(p) {
+                        found.push(e.into_path());
+                    }
+                }
+                Err(err) => errors.push(walk_error(path, err)),
             }
         }
+        found.sort();
+        out.extend(found);
     }
-    found.sort();
-    out.extend(found);
+}
+
+/// The path and the I/O error inside an `ignore` error.
+fn walk_error(root: &Path, err: ignore::Error) -> WalkError {
+    fn path_of(e: &ignore::Error) -> Option<&Path> {
+        match e {
+            ignore::Error::WithPath { path, .. } => Some(path),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                path_of(err)
+            }
+            ignore::Error::Partial(errs) => errs.iter().find_map(path_of),
+            _ => None,
+        }
+    }
+    let path = path_of(&err).unwrap_or(root).to_path_buf();
+    let text = err.to_string();
+    match err.into_io_error() {
+        Some(error) => WalkError {
+            path,
+            error,
+            fatal: true,
+        },
+        None => WalkError {
+            path,
+            error: std::io::Error::other(text),
+            fatal: false,
+        },
+    }
 }
 
 pub fn is_log(p: &Path) -> bool {

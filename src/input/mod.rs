@@ -1,26 +1,246 @@
 //! Inputs: bytes in, a [`Log`](crate::model::Log) and the problems found
 //! reading it out. One module per input format.
+//!
+//! | format | module | what it yields |
+//! |---|---|---|
+//! | native log | [`native`] | one log: the agent's own records |
+//! | MCP trace | [`mcp`] | one log: `tools/call` requests paired with their responses |
+//! | transcript | [`transcript`] | one log per agent: its lines as `say`, everyone else's as events |
+//! | board | [`board`] | one log per board: a `status` record |
+//! | prompt, skill, helper code | [`prompt`] | one log per fenced payload block, one per piece of code |
+//!
+//! [`Format::cannot_show`] lists, per format, the rules whose evidence the
+//! format does not carry; the records are built so that those rules find
+//! nothing there (a test checks it against the catalogue).
 
+pub mod board;
+mod detect;
+pub(crate) mod json;
 pub mod locate;
+pub mod mcp;
 pub mod native;
+pub mod prompt;
+pub mod transcript;
 pub mod ts;
 
-use crate::model::{Anchor, Log};
+use crate::model::{Anchor, Log, Span};
+
+pub use detect::detect;
 
 /// The input formats callint reads (LOG-FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// One JSON record per line, as an agent's client records it.
     Native,
+    /// JSON-RPC 2.0 messages between an MCP client and the voicehook server.
+    Mcp,
+    /// The room as heard: `[hh:mm:ss] Speaker: text`, with `# key: value` headers.
+    Transcript,
+    /// One `status` payload, or a list of them.
+    Board,
+    /// An agent prompt or skill (markdown or text): its fenced blocks.
+    Prompt,
+    /// Helper code, whole.
+    Code(CodeLang),
+    /// None of the above.
+    Unknown,
 }
 
-impl Format {
+/// The languages of helper code callint reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CodeLang {
+    Python,
+    /// JavaScript and TypeScript.
+    JavaScript,
+    /// Shell scripts, with the `jq` programs in them.
+    Shell,
+}
+
+impl CodeLang {
     pub fn name(self) -> &'static str {
         match self {
-            Format::Native => "native",
+            CodeLang::Python => "python",
+            CodeLang::JavaScript => "javascript",
+            CodeLang::Shell => "shell",
+        }
+    }
+
+    /// The language of a fenced block's info string or a file's extension.
+    pub fn from_tag(tag: &str) -> Option<CodeLang> {
+        match tag.to_ascii_lowercase().as_str() {
+            "python" | "py" | "python3" | "py3" => Some(CodeLang::Python),
+            "javascript" | "js" | "mjs" | "cjs" | "jsx" | "node" | "typescript" | "ts" | "mts"
+            | "cts" | "tsx" => Some(CodeLang::JavaScript),
+            "sh" | "bash" | "shell" | "zsh" | "console" | "shell-session" | "jq" => {
+                Some(CodeLang::Shell)
+            }
+            _ => None,
         }
     }
 }
+
+impl Format {
+    /// The formats a user can force with `--input-format`, by name.
+    pub const NAMES: &'static [&'static str] = &[
+        "native",
+        "mcp",
+        "transcript",
+        "board",
+        "prompt",
+        "python",
+        "javascript",
+        "shell",
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::Mcp => "mcp",
+            Format::Transcript => "transcript",
+            Format::Board => "board",
+            Format::Prompt => "prompt",
+            Format::Code(l) => l.name(),
+            Format::Unknown => "unknown",
+        }
+    }
+
+    /// The format a user names (`--input-format`): one of [`Format::NAMES`]
+    /// or a usual alias (`jsonl`, `txt`, `json`, `md`, `py`, `js`, `ts`,
+    /// `sh`, ...). Case does not matter.
+    pub fn from_name(name: &str) -> Option<Format> {
+        let n = name.trim().to_ascii_lowercase();
+        Some(match n.as_str() {
+            "native" | "log" | "jsonl" | "ndjson" => Format::Native,
+            "mcp" | "mcp-trace" | "jsonrpc" | "json-rpc" => Format::Mcp,
+            "transcript" | "txt" => Format::Transcript,
+            "board" | "json" => Format::Board,
+            "prompt" | "skill" | "md" | "markdown" => Format::Prompt,
+            other => Format::Code(CodeLang::from_tag(other)?),
+        })
+    }
+
+    /// [`Format::from_name`] with a message naming the formats, for a
+    /// command-line parser (`value_parser = Format::parse_name`).
+    pub fn parse_name(name: &str) -> Result<Format, String> {
+        Format::from_name(name).ok_or_else(|| {
+            format!(
+                "unknown input format `{}`; one of: {}",
+                crate::report::escape::one_line(name),
+                Format::NAMES.join(", ")
+            )
+        })
+    }
+
+    /// The rules that can never fire on this format: its records do not
+    /// carry what they look at (or are built so that they stay silent).
+    /// Every other rule runs as on a native log.
+    pub fn cannot_show(self) -> &'static [&'static str] {
+        match self {
+            Format::Native | Format::Unknown => &[],
+            Format::Mcp => &[
+                // A trace of function calls never holds the messages to the
+                // agent's own user, nor the other tools it ran, nor threads.
+                "link-not-last",
+                "link-missing-until-joined",
+                "foreground-wait-before-link",
+                "create-call-delegated",
+                "participant-acted",
+                "timeout-events-dropped",
+            ],
+            Format::Transcript => &[
+                // Heard speech only: no chat, tools, threads, boards,
+                // decisions, labels sent, say outcomes, nor when an agent
+                // joined.
+                "link-not-last",
+                "link-missing-until-joined",
+                "foreground-wait-before-link",
+                "create-call-delegated",
+                "participant-acted",
+                "no-greeting",
+                "join-sequence",
+                "board-bundle",
+                "board-missing-emoji",
+                "question-on-board",
+                "decision-not-yes-no",
+                "label-too-long",
+                "resent-dropped-say",
+                "timeout-events-dropped",
+            ],
+            // Examples, not a call: nothing follows a join there.
+            Format::Prompt => &["no-greeting", "join-sequence"],
+            Format::Board => ONLY_BOARDS,
+            Format::Code(_) => ONLY_CODE,
+        }
+    }
+
+    /// True when findings of `rule` can come from this format.
+    pub fn shows(self, rule: &str) -> bool {
+        !self.cannot_show().contains(&rule)
+    }
+}
+
+/// Every rule but the board rules and `label-too-long`.
+const ONLY_BOARDS: &[&str] = &[
+    "ack-not-addressed",
+    "ambiguous-labels",
+    "answered-agent",
+    "answered-human-question",
+    "asked-delta",
+    "contradicted-claim",
+    "create-call-delegated",
+    "decision-not-yes-no",
+    "foreground-wait-before-link",
+    "join-sequence",
+    "link-missing-until-joined",
+    "link-not-last",
+    "long-say",
+    "missed-line",
+    "no-greeting",
+    "participant-acted",
+    "participant-offered-action",
+    "repeated-say",
+    "resent-dropped-say",
+    "slow-ack",
+    "spoke-for-addressed",
+    "spoke-over-delta",
+    "timeout-events-dropped",
+    "unaddressed-request",
+    "unanswered-agent",
+    "wrong-language",
+];
+
+/// Every rule but `timeout-events-dropped`.
+const ONLY_CODE: &[&str] = &[
+    "ack-not-addressed",
+    "ambiguous-labels",
+    "answered-agent",
+    "answered-human-question",
+    "asked-delta",
+    "board-bundle",
+    "board-missing-emoji",
+    "contradicted-claim",
+    "create-call-delegated",
+    "decision-not-yes-no",
+    "foreground-wait-before-link",
+    "join-sequence",
+    "label-too-long",
+    "link-missing-until-joined",
+    "link-not-last",
+    "long-say",
+    "missed-line",
+    "no-greeting",
+    "participant-acted",
+    "participant-offered-action",
+    "question-on-board",
+    "repeated-say",
+    "resent-dropped-say",
+    "slow-ack",
+    "spoke-for-addressed",
+    "spoke-over-delta",
+    "unaddressed-request",
+    "unanswered-agent",
+    "wrong-language",
+];
 
 /// What an input yields: one log per point of view (a native log has one,
 /// a transcript one per agent in it), and the problems found reading it.
@@ -28,11 +248,6 @@ impl Format {
 pub struct Parsed {
     pub logs: Vec<Log>,
     pub problems: Vec<Problem>,
-}
-
-/// The format of a file, from its name and its first bytes.
-pub fn detect(_name: &str, _bytes: &[u8]) -> Format {
-    Format::Native
 }
 
 /// Read `bytes` as `format`.
@@ -45,6 +260,42 @@ pub fn parse(format: Format, bytes: &[u8]) -> Parsed {
                 problems,
             }
         }
+        Format::Mcp => mcp::parse(bytes),
+        Format::Transcript => transcript::parse(bytes),
+        Format::Board => board::parse(bytes),
+        Format::Prompt => prompt::parse(bytes),
+        Format::Code(lang) => prompt::parse_code(bytes, lang),
+        Format::Unknown => unknown(bytes),
+    }
+}
+
+/// A file that is none of the formats: one problem at its start.
+fn unknown(bytes: &[u8]) -> Parsed {
+    let first = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
+    let end = first.min(80);
+    let end = (0..=end)
+        .rev()
+        .find(|&k| std::str::from_utf8(&bytes[..k]).is_ok())
+        .unwrap_or(0);
+    let text = std::str::from_utf8(bytes).is_ok();
+    let what = if text {
+        "callint cannot tell what this file is: it is not a call log, an MCP trace, a transcript, a board, a prompt or helper code"
+    } else {
+        "callint cannot read this file: it is not UTF-8 text, so it is none of the inputs callint knows"
+    };
+    Parsed {
+        logs: Vec::new(),
+        problems: vec![Problem::new(
+            Anchor::bytes(Span::new(0, end)),
+            what.to_string(),
+            Some(format!(
+                "callint reads call logs (.jsonl, one JSON record per line), MCP traces (.jsonl), transcripts (.txt, `[hh:mm:ss] Speaker: text`), boards (.json), prompts and skills (.md, .txt) and helper code (.py, .js, .ts, .sh); name the format with --input-format {}",
+                Format::NAMES.join("|")
+            )),
+        )],
     }
 }
 
@@ -60,5 +311,24 @@ pub struct Problem {
 impl Problem {
     pub fn new(at: Anchor, message: String, help: Option<String>) -> Problem {
         Problem { at, message, help }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for n in Format::NAMES {
+            assert_eq!(Format::from_name(n).unwrap().name(), *n);
+        }
+        assert_eq!(
+            Format::from_name("TS"),
+            Some(Format::Code(CodeLang::JavaScript))
+        );
+        assert_eq!(Format::from_name("jsonl"), Some(Format::Native));
+        assert_eq!(Format::from_name("yaml"), None);
+        assert_eq!(Format::from_name(""), None);
     }
 }

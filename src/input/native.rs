@@ -46,6 +46,25 @@ fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
     hay.iter().position(|&b| b == needle)
 }
 
+/// Read a function call from an object shaped like a native record (`args`,
+/// and `result` or `error`), for the inputs that map onto function records
+/// (MCP traces, boards, payloads in prompts). Values of the wrong type
+/// become problems at `span` with native paths (`args.open[1]`), which the
+/// caller moves to where the values really are.
+pub fn read_fn_call(
+    name: &str,
+    obj: &Map<String, Value>,
+    span: Span,
+    problems: &mut Vec<Problem>,
+) -> FnCall {
+    Reader {
+        span,
+        problems,
+        line: 0,
+    }
+    .fn_call(name.to_string(), obj)
+}
+
 fn parse_line(
     raw: &[u8],
     offset: usize,

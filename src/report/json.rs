@@ -1,39 +1,45 @@
 //! `--format json`: one document with every finding and a summary.
+//!
+//! A batch renders in two steps: [`items`] per file (in a worker, while the
+//! file's bytes are at hand), then [`document`] over all of them.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{resolve, LineIndex, Summary};
+use super::{resolve, to_json, LineIndex, Summary};
 use crate::engine::FileResult;
 
 #[derive(Serialize)]
 struct Doc<'a> {
     version: u32,
-    diagnostics: Vec<Item<'a>>,
+    diagnostics: &'a [Item],
     summary: SummaryOut<'a>,
 }
 
+/// One finding, located.
 #[derive(Serialize)]
-struct Item<'a> {
-    rule: &'a str,
-    severity: &'a str,
-    file: &'a str,
+pub struct Item {
+    rule: &'static str,
+    severity: &'static str,
+    file: String,
     line: usize,
     column: usize,
     end_line: usize,
     end_column: usize,
-    message: &'a str,
-    agent: Option<&'a str>,
-    help: Option<&'a str>,
-    labels: Vec<LabelOut<'a>>,
+    message: String,
+    agent: Option<String>,
+    help: Option<String>,
+    labels: Vec<LabelOut>,
 }
 
 #[derive(Serialize)]
-struct LabelOut<'a> {
+struct LabelOut {
     line: usize,
     column: usize,
     end_line: usize,
     end_column: usize,
-    message: Option<&'a str>,
+    message: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -41,31 +47,56 @@ struct SummaryOut<'a> {
     files: usize,
     records: usize,
     diagnostics: usize,
-    by_rule: &'a std::collections::BTreeMap<&'static str, usize>,
-    by_severity: &'a std::collections::BTreeMap<&'static str, usize>,
-    by_agent: &'a std::collections::BTreeMap<String, usize>,
+    says: usize,
+    by_rule: &'a BTreeMap<&'static str, usize>,
+    by_severity: &'a BTreeMap<&'static str, usize>,
+    by_agent: &'a BTreeMap<String, usize>,
+    statistics: Statistics<'a>,
 }
 
-pub fn render(files: &[FileResult], summary: &Summary) -> String {
-    let mut diagnostics = Vec::new();
-    for f in files {
-        if f.diagnostics.is_empty() {
-            continue;
-        }
-        let index = LineIndex::new(&f.source);
-        for d in &f.diagnostics {
+/// What `--statistics` shows, by name.
+#[derive(Serialize)]
+struct Statistics<'a> {
+    rules: BTreeMap<&'static str, RuleStat>,
+    agents: BTreeMap<&'a str, AgentStat>,
+}
+
+#[derive(Serialize)]
+struct RuleStat {
+    diagnostics: usize,
+    /// Findings per 100 says of all agents.
+    per_100_says: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct AgentStat {
+    says: usize,
+    diagnostics: usize,
+    /// The agent's findings per 100 of its own says.
+    per_100_says: Option<f64>,
+}
+
+/// The findings of one file.
+pub fn items(f: &FileResult) -> Vec<Item> {
+    if f.diagnostics.is_empty() {
+        return Vec::new();
+    }
+    let index = LineIndex::new(&f.source);
+    f.diagnostics
+        .iter()
+        .map(|d| {
             let at = resolve(&f.source, &index, &d.primary.at);
-            diagnostics.push(Item {
+            Item {
                 rule: d.rule,
                 severity: d.severity.name(),
-                file: &f.path,
+                file: f.path.clone(),
                 line: at.line,
                 column: at.column,
                 end_line: at.end_line,
                 end_column: at.end_column,
-                message: &d.message,
-                agent: d.agent.as_deref(),
-                help: d.help.as_deref(),
+                message: d.message.clone(),
+                agent: d.agent.clone(),
+                help: d.help.clone(),
                 labels: d
                     .labels
                     .iter()
@@ -76,26 +107,63 @@ pub fn render(files: &[FileResult], summary: &Summary) -> String {
                             column: at.column,
                             end_line: at.end_line,
                             end_column: at.end_column,
-                            message: l.text.as_deref(),
+                            message: l.text.clone(),
                         }
                     })
                     .collect(),
-            });
-        }
-    }
+            }
+        })
+        .collect()
+}
+
+/// The document over the findings of every file, in order.
+pub fn document(items: &[Item], summary: &Summary) -> String {
     let doc = Doc {
         version: 1,
-        diagnostics,
+        diagnostics: items,
         summary: SummaryOut {
             files: summary.files,
             records: summary.records,
             diagnostics: summary.diagnostics,
+            says: summary.total_says(),
             by_rule: &summary.by_rule,
             by_severity: &summary.by_severity,
             by_agent: &summary.by_agent,
+            statistics: Statistics {
+                rules: summary
+                    .rule_rows()
+                    .into_iter()
+                    .map(|(r, n, rate)| {
+                        (
+                            r,
+                            RuleStat {
+                                diagnostics: n,
+                                per_100_says: rate,
+                            },
+                        )
+                    })
+                    .collect(),
+                agents: summary
+                    .agent_rows()
+                    .into_iter()
+                    .map(|(a, says, n, rate)| {
+                        (
+                            a,
+                            AgentStat {
+                                says,
+                                diagnostics: n,
+                                per_100_says: rate,
+                            },
+                        )
+                    })
+                    .collect(),
+            },
         },
     };
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
+    to_json(&doc)
+}
+
+pub fn render(files: &[FileResult], summary: &Summary) -> String {
+    let all: Vec<Item> = files.iter().flat_map(items).collect();
+    document(&all, summary)
 }

@@ -3,10 +3,15 @@
 
 pub mod concise;
 pub mod escape;
+pub mod github;
+pub mod html;
 pub mod json;
 pub mod pretty;
+pub mod sarif;
 
 use std::collections::BTreeMap;
+
+use serde_json::ser::{Formatter, PrettyFormatter};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::FileResult;
@@ -18,6 +23,10 @@ pub enum Format {
     Pretty,
     Concise,
     Json,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
 }
 
 /// Byte offsets of line starts, to turn offsets into lines and columns.
@@ -107,15 +116,57 @@ pub struct Summary {
     pub by_rule: BTreeMap<&'static str, usize>,
     pub by_severity: BTreeMap<&'static str, usize>,
     pub by_agent: BTreeMap<String, usize>,
+    /// `say`s per agent (each agent's own, from its own log).
+    pub says: BTreeMap<String, usize>,
 }
 
 impl Summary {
     pub fn add(&mut self, f: &FileResult) {
         self.files += 1;
         self.records += f.records;
+        for (agent, n) in &f.says {
+            *self.says.entry(agent.clone()).or_default() += n;
+        }
         for d in &f.diagnostics {
             self.count(d);
         }
+    }
+
+    /// Every `say` of every agent.
+    pub fn total_says(&self) -> usize {
+        self.says.values().sum()
+    }
+
+    /// Rows per rule: name, findings, findings per 100 says of all agents;
+    /// most findings first.
+    pub fn rule_rows(&self) -> Vec<(&'static str, usize, Option<f64>)> {
+        let says = self.total_says();
+        let mut rows: Vec<_> = self
+            .by_rule
+            .iter()
+            .map(|(r, &n)| (*r, n, per_100(n, says)))
+            .collect();
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        rows
+    }
+
+    /// Rows per agent (every agent with a finding or a say): name, says,
+    /// findings, findings per 100 of its says; most findings first.
+    pub fn agent_rows(&self) -> Vec<(&str, usize, usize, Option<f64>)> {
+        let mut names: Vec<&str> = self.by_agent.keys().map(String::as_str).collect();
+        names.extend(self.says.keys().map(String::as_str));
+        names.sort_unstable();
+        names.dedup();
+        let mut rows: Vec<_> = names
+            .into_iter()
+            .map(|a| {
+                let says = self.says.get(a).copied().unwrap_or(0);
+                let n = self.by_agent.get(a).copied().unwrap_or(0);
+                (a, says, n, per_100(n, says))
+            })
+            .collect();
+        rows.sort_by(|a, b| b.2.cmp(&a.2).then(b.1.cmp(&a.1)).then(a.0.cmp(b.0)));
+        rows
     }
     fn count(&mut self, d: &Diagnostic) {
         self.diagnostics += 1;
@@ -163,6 +214,69 @@ impl Summary {
             self.records,
             plural(self.records)
         )
+    }
+}
+
+/// `n` per 100 of `says`, to two decimals; none without says.
+pub fn per_100(n: usize, says: usize) -> Option<f64> {
+    (says > 0).then(|| (n as f64 * 10_000.0 / says as f64).round() / 100.0)
+}
+
+/// `value` as pretty-printed JSON in which no character that
+/// [`escape::is_unsafe`] flags appears raw: serde_json escapes C0 controls
+/// itself; DEL, C1 controls and bidirectional overrides are written as
+/// `\uXXXX` escapes too. The decoded strings are unchanged.
+pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    let mut buf = Vec::new();
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(PrettyFormatter::new()));
+    if value.serialize(&mut ser).is_err() {
+        return "{}\n".into();
+    }
+    buf.push(b'\n');
+    // The serializer writes UTF-8 only.
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+struct SafeFormatter<'a>(PrettyFormatter<'a>);
+
+macro_rules! delegate {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $name<W: ?Sized + std::io::Write>(&mut self, w: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
+            self.0.$name(w $(, $arg)*)
+        }
+    )*};
+}
+
+impl Formatter for SafeFormatter<'_> {
+    delegate! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        end_object_key();
+        begin_object_value();
+        end_object_value();
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if escape::is_unsafe(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                // Every unsafe character is in the Basic Multilingual Plane.
+                write!(w, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
     }
 }
 

@@ -47,6 +47,7 @@ registry! {
     slow_ack => "slow-ack",
     spoke_for_addressed => "spoke-for-addressed",
     spoke_over_delta => "spoke-over-delta",
+    timeout_events_dropped => "timeout-events-dropped",
     unaddressed_request => "unaddressed-request",
     unanswered_agent => "unanswered-agent",
     wrong_language => "wrong-language",

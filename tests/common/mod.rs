@@ -110,13 +110,13 @@ pub fn expected(case: &Path) -> Vec<Expected> {
         .collect()
 }
 
-/// Logs of a case, sorted.
+/// Inputs of a case (every file but its annotations), sorted.
 pub fn case_logs(case: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(case)
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| callint::walk::is_log(p))
+        .filter(|p| p.is_file() && !p.ends_with("expected.tsv"))
         .collect();
     v.sort();
     v

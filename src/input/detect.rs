@@ -1,0 +1,346 @@
+//! Telling the format of a file from its content, and from its name where
+//! the content leaves a choice (a `.txt` is a transcript or a prompt, a
+//! `.jsonl` a native log or an MCP trace).
+
+use serde_json::Value;
+
+use super::{CodeLang, Format};
+
+/// How much of a file is looked at to tell its format.
+const SNIFF: usize = 64 * 1024;
+
+/// The format of a file, from its name and its first bytes. `-` (standard
+/// input) and names without a known ending are told by content alone; what
+/// is none of the formats is [`Format::Unknown`], which reads as one
+/// problem explaining that.
+pub fn detect(name: &str, bytes: &[u8]) -> Format {
+    let ext = if name == "-" {
+        String::new()
+    } else {
+        std::path::Path::new(name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    let content = by_content(bytes);
+    if let Some(f @ (Format::Native | Format::Mcp)) = content {
+        // JSON lines of a log or a trace, whatever the file is called.
+        return f;
+    }
+    match ext.as_str() {
+        "jsonl" | "ndjson" | "log" => match content {
+            Some(f @ (Format::Mcp | Format::Transcript)) => f,
+            // A log that starts broken is still read as a log, so every
+            // bad line gets its diagnostic.
+            _ => Format::Native,
+        },
+        "json" => match content {
+            Some(f @ (Format::Native | Format::Mcp | Format::Board)) => f,
+            _ => Format::Board,
+        },
+        "txt" | "text" => match content {
+            Some(Format::Transcript) => Format::Transcript,
+            _ => Format::Prompt,
+        },
+        "md" | "markdown" | "mdx" | "mdc" => Format::Prompt,
+        _ => {
+            if let Some(lang) = CodeLang::from_tag(&ext).filter(|_| ext != "console") {
+                return Format::Code(lang);
+            }
+            content.unwrap_or(if bytes.iter().all(u8::is_ascii_whitespace) {
+                // Nothing to lint is no error.
+                Format::Native
+            } else {
+                Format::Unknown
+            })
+        }
+    }
+}
+
+/// The format the content shows, if it shows one clearly.
+fn by_content(bytes: &[u8]) -> Option<Format> {
+    let head = &bytes[..bytes.len().min(SNIFF)];
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    // Text cut off inside a character at the end of the sniffed part is
+    // still text.
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+        Err(e) => {
+            // A native log or trace may hold one bad line; judge by the
+            // text before it when there is some.
+            let ok = std::str::from_utf8(&head[..e.valid_up_to()]).ok()?;
+            if !ok.contains('\n') {
+                return None;
+            }
+            ok
+        }
+    };
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    if first.starts_with('{') {
+        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first) {
+            if let Some(f) = object_format(&o) {
+                return Some(f);
+            }
+        }
+    }
+    if !first.starts_with('{') && looks_like_transcript(text) {
+        return Some(Format::Transcript);
+    }
+    if first.starts_with('{') || first.starts_with('[') {
+        // One JSON document over several lines: a board (or a list).
+        if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+            return match v {
+                Value::Object(o) if is_board(&o) => Some(Format::Board),
+                Value::Array(items)
+                    if !items.is_empty()
+                        && items.iter().all(|i| {
+                            i.as_object()
+                                .is_some_and(|o| is_board(o) || o.contains_key("fn"))
+                        }) =>
+                {
+                    Some(Format::Board)
+                }
+                _ => None,
+            };
+        }
+    }
+    if let Some(lang) = first.strip_prefix("#!").and_then(shebang) {
+        return Some(Format::Code(lang));
+    }
+    if text.lines().any(|l| {
+        let t = l.trim_start();
+        t.starts_with("```") || t.starts_with("~~~")
+    }) {
+        return Some(Format::Prompt);
+    }
+    code_by_look(text).map(Format::Code)
+}
+
+/// The format one JSON line shows.
+fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
+    if o.contains_key("jsonrpc") {
+        return Some(Format::Mcp);
+    }
+    if let Some(Value::Object(m)) = o.get("message") {
+        if m.contains_key("jsonrpc") || m.contains_key("method") {
+            return Some(Format::Mcp);
+        }
+    }
+    if ["fn", "chat", "tool", "meta"]
+        .iter()
+        .any(|k| o.contains_key(*k))
+    {
+        return Some(Format::Native);
+    }
+    if o.contains_key("method") && (o.contains_key("params") || o.contains_key("id")) {
+        return Some(Format::Mcp);
+    }
+    is_board(o).then_some(Format::Board)
+}
+
+fn is_board(o: &serde_json::Map<String, Value>) -> bool {
+    ["doing", "open", "done", "emoji"]
+        .iter()
+        .any(|k| o.contains_key(*k))
+        || o.get("args")
+            .and_then(Value::as_object)
+            .is_some_and(|a| ["doing", "open", "done"].iter().any(|k| a.contains_key(*k)))
+}
+
+/// Transcript lines and headers, and no markdown fences, among the first
+/// lines: timed utterances, or headers with `Speaker: text` lines.
+fn looks_like_transcript(text: &str) -> bool {
+    let (mut timed, mut untimed, mut headers) = (0, 0, 0);
+    for l in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(60)
+    {
+        if l.starts_with("```") || l.starts_with("~~~") {
+            return false;
+        }
+        if transcript_line(l) {
+            timed += 1;
+        } else if header_line(l) {
+            headers += 1;
+        } else if speaker_line(l) {
+            untimed += 1;
+        }
+    }
+    timed > 0 || (headers > 0 && untimed > 0)
+}
+
+/// `Speaker: text` without a time.
+fn speaker_line(l: &str) -> bool {
+    let Some((speaker, rest)) = l.split_once(':') else {
+        return false;
+    };
+    !speaker.is_empty()
+        && speaker.chars().count() <= 64
+        && !speaker.starts_with(['#', '-', '*', '>', '[', '{', '"'])
+        && rest.starts_with(' ')
+}
+
+/// `[hh:mm:ss] Speaker: text` (the time optional only when the rest of the
+/// file shows times; here it is required, so prose is not mistaken).
+pub(crate) fn transcript_line(l: &str) -> bool {
+    let Some(rest) = l.strip_prefix('[') else {
+        return false;
+    };
+    let Some((stamp, after)) = rest.split_once(']') else {
+        return false;
+    };
+    let stamp_ok = stamp.len() <= 40
+        && stamp.contains(':')
+        && stamp.chars().all(|c| {
+            c.is_ascii_digit() || matches!(c, ':' | '.' | ',' | '-' | '+' | 'T' | 'Z' | ' ')
+        });
+    let Some((speaker, _)) = after.trim_start().split_once(':') else {
+        return false;
+    };
+    stamp_ok && !speaker.trim().is_empty() && speaker.chars().count() <= 64
+}
+
+/// `# lang: en`, `# human: Oliver`, `# voicebot: Delta`, `# agents: ...`.
+pub(crate) fn header_line(l: &str) -> bool {
+    let Some(rest) = l.strip_prefix('#') else {
+        return false;
+    };
+    let Some((key, _)) = rest.split_once(':') else {
+        return false;
+    };
+    matches!(
+        key.trim().to_ascii_lowercase().as_str(),
+        "lang" | "language" | "human" | "voicebot" | "agents" | "owner"
+    )
+}
+
+fn shebang(rest: &str) -> Option<CodeLang> {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let prog = words.first()?.rsplit('/').next()?;
+    let prog = if prog == "env" {
+        words.iter().skip(1).find(|w| !w.starts_with('-'))?
+    } else {
+        prog
+    };
+    let prog = prog.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match prog {
+        "python" => Some(CodeLang::Python),
+        "node" | "deno" | "bun" | "ts-node" | "tsx" => Some(CodeLang::JavaScript),
+        "sh" | "bash" | "zsh" | "dash" | "ksh" => Some(CodeLang::Shell),
+        _ => None,
+    }
+}
+
+/// Code without a shebang, by the statements it opens lines with.
+fn code_by_look(text: &str) -> Option<CodeLang> {
+    let mut py = 0;
+    let mut js = 0;
+    let mut sh = 0;
+    for l in text.lines().take(200) {
+        let t = l.trim_start();
+        if t.starts_with("def ")
+            || t.starts_with("import ") && !t.contains(" from ")
+            || t.starts_with("from ") && t.contains(" import ")
+            || t.starts_with("elif ")
+            || (t.starts_with("while ") || t.starts_with("for ") || t.starts_with("if "))
+                && t.ends_with(':')
+        {
+            py += 1;
+        }
+        if t.starts_with("const ")
+            || t.starts_with("let ")
+            || t.starts_with("function ")
+            || t.starts_with("async function ")
+            || t.starts_with("export ")
+            || t.starts_with("import ") && t.contains(" from ")
+            || t.contains("=> {")
+        {
+            js += 1;
+        }
+        if t.starts_with("done")
+            || t.starts_with("fi")
+            || t.ends_with("; do")
+            || t.ends_with("; then")
+            || t.starts_with("jq ")
+            || t.contains("| jq ")
+        {
+            sh += 1;
+        }
+    }
+    let best = py.max(js).max(sh);
+    if best < 2 {
+        return None;
+    }
+    Some(if best == py {
+        CodeLang::Python
+    } else if best == js {
+        CodeLang::JavaScript
+    } else {
+        CodeLang::Shell
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_name_and_content() {
+        let native = br#"{"fn":"leave"}"#;
+        let mcp = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"leave"}}"#;
+        let env = br#"{"ts":"2026-10-10T10:00:00Z","dir":"send","message":{"jsonrpc":"2.0","method":"initialize","id":0}}"#;
+        let tr = b"# lang: en\n[10:00:01] Oliver: Hi all.\n";
+        let board = b"{\n  \"emoji\": \"x\",\n  \"doing\": \"y\"\n}\n";
+        let md = b"# Skill\n\nCall `say`:\n\n```json\n{\"text\":\"Hi\"}\n```\n";
+        assert_eq!(detect("a.jsonl", native), Format::Native);
+        assert_eq!(detect("a.jsonl", mcp), Format::Mcp);
+        assert_eq!(detect("a.log", env), Format::Mcp);
+        assert_eq!(detect("-", mcp), Format::Mcp);
+        assert_eq!(detect("-", native), Format::Native);
+        assert_eq!(detect("-", tr), Format::Transcript);
+        assert_eq!(detect("call.txt", tr), Format::Transcript);
+        assert_eq!(detect("prompt.txt", b"You are an agent."), Format::Prompt);
+        assert_eq!(detect("board.json", board), Format::Board);
+        assert_eq!(detect("-", board), Format::Board);
+        assert_eq!(detect("-", b"[{\"open\":[\"a\"]}]"), Format::Board);
+        assert_eq!(detect("SKILL.md", md), Format::Prompt);
+        assert_eq!(detect("-", md), Format::Prompt);
+        assert_eq!(detect("x.ts", b"x"), Format::Code(CodeLang::JavaScript));
+        assert_eq!(detect("x.py", b""), Format::Code(CodeLang::Python));
+        assert_eq!(detect("x.sh", b""), Format::Code(CodeLang::Shell));
+        assert_eq!(
+            detect("-", b"#!/usr/bin/env python3\nprint(1)\n"),
+            Format::Code(CodeLang::Python)
+        );
+        assert_eq!(
+            detect("-", b"import json\ndef f():\n    pass\n"),
+            Format::Code(CodeLang::Python)
+        );
+        assert_eq!(detect("-", b"\x00\x01\xff\xfe"), Format::Unknown);
+        assert_eq!(
+            detect("photo.png", b"\x89PNG\r\n\x1a\n\0\0"),
+            Format::Unknown
+        );
+        assert_eq!(detect("-", b"just some words"), Format::Unknown);
+        assert_eq!(detect("-", b""), Format::Native);
+        // a native log with a broken first line is still a log by its name
+        assert_eq!(
+            detect("a.jsonl", b"{\"fn\":\n{\"fn\":\"leave\"}"),
+            Format::Native
+        );
+        // content first: a log is a log whatever its name
+        assert_eq!(detect("notes.txt", native), Format::Native);
+        assert_eq!(detect("trace.md", mcp), Format::Mcp);
+    }
+
+    #[test]
+    fn markdown_headings_are_not_transcript_headers() {
+        let md = b"# human: a guide\n\n```python\nx = 1\n```\n";
+        assert_eq!(detect("-", md), Format::Prompt);
+    }
+}

@@ -1,0 +1,763 @@
+//! Text transcripts: the room as heard (LOG-FORMAT.md, section 2).
+//!
+//! ```text
+//! # lang: en
+//! # human: Oliver
+//! # voicebot: Delta
+//! # agents: opencode, Promo, Claude
+//! # owner: Promo
+//! [10:02:30] Oliver: opencode joined, but no one answered its question.
+//! [10:02:32] Promo: opencode, your question did not reach me, could you repeat it?
+//! ```
+//!
+//! One utterance a line, the time optional (`hh:mm:ss`, `hh:mm:ss.fff`,
+//! `mm:ss` or an RFC 3339 time). Header lines name the call language (a
+//! later `# lang:` switches it from there on), the human, the voicebot, the
+//! agents and the owner of the call (`# owner:`, optional: it makes the
+//! other agents participants). Other `#` lines are comments.
+//!
+//! A transcript is linted from every agent's side: each agent gets a log of
+//! its own, in which its lines are its `say`s and everyone else's lines are
+//! what `next` would have handed it: the human's as `user` events, the
+//! voicebot's in `agent_said`, another agent's as an `operator` event when
+//! it addressed this agent (at most one every 5 s, as the server does) and
+//! in `operators_said` of a `timeout` event otherwise. Addressing is
+//! computed with the server's rule.
+//!
+//! A transcript does not show when an agent joined. An agent is taken to
+//! hear the room from its own first line on (agents greet right after
+//! joining), or from the start when it never speaks. Its log opens there
+//! with a `join` carrying its label and the `context.lang` in force; as the
+//! moment of joining is unknown, that join is marked as not yet in the call
+//! (`waiting_for_human`), which keeps the rules about the moments after a
+//! join (`no-greeting`, `join-sequence`) silent.
+
+use super::json::{lines, RawLine};
+use super::{ts, Parsed, Problem};
+use crate::addressing::Roster;
+use crate::model::*;
+use crate::turns::same_name;
+
+/// The server wakes an agent with an `operator` event at most this often.
+const OPERATOR_EVERY_MS: Ms = 5_000;
+
+/// A transcript is linted from the side of at most this many agents.
+const MAX_AGENTS: usize = 64;
+
+/// A speaker name longer than this is taken for prose, not a name.
+const MAX_SPEAKER: usize = 64;
+
+#[derive(Debug)]
+struct Utt {
+    line: u32,
+    span: Span,
+    ts: Option<Ms>,
+    speaker: String,
+    speaker_span: Span,
+    text: String,
+    text_span: Span,
+}
+
+#[derive(Debug)]
+enum Entry {
+    Utt(Utt),
+    Lang {
+        line: u32,
+        span: Span,
+        value: String,
+        value_span: Span,
+    },
+}
+
+/// A name given in a header, with where it was given.
+#[derive(Clone, Debug)]
+struct Named {
+    name: String,
+    span: Span,
+    line: u32,
+    line_span: Span,
+}
+
+#[derive(Default)]
+struct Headers {
+    human: Option<Named>,
+    voicebot: Option<Named>,
+    agents: Vec<Named>,
+    owner: Option<Named>,
+}
+
+/// Read a transcript into one log per agent.
+pub fn parse(bytes: &[u8]) -> Parsed {
+    let mut problems = Vec::new();
+    let mut entries = Vec::new();
+    let mut headers = Headers::default();
+    let mut clock = Clock::default();
+    for l in lines(bytes) {
+        read_line(
+            bytes,
+            l,
+            &mut clock,
+            &mut headers,
+            &mut entries,
+            &mut problems,
+        );
+    }
+    let cast = Cast::resolve(&headers, &mut entries, &mut problems);
+    if cast.agents.len() > MAX_AGENTS {
+        problems.push(Problem::new(
+            Anchor::bytes(cast.agents[MAX_AGENTS].label_at.span),
+            format!(
+                "this transcript names {} agents; it is linted from the side of the first {MAX_AGENTS} only",
+                cast.agents.len()
+            ),
+            Some("a voicehook call holds a handful of agents; check that the speaker names are right".into()),
+        ));
+    }
+    let linted = &cast.agents[..cast.agents.len().min(MAX_AGENTS)];
+    if cast.agents.len() > MAX_AGENTS {
+        // The lines of the agents beyond are left out too: every agent's
+        // view would hold all of them.
+        entries.retain(|e| match e {
+            Entry::Utt(u) => {
+                cast.human.as_deref() == Some(u.speaker.as_str())
+                    || cast.is_voicebot(&u.speaker)
+                    || linted.iter().any(|a| a.name == u.speaker)
+            }
+            Entry::Lang { .. } => true,
+        });
+    }
+    let labels: Vec<&str> = linted.iter().map(|a| a.name.as_str()).collect();
+    let roster = Roster::new(cast.human.as_deref(), &cast.voicebot, &labels);
+    let logs = linted
+        .iter()
+        .map(|a| log_of(a, &cast, &roster, &entries))
+        .collect();
+    Parsed { logs, problems }
+}
+
+fn read_line(
+    bytes: &[u8],
+    l: RawLine,
+    clock: &mut Clock,
+    headers: &mut Headers,
+    entries: &mut Vec<Entry>,
+    problems: &mut Vec<Problem>,
+) {
+    let raw = &bytes[l.span.start..l.span.end];
+    let text = match std::str::from_utf8(raw) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = l.span.start + e.valid_up_to();
+            problems.push(Problem::new(
+                Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
+                format!(
+                    "this line is not valid UTF-8 (byte 0x{:02x})",
+                    raw[e.valid_up_to()]
+                ),
+                Some("a transcript is UTF-8 text; this line was skipped".into()),
+            ));
+            return;
+        }
+    };
+    let lead = text.len() - text.trim_start().len();
+    let t = text.trim();
+    if t.is_empty() {
+        return;
+    }
+    let at = |off: usize, len: usize| Span::new(l.span.start + off, l.span.start + off + len);
+    if let Some(rest) = t.strip_prefix('#') {
+        let Some((key, value)) = rest.split_once(':') else {
+            return; // a comment
+        };
+        let key = key.trim().to_ascii_lowercase();
+        let value_off = lead + 1 + key_len(rest) + 1;
+        let v_lead = value.len() - value.trim_start().len();
+        let value_t = value.trim();
+        let value_span = at(value_off + v_lead, value_t.len());
+        let named = |name: &str, span: Span| Named {
+            name: name.to_string(),
+            span,
+            line: l.no,
+            line_span: l.span,
+        };
+        match key.as_str() {
+            "lang" | "language" => entries.push(Entry::Lang {
+                line: l.no,
+                span: l.span,
+                value: value_t.to_string(),
+                value_span,
+            }),
+            "human" if !value_t.is_empty() => headers.human = Some(named(value_t, value_span)),
+            "voicebot" if !value_t.is_empty() => {
+                headers.voicebot = Some(named(value_t, value_span))
+            }
+            "owner" if !value_t.is_empty() => headers.owner = Some(named(value_t, value_span)),
+            "agents" => {
+                let mut off = value_off;
+                for part in value.split(',') {
+                    let p_lead = part.len() - part.trim_start().len();
+                    let name = part.trim();
+                    if !name.is_empty()
+                        && headers.agents.len() < MAX_AGENTS * 4
+                        && !headers.agents.iter().any(|a| a.name == name)
+                    {
+                        headers
+                            .agents
+                            .push(named(name, at(off + p_lead, name.len())));
+                    }
+                    off += part.len() + 1;
+                }
+            }
+            _ => {} // a comment that happens to hold a colon
+        }
+        return;
+    }
+    match utterance(t) {
+        Some(u) => {
+            let ts = match u.stamp {
+                None => None,
+                Some((s, off)) => match clock.read(s) {
+                    Some(ms) => Some(ms),
+                    None => {
+                        problems.push(Problem::new(
+                            Anchor::bytes(at(lead + off, s.len())),
+                            format!(
+                                "`{}` is not a time",
+                                crate::report::escape::one_line(s)
+                            ),
+                            Some("write times as hh:mm:ss (or an RFC 3339 time); rules that need the time skip this line".into()),
+                        ));
+                        None
+                    }
+                },
+            };
+            if u.text.0.is_empty() {
+                return;
+            }
+            entries.push(Entry::Utt(Utt {
+                line: l.no,
+                span: l.span,
+                ts,
+                speaker: u.speaker.0.to_string(),
+                speaker_span: at(lead + u.speaker.1, u.speaker.0.len()),
+                text: u.text.0.to_string(),
+                text_span: at(lead + u.text.1, u.text.0.len()),
+            }))
+        }
+        None => problems.push(Problem::new(
+            Anchor::bytes(l.span),
+            "this line is neither an utterance nor a header".into(),
+            Some("a transcript line is `[hh:mm:ss] Speaker: text` (the time may be left out) or a header such as `# lang: en`; this line was skipped".into()),
+        )),
+    }
+}
+
+/// Length of a header's key part (up to its colon).
+fn key_len(rest: &str) -> usize {
+    rest.find(':').unwrap_or(rest.len())
+}
+
+/// The parts of an utterance line, each with its byte offset in the line.
+struct Parts<'a> {
+    stamp: Option<(&'a str, usize)>,
+    speaker: (&'a str, usize),
+    text: (&'a str, usize),
+}
+
+fn utterance(l: &str) -> Option<Parts<'_>> {
+    let mut pos = 0;
+    let mut stamp = None;
+    if let Some(rest) = l.strip_prefix('[') {
+        let close = rest.find(']')?;
+        let inner = &rest[..close];
+        let lead = inner.len() - inner.trim_start().len();
+        stamp = Some((inner.trim(), 1 + lead));
+        pos = 1 + close + 1;
+        pos += l[pos..].len() - l[pos..].trim_start().len();
+    }
+    let rest = &l[pos..];
+    let colon = rest.find(':')?;
+    let after = &rest[colon + 1..];
+    if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    let speaker = rest[..colon].trim_end();
+    if speaker.is_empty()
+        || speaker.chars().count() > MAX_SPEAKER
+        || speaker.contains(['[', ']', '"', '{', '}'])
+    {
+        return None;
+    }
+    let text = after.trim();
+    let text_off = pos + colon + 1 + (after.len() - after.trim_start().len());
+    Some(Parts {
+        stamp,
+        speaker: (speaker, pos),
+        text: (text, text_off),
+    })
+}
+
+/// Clock times to milliseconds: the day is the first day of the epoch, and
+/// a time more than twelve hours before the previous one passed midnight.
+#[derive(Default)]
+struct Clock {
+    day: Ms,
+    last: Option<Ms>,
+}
+
+impl Clock {
+    fn read(&mut self, s: &str) -> Option<Ms> {
+        if s.len() >= 20 {
+            return ts::parse_rfc3339(s);
+        }
+        let (main, frac) = match s.split_once(['.', ',']) {
+            Some((m, f)) => (m, Some(f)),
+            None => (s, None),
+        };
+        let parts: Vec<&str> = main.split(':').collect();
+        let num = |p: &str| -> Option<i64> {
+            (!p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| p.parse().ok())
+                .flatten()
+        };
+        let (h, m, sec) = match parts.as_slice() {
+            [h, m, s] => (num(h)?, num(m)?, num(s)?),
+            [m, s] => (0, num(m)?, num(s)?),
+            _ => return None,
+        };
+        if h > 23 || m > 59 || sec > 60 {
+            return None;
+        }
+        let mut ms = 0i64;
+        if let Some(f) = frac {
+            if f.is_empty() || !f.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let digits: String = f.chars().chain("000".chars()).take(3).collect();
+            ms = digits.parse().ok()?;
+        }
+        let of_day = ((h * 60 + m) * 60 + sec) * 1000 + ms;
+        let mut t = self.day + of_day;
+        if let Some(last) = self.last {
+            if t + 12 * 3_600_000 < last {
+                self.day += 86_400_000;
+                t += 86_400_000;
+            }
+        }
+        self.last = Some(t);
+        Some(t)
+    }
+}
+
+/// Who is who in the transcript.
+struct Cast {
+    human: Option<String>,
+    voicebot: String,
+    /// Every agent: from `# agents:`, then every other speaker.
+    agents: Vec<Agent>,
+    owner: Option<String>,
+}
+
+struct Agent {
+    name: String,
+    /// Where its label is written: in `# agents:`, else its first line.
+    label_at: Named,
+}
+
+impl Cast {
+    fn resolve(h: &Headers, entries: &mut [Entry], problems: &mut Vec<Problem>) -> Cast {
+        let voicebot = h
+            .voicebot
+            .as_ref()
+            .map_or("Delta".to_string(), |v| v.name.clone());
+        let is_bot = |s: &str| is_voicebot(&voicebot, s) || same_name(s, &voicebot);
+        let mut agents: Vec<Agent> = h
+            .agents
+            .iter()
+            .map(|a| Agent {
+                name: a.name.clone(),
+                label_at: a.clone(),
+            })
+            .collect();
+        let mut human = h.human.as_ref().map(|n| n.name.clone());
+        if human.is_none() {
+            // Without `# human:`, the one speaker who is neither the
+            // voicebot nor a listed agent.
+            let listed: std::collections::HashSet<String> =
+                h.agents.iter().map(|a| fold(&a.name)).collect();
+            let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+            let mut others: Vec<&str> = Vec::new();
+            for e in entries.iter() {
+                if let Entry::Utt(u) = e {
+                    let key = fold(&u.speaker);
+                    if !is_bot(&u.speaker) && !listed.contains(&key) && seen.insert(key) {
+                        others.push(&u.speaker);
+                    }
+                }
+            }
+            match others.as_slice() {
+                [one] if !h.agents.is_empty() => human = Some(one.to_string()),
+                [] => {}
+                _ => {
+                    let at = entries.iter().find_map(|e| match e {
+                        Entry::Utt(u) => Some(u.speaker_span),
+                        _ => None,
+                    });
+                    problems.push(Problem::new(
+                        Anchor::bytes(at.unwrap_or_default()),
+                        "this transcript does not say who the human is".into(),
+                        Some("add a header line `# human: Name` (and `# agents: A, B`); until then every speaker counts as an agent and the rules about the human's turns stay silent".into()),
+                    ));
+                }
+            }
+        }
+        // Spell every speaker as the header does, and list new agents.
+        let mut index: std::collections::HashMap<String, usize> = agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (fold(&a.name), i))
+            .collect();
+        for e in entries.iter_mut() {
+            let Entry::Utt(u) = e else { continue };
+            if is_bot(&u.speaker) {
+                continue;
+            }
+            if let Some(hm) = &human {
+                if same_name(hm, &u.speaker) {
+                    u.speaker = hm.clone();
+                    continue;
+                }
+            }
+            let key = fold(&u.speaker);
+            match index.get(&key) {
+                Some(&i) => u.speaker = agents[i].name.clone(),
+                None => {
+                    index.insert(key, agents.len());
+                    agents.push(Agent {
+                        name: u.speaker.clone(),
+                        label_at: Named {
+                            name: u.speaker.clone(),
+                            span: u.speaker_span,
+                            line: u.line,
+                            line_span: u.span,
+                        },
+                    })
+                }
+            }
+        }
+        let owner = h.owner.as_ref().map(|o| {
+            agents
+                .iter()
+                .find(|a| same_name(&a.name, &o.name))
+                .map_or(o.name.clone(), |a| a.name.clone())
+        });
+        Cast {
+            human,
+            voicebot,
+            agents,
+            owner,
+        }
+    }
+
+    fn is_voicebot(&self, s: &str) -> bool {
+        is_voicebot(&self.voicebot, s) || same_name(s, &self.voicebot)
+    }
+}
+
+/// A name as `same_name` compares it.
+fn fold(s: &str) -> String {
+    let f: String = s
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    if f.is_empty() {
+        s.trim().to_string()
+    } else {
+        f
+    }
+}
+
+fn line(name: &str, u: &Utt) -> Line {
+    Line {
+        speaker: Some(name.to_string()),
+        text: Some(Text::at_bytes(u.text.clone(), u.text_span)),
+        ts: u.ts,
+        ..Line::default()
+    }
+}
+
+fn next(ev: Event) -> Op {
+    Op::Next(Some(ev))
+}
+
+fn event(kind: EventKind) -> Event {
+    Event {
+        kind,
+        operators_said: Vec::new(),
+        agent_said: Vec::new(),
+    }
+}
+
+/// The log of one agent: its join, then every line as it reached it.
+fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
+    let mut records = Vec::with_capacity(entries.len() + 1);
+    let record = |line: u32, span: Span, ts: Option<Ms>, name: &str, op: Op| Record {
+        line,
+        span,
+        ts,
+        agent: Some(me.name.clone()),
+        call: None,
+        thread: Thread::Main,
+        body: Body::Fn(FnCall {
+            name: name.to_string(),
+            op,
+            error: None,
+        }),
+    };
+    // A transcript does not show when an agent joined: it hears the room
+    // from its first line on (agents greet right after joining), or from
+    // the start when it never speaks.
+    let first_utt = entries
+        .iter()
+        .position(|e| matches!(e, Entry::Utt(u) if u.speaker == me.name))
+        .or_else(|| entries.iter().position(|e| matches!(e, Entry::Utt(_))))
+        .unwrap_or(entries.len());
+    // The language in force then.
+    let lang = entries[..first_utt].iter().rev().find_map(|e| match e {
+        Entry::Lang {
+            value, value_span, ..
+        } => Some(Text::at_bytes(value.clone(), *value_span)),
+        _ => None,
+    });
+    let role = cast.owner.as_ref().map(|o| {
+        if *o == me.name {
+            Role::Owner
+        } else {
+            Role::Participant
+        }
+    });
+    let at = &me.label_at;
+    records.push(record(
+        at.line,
+        at.line_span,
+        None,
+        "join",
+        Op::Join(Join {
+            label: Some(Text::at_bytes(me.name.clone(), at.span)),
+            status: Some("waiting_for_human".into()),
+            context: Some(Context { lang, mode: None }),
+            role,
+            ..Join::default()
+        }),
+    ));
+    let mut last_wake: Option<Ms> = None;
+    let mut woken_without_time = false;
+    for e in &entries[first_utt..] {
+        match e {
+            Entry::Lang {
+                line,
+                span,
+                value,
+                value_span,
+            } => records.push(record(
+                *line,
+                *span,
+                None,
+                "next",
+                next(event(EventKind::Context(Context {
+                    lang: Some(Text::at_bytes(value.clone(), *value_span)),
+                    mode: None,
+                }))),
+            )),
+            Entry::Utt(u) => {
+                let op = if u.speaker == me.name {
+                    Op::Say(Say {
+                        text: Some(Text::at_bytes(u.text.clone(), u.text_span)),
+                        ..Say::default()
+                    })
+                } else if cast.human.as_deref() == Some(u.speaker.as_str()) {
+                    next(event(EventKind::User(line(&u.speaker, u))))
+                } else if cast.is_voicebot(&u.speaker) {
+                    let mut ev = event(EventKind::Timeout);
+                    ev.agent_said.push(line(&u.speaker, u));
+                    next(ev)
+                } else {
+                    let to_me = roster
+                        .addressees(&u.text)
+                        .iter()
+                        .any(|n| same_name(n, &me.name));
+                    let may_wake = match (u.ts, last_wake) {
+                        (Some(t), Some(w)) => t - w >= OPERATOR_EVERY_MS,
+                        (Some(_), None) => true,
+                        (None, _) => !woken_without_time,
+                    };
+                    if to_me && may_wake {
+                        match u.ts {
+                            Some(t) => last_wake = Some(t),
+                            None => woken_without_time = true,
+                        }
+                        let mut l = line(&u.speaker, u);
+                        l.addressed_to_you = Some(true);
+                        next(event(EventKind::Operator(l)))
+                    } else {
+                        woken_without_time = false;
+                        let mut ev = event(EventKind::Timeout);
+                        ev.operators_said.push(line(&u.speaker, u));
+                        next(ev)
+                    }
+                };
+                let name = if matches!(op, Op::Say(_)) {
+                    "say"
+                } else {
+                    "next"
+                };
+                records.push(record(u.line, u.span, u.ts, name, op));
+            }
+        }
+    }
+    Log {
+        meta: Some(Meta {
+            format: None,
+            recorder: Some("transcript".into()),
+            client: None,
+            human: cast.human.clone(),
+            voicebot: Some(cast.voicebot.clone()),
+        }),
+        records,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: &str = "# lang: en\n# human: Oliver\n# agents: opencode, Promo\n\n[09:59:58] opencode: Hi, this is opencode.\n[09:59:59] Promo: Hi, this is Promo.\n[10:00:01] Oliver: Promo, is the build green?\n[10:00:03] Promo: Yes, the build is green.\n[10:00:04] opencode: Promo, can you check the logs?\n[10:00:06] Delta: Sure.\n# lang: de\n[10:00:09] opencode: Alles klar.\n";
+
+    fn say_texts(log: &Log) -> Vec<&str> {
+        log.records
+            .iter()
+            .filter_map(|r| match &r.as_fn()?.op {
+                Op::Say(s) => Some(s.text.as_ref()?.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_log_per_agent_with_everyone_else_as_events() {
+        let p = parse(T.as_bytes());
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert_eq!(p.logs.len(), 2);
+        let (op, promo) = (&p.logs[0], &p.logs[1]);
+        assert_eq!(
+            say_texts(op),
+            [
+                "Hi, this is opencode.",
+                "Promo, can you check the logs?",
+                "Alles klar."
+            ]
+        );
+        // Promo hears the room from its own first line on
+        assert_eq!(
+            say_texts(promo),
+            ["Hi, this is Promo.", "Yes, the build is green."]
+        );
+        // Promo was addressed by opencode: an operator event
+        let kinds: Vec<&str> = promo
+            .records
+            .iter()
+            .filter_map(|r| next_event(r).map(|e| e.kind.name()))
+            .collect();
+        assert_eq!(kinds, ["user", "operator", "timeout", "context", "timeout"]);
+        // the texts point at their bytes
+        let r = &op.records[3];
+        let ev = next_event(r).unwrap();
+        let EventKind::User(l) = &ev.kind else {
+            panic!()
+        };
+        let t = l.text.as_ref().unwrap();
+        let s = t.within.unwrap();
+        assert_eq!(&T[s.start..s.end], "Promo, is the build green?");
+        assert_eq!(r.ts, Some(36_001_000));
+        // the join carries the label and the language
+        let Op::Join(j) = &op.records[0].as_fn().unwrap().op else {
+            panic!()
+        };
+        let lang = j.context.as_ref().unwrap().lang.as_ref().unwrap();
+        let s = lang.within.unwrap();
+        assert_eq!(&T[s.start..s.end], "en");
+        assert!(!j.joined());
+        let s = j.label.as_ref().unwrap().within.unwrap();
+        assert_eq!(&T[s.start..s.end], "opencode");
+    }
+
+    #[test]
+    fn the_call_sees_the_room() {
+        let p = parse(T.as_bytes());
+        let cast = crate::model::Cast::default();
+        let log = &p.logs[0];
+        let call = Call::build(log.meta.as_ref(), &log.records, &cast);
+        assert_eq!(call.recorder, Some("opencode"));
+        assert_eq!(call.human, Some("Oliver"));
+        assert_eq!(call.utterances.len(), 7);
+        assert_eq!(call.utterances[0].who, Who::Me);
+        assert_eq!(call.utterances[2].who, Who::Human);
+        assert_eq!(call.utterances[2].addressed_to, ["Promo"]);
+        assert_eq!(call.utterances[5].who, Who::Voicebot);
+        assert_eq!(call.lang_at(1).unwrap().lang, "en");
+        assert_eq!(call.lang_at(99).unwrap().lang, "de");
+    }
+
+    #[test]
+    fn human_is_inferred_and_times_are_optional() {
+        let src = "# agents: A\nOliver: A, hi.\n[x] A: Hello.\nnot an utterance\n[23:59:59] Oliver: late\n[00:00:01] A: early\n";
+        let p = parse(src.as_bytes());
+        assert_eq!(p.problems.len(), 2, "{:?}", p.problems);
+        assert!(p.problems[0].message.contains("not a time"));
+        assert!(p.problems[1].message.contains("neither"));
+        let log = &p.logs[0];
+        assert_eq!(log.meta.as_ref().unwrap().human.as_deref(), Some("Oliver"));
+        let times: Vec<Option<Ms>> = log.records.iter().map(|r| r.ts).collect();
+        // A hears from its first line on; the clock passed midnight
+        assert_eq!(times, [None, None, Some(86_399_000), Some(86_401_000)]);
+    }
+
+    #[test]
+    fn no_human_header_with_several_speakers_is_a_problem() {
+        let p = parse(b"A: hi\nB: hello\n");
+        assert_eq!(p.problems.len(), 1);
+        assert_eq!(p.logs.len(), 2);
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        for src in [
+            &b""[..],
+            b"\n\n",
+            b"#",
+            b"# agents: ,,,",
+            b"# lang:",
+            b"[",
+            b"[]",
+            b"[]:",
+            b"[1:2:3:4] a: b",
+            b"[99] a: b",
+            b"\xff\xfe: x",
+            b"a:",
+            b": x",
+            b"[10:00:00]",
+            b"[10:00:00.] A: x",
+            b"[10:00:00.\xc3] A: x",
+            "[٣:٣:٣] A: x".as_bytes(),
+        ] {
+            let _ = parse(src);
+        }
+        let long = format!(
+            "# agents: {}\n{}",
+            "x,".repeat(10_000),
+            "A: b\n".repeat(1000)
+        );
+        let _ = parse(long.as_bytes());
+    }
+}

@@ -1,0 +1,887 @@
+//! `callint report FILES... [--html OUT]`: the post-mortem of one call.
+//!
+//! Each file is one agent's log of the same call. Every file is linted with
+//! the normal [`Linter`] (all rules, the nearest `callint.toml`), and the
+//! files are merged into one room timeline: each agent's own says come from
+//! its own log, and a line that several logs saw (the same speaker and text
+//! within [`MERGE_MS`]) is kept once. The summary goes to the terminal; with
+//! `--html` the same view is written as one self-contained page
+//! ([`callint::report::html`]).
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::PathBuf;
+
+use callint::config::Config;
+use callint::engine::{FileResult, Linter};
+use callint::input;
+use callint::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
+use callint::report::escape::one_line;
+use callint::report::html::{
+    self, clock, seconds, AgentRow, FileInfo, FindingRow, Lane, LaneKind, Mark, Page,
+};
+use callint::report::{resolve, LineIndex, Summary};
+use callint::turns::{self, same_name};
+
+/// Copies of one line in different logs are merged when their times are at
+/// most this far apart.
+pub const MERGE_MS: Ms = 3_000;
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The logs of one call: one file per agent (or a single agent's log).
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
+    /// Also write the report as one self-contained HTML page (timeline, per-agent table, findings).
+    #[arg(long, value_name = "OUT")]
+    html: Option<PathBuf>,
+    /// Use this configuration file instead of the nearest callint.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every callint.toml.
+    #[arg(long)]
+    no_config: bool,
+}
+
+fn fail(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("callint: error: {msg}");
+    2
+}
+
+/// One file given: its findings and its logs.
+struct Source {
+    path: String,
+    result: FileResult,
+    logs: Vec<Log>,
+}
+
+/// One log's view of the call.
+struct View<'a> {
+    file: usize,
+    call: Call<'a>,
+}
+
+/// A line of the merged room timeline.
+struct Line {
+    lane: usize,
+    text: String,
+    ts: Ms,
+    /// From the speaker's own log.
+    own: bool,
+    dropped: bool,
+    addressed: Vec<String>,
+    addressed_recorded: bool,
+    /// `(view, record)` of every copy.
+    copies: Vec<(usize, usize)>,
+}
+
+/// Run `callint report`; the exit code.
+pub fn run(args: ReportArgs) -> u8 {
+    let config_path = if args.no_config {
+        None
+    } else if let Some(c) = &args.config {
+        Some(c.clone())
+    } else {
+        Config::discover(&args.files[0])
+    };
+    let config = match &config_path {
+        Some(p) => match Config::load(p) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        },
+        None => Config::default(),
+    };
+    let linter = match Linter::new(&config, None, &[]) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let mut sources = Vec::new();
+    for f in &args.files {
+        let bytes = match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => return fail(format!("cannot read {}: {e}", f.display())),
+        };
+        let path = f.to_string_lossy().into_owned();
+        let parsed = input::parse(input::detect(&path, &bytes), &bytes);
+        let result = linter.lint(&path, bytes);
+        sources.push(Source {
+            path,
+            result,
+            logs: parsed.logs,
+        });
+    }
+    let cast = Cast {
+        human: config.human.clone(),
+        voicebot: config.voicebot.clone(),
+    };
+    let page = build(&sources, &cast);
+
+    let mut summary = Summary::default();
+    for s in &sources {
+        summary.add(&s.result);
+    }
+    let mut out = terminal(&page, &summary);
+    if let Some(path) = &args.html {
+        if let Err(e) = std::fs::write(path, html::render(&page)) {
+            return fail(format!("cannot write {}: {e}", path.display()));
+        }
+        out.push_str(&format!(
+            "HTML report written to {}\n",
+            one_line(&path.to_string_lossy())
+        ));
+    }
+    let mut lock = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not a failure of the report.
+    let _ = lock.write_all(out.as_bytes()).and_then(|_| lock.flush());
+    0
+}
+
+/// The view of the call that both the terminal and the page show.
+fn build(sources: &[Source], cast: &Cast) -> Page {
+    let mut views: Vec<View<'_>> = Vec::new();
+    for (file, s) in sources.iter().enumerate() {
+        for l in &s.logs {
+            views.push(View {
+                file,
+                call: Call::build(l.meta.as_ref(), &l.records, cast),
+            });
+        }
+    }
+    let ids: Vec<&str> = {
+        let mut v: Vec<&str> = views.iter().filter_map(|v| v.call.call_id).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    if ids.len() > 1 {
+        eprintln!(
+            "callint: warning: the logs hold {} calls ({}); they are reported as one",
+            ids.len(),
+            one_line(&ids.join(", "))
+        );
+    }
+
+    let human = views.iter().find_map(|v| v.call.human).map(str::to_string);
+    let voicebot = views
+        .first()
+        .map(|v| v.call.voicebot.to_string())
+        .unwrap_or_else(|| "Delta".to_string());
+    let mut lanes = Lanes::new(human.clone(), voicebot.clone());
+    // Agents: each log's recorder (with its role), then everyone it heard.
+    for v in &views {
+        if let Some(me) = v.call.recorder {
+            let role = v.call.recorder_role.map(|r| match r {
+                callint::model::Role::Owner => "owner",
+                callint::model::Role::Participant => "participant",
+            });
+            let k = lanes.agent(me);
+            if lanes.lanes[k].role.is_none() {
+                lanes.lanes[k].role = role;
+            }
+        }
+    }
+    for v in &views {
+        for a in &v.call.agents {
+            lanes.agent(&a.label);
+        }
+    }
+
+    let mut lines = merge(&views, &mut lanes);
+    order_agents(&views, &mut lanes, &mut lines);
+
+    // The call runs from the first join (or line) to the last function call
+    // (or line).
+    let mut start: Option<Ms> = lines.iter().map(|l| l.ts).min();
+    let mut end: Option<Ms> = lines.iter().map(|l| l.ts).max();
+    for v in &views {
+        for r in v.call.records {
+            let Some(ts) = r.ts else { continue };
+            if let Body::Fn(f) = &r.body {
+                if let Op::Join(j) = &f.op {
+                    if f.ok() && j.joined() {
+                        start = Some(start.map_or(ts, |s| s.min(ts)));
+                    }
+                }
+                end = Some(end.map_or(ts, |e| e.max(ts)));
+            }
+        }
+    }
+    if start.is_none() {
+        start = views
+            .iter()
+            .flat_map(|v| v.call.records.iter().filter_map(|r| r.ts))
+            .min();
+    }
+    let timed = views
+        .iter()
+        .any(|v| v.call.records.iter().any(|r| r.ts.is_some()));
+    let start = start.unwrap_or(0);
+    let end = end.unwrap_or(start).max(start);
+    let rel = |ts: Ms| ts.saturating_sub(start).max(0);
+
+    // Presence: from each successful join to the next leave, per own log.
+    for v in &views {
+        let Some(me) = v.call.recorder else { continue };
+        let k = lanes.agent(me);
+        let mut since: Option<Ms> = None;
+        for r in v.call.records {
+            let (Body::Fn(f), Some(ts)) = (&r.body, r.ts) else {
+                continue;
+            };
+            match &f.op {
+                Op::Join(j) if f.ok() && j.joined() && since.is_none() => since = Some(ts),
+                Op::Leave => {
+                    if let Some(s) = since.take() {
+                        lanes.lanes[k].present.push((rel(s), rel(ts)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = since {
+            lanes.lanes[k].present.push((rel(s), rel(end)));
+        }
+    }
+
+    // Language: the join contexts, context events and create_call.
+    let mut langs: Vec<(Ms, String)> = Vec::new();
+    let mut title: Option<String> = None;
+    for v in &views {
+        for l in &v.call.langs {
+            // A setting without a time holds from the start.
+            let ts = v.call.records[l.record].ts.unwrap_or(Ms::MIN);
+            langs.push((ts, l.lang.to_string()));
+        }
+        for r in v.call.records {
+            if let Some(f) = r.as_fn() {
+                if let Op::CreateCall(c) = &f.op {
+                    if title.is_none() {
+                        title = c.title.clone();
+                    }
+                    if let Some(l) = &c.lang {
+                        langs.push((r.ts.unwrap_or(Ms::MIN), l.clone()));
+                    }
+                }
+            }
+        }
+    }
+    langs.sort();
+    let mut lang_changes: Vec<(Ms, String)> = Vec::new();
+    for (ts, l) in langs {
+        if lang_changes.last().map(|x| &x.1) != Some(&l) {
+            lang_changes.push((rel(ts), l));
+        }
+    }
+
+    // Marks.
+    let mut marks: Vec<Mark> = lines
+        .iter()
+        .map(|l| Mark {
+            lane: l.lane,
+            at: rel(l.ts),
+            text: l.text.clone(),
+            addressed: {
+                let mut a: Vec<usize> = l.addressed.iter().filter_map(|n| lanes.find(n)).collect();
+                a.dedup();
+                a
+            },
+            dropped: l.dropped,
+            findings: Vec::new(),
+        })
+        .collect();
+    let mut by_copy: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (k, l) in lines.iter().enumerate() {
+        for &c in &l.copies {
+            by_copy.entry(c).or_default().push(k);
+        }
+    }
+
+    // Findings, each at its file, line and record time.
+    let mut findings: Vec<FindingRow> = Vec::new();
+    for (fi, s) in sources.iter().enumerate() {
+        let src = &s.result.source;
+        let index = LineIndex::new(src);
+        let recorder = views
+            .iter()
+            .find(|v| v.file == fi && v.call.recorder.is_some())
+            .and_then(|v| v.call.recorder);
+        for d in &s.result.diagnostics {
+            let at = resolve(src, &index, &d.primary.at);
+            // The source line, the value the finding points at marked.
+            let span = index.line_span(src, at.line);
+            let (hs, he) = (
+                at.span.start.clamp(span.start, span.end),
+                at.span.end.clamp(span.start, span.end),
+            );
+            let before = String::from_utf8_lossy(&src[span.start..hs]);
+            let hit = String::from_utf8_lossy(&src[hs..he.max(hs)]);
+            let after = String::from_utf8_lossy(&src[he.max(hs)..span.end]);
+            let hit_range = (before.len(), before.len() + hit.len());
+            let source = format!("{before}{hit}{after}");
+            let agent = d.agent.clone().or_else(|| recorder.map(str::to_string));
+            let lane = agent.as_deref().and_then(|a| lanes.find(a));
+            // The record the finding points into, in any log of the file.
+            let rec = views
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.file == fi)
+                .find_map(|(vi, v)| record_at(v.call.records, at.span.start).map(|r| (vi, r)));
+            let time = rec.and_then(|(vi, r)| views[vi].call.records[r].ts);
+            let mark = rec.and_then(|c| {
+                by_copy
+                    .get(&c)?
+                    .iter()
+                    .copied()
+                    .find(|&m| Some(lines[m].lane) == lane)
+            });
+            findings.push(FindingRow {
+                rule: d.rule,
+                severity: d.severity,
+                message: d.message.clone(),
+                help: d.help.clone(),
+                agent,
+                lane,
+                file: s.path.clone(),
+                line: at.line,
+                column: at.column,
+                at: time.map(rel),
+                source,
+                hit: hit_range,
+                mark,
+            });
+        }
+    }
+    findings.sort_by(|a, b| {
+        (a.at.unwrap_or(Ms::MAX), &a.file, a.line, a.rule).cmp(&(
+            b.at.unwrap_or(Ms::MAX),
+            &b.file,
+            b.line,
+            b.rule,
+        ))
+    });
+    for (k, f) in findings.iter().enumerate() {
+        if let Some(m) = f.mark {
+            marks[m].findings.push(k);
+        }
+    }
+
+    let agents = agent_rows(&views, sources, &lanes, &lines, &findings);
+    let files = sources
+        .iter()
+        .enumerate()
+        .map(|(fi, s)| {
+            // A transcript is seen from every agent's side: name them all.
+            let mut who: Vec<&str> = Vec::new();
+            for r in views
+                .iter()
+                .filter(|v| v.file == fi)
+                .filter_map(|v| v.call.recorder)
+            {
+                if !who.contains(&r) {
+                    who.push(r);
+                }
+            }
+            FileInfo {
+                path: s.path.clone(),
+                agent: (!who.is_empty()).then(|| who.join(", ")),
+                records: s.result.records,
+            }
+        })
+        .collect();
+    Page {
+        title,
+        call_id: ids.first().map(|s| s.to_string()),
+        started: timed.then_some(start),
+        duration: end - start,
+        langs: lang_changes,
+        files,
+        lanes: lanes.lanes,
+        marks,
+        findings,
+        agents,
+    }
+}
+
+/// Agents' lanes: the owner first, then in the order they came into the
+/// call (their join, or their first line).
+fn order_agents(views: &[View<'_>], lanes: &mut Lanes, lines: &mut [Line]) {
+    let n = lanes.lanes.len();
+    let mut first: Vec<Ms> = vec![Ms::MAX; n];
+    for l in lines.iter() {
+        first[l.lane] = first[l.lane].min(l.ts);
+    }
+    for v in views {
+        let Some(k) = v.call.recorder.and_then(|me| lanes.find(me)) else {
+            continue;
+        };
+        for r in v.call.records {
+            if let (Some(f), Some(ts)) = (r.as_fn(), r.ts) {
+                if matches!(&f.op, Op::Join(j) if f.ok() && j.joined()) {
+                    first[k] = first[k].min(ts);
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| {
+        let l = &lanes.lanes[k];
+        match l.kind {
+            LaneKind::Human => (0, 0, 0),
+            LaneKind::Voicebot => (1, 0, 0),
+            LaneKind::Agent => (2, i64::from(l.role != Some("owner")), first[k]),
+        }
+    });
+    let mut new_of = vec![0; n];
+    for (new, &old) in order.iter().enumerate() {
+        new_of[old] = new;
+    }
+    let mut old: Vec<Option<Lane>> = std::mem::take(&mut lanes.lanes)
+        .into_iter()
+        .map(Some)
+        .collect();
+    lanes.lanes = order.iter().filter_map(|&k| old[k].take()).collect();
+    for l in lines.iter_mut() {
+        l.lane = new_of[l.lane];
+    }
+}
+
+/// The record whose bytes hold `offset`.
+fn record_at(records: &[Record], offset: usize) -> Option<usize> {
+    let k = records.partition_point(|r| r.span.start <= offset);
+    let k = k.checked_sub(1)?;
+    (offset <= records[k].span.end).then_some(k)
+}
+
+/// The participants' lanes: the human, the voicebot, then the agents.
+struct Lanes {
+    lanes: Vec<Lane>,
+    human: usize,
+    voicebot: usize,
+}
+
+impl Lanes {
+    /// The human's lane (named `human` when no log names the human) and
+    /// the voicebot's.
+    fn new(human: Option<String>, voicebot: String) -> Lanes {
+        let lane = |name: String, kind: LaneKind| Lane {
+            name,
+            kind,
+            role: None,
+            present: Vec::new(),
+        };
+        Lanes {
+            lanes: vec![
+                lane(
+                    human.unwrap_or_else(|| "human".to_string()),
+                    LaneKind::Human,
+                ),
+                lane(voicebot, LaneKind::Voicebot),
+            ],
+            human: 0,
+            voicebot: 1,
+        }
+    }
+
+    /// The lane of a name: a participant's, or the voicebot's for the names
+    /// speech recognition hears for it.
+    fn find(&self, name: &str) -> Option<usize> {
+        if callint::model::is_voicebot(&self.lanes[self.voicebot].name, name) {
+            return Some(self.voicebot);
+        }
+        self.lanes.iter().position(|l| same_name(&l.name, name))
+    }
+
+    /// An agent's lane, made on first use.
+    fn agent(&mut self, name: &str) -> usize {
+        if let Some(k) = self.find(name) {
+            return k;
+        }
+        self.lanes.push(Lane {
+            name: name.to_string(),
+            kind: LaneKind::Agent,
+            role: None,
+            present: Vec::new(),
+        });
+        self.lanes.len() - 1
+    }
+}
+
+/// Merge the lines of every view into one timeline.
+fn merge(views: &[View<'_>], lanes: &mut Lanes) -> Vec<Line> {
+    struct Copy {
+        view: usize,
+        record: usize,
+        lane: usize,
+        text: String,
+        ts: Ms,
+        own: bool,
+        dropped: bool,
+        addressed: Vec<String>,
+        recorded: bool,
+    }
+    let mut copies: Vec<Copy> = Vec::new();
+    let untimed = views
+        .iter()
+        .all(|v| v.call.records.iter().all(|r| r.ts.is_none()));
+    for (vi, v) in views.iter().enumerate() {
+        let dropped = dropped_says(&v.call);
+        let mut last: Option<Ms> = None;
+        for u in &v.call.utterances {
+            // Logs without any time keep their lines in record order, a
+            // second apart.
+            let ts = if untimed {
+                Some(u.record as Ms * 1000)
+            } else {
+                u.ts.or(v.call.records[u.record].ts).or(last)
+            };
+            let Some(ts) = ts else { continue };
+            last = Some(ts);
+            let lane = match u.who {
+                Who::Human => lanes.human,
+                Who::Voicebot => lanes.voicebot,
+                Who::Me | Who::Agent => lanes.agent(u.speaker),
+            };
+            copies.push(Copy {
+                view: vi,
+                record: u.record,
+                lane,
+                text: u.text.to_string(),
+                ts,
+                own: u.who == Who::Me,
+                dropped: u.who == Who::Me && dropped.contains(&u.record),
+                addressed: u.addressed_to.clone(),
+                recorded: !u.addressed_computed,
+            });
+        }
+    }
+    // Own lines first, so that their times anchor the merge.
+    copies.sort_by_key(|c| (!c.own, c.ts));
+    let mut lines: Vec<Line> = Vec::new();
+    let mut index: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    for c in copies {
+        let key = (c.lane, c.text.clone());
+        let same = index.get(&key).and_then(|ks| {
+            ks.iter()
+                .copied()
+                .filter(|&k| {
+                    (lines[k].ts - c.ts).abs() <= MERGE_MS
+                        && !lines[k].copies.iter().any(|&(v, _)| v == c.view)
+                })
+                .min_by_key(|&k| (lines[k].ts - c.ts).abs())
+        });
+        match same {
+            Some(k) => {
+                let l = &mut lines[k];
+                l.copies.push((c.view, c.record));
+                if !l.own {
+                    l.ts = l.ts.min(c.ts);
+                }
+                if !l.addressed_recorded && c.recorded {
+                    l.addressed = c.addressed;
+                    l.addressed_recorded = true;
+                }
+            }
+            None => {
+                index.entry(key).or_default().push(lines.len());
+                lines.push(Line {
+                    lane: c.lane,
+                    text: c.text,
+                    ts: c.ts,
+                    own: c.own,
+                    dropped: c.dropped,
+                    addressed: c.addressed,
+                    addressed_recorded: c.recorded,
+                    copies: vec![(c.view, c.record)],
+                });
+            }
+        }
+    }
+    // Spoken order; the human's line before what answers it at the same ms.
+    lines.sort_by_key(|l| l.ts);
+    lines
+}
+
+/// Records of the recorder's says that were never heard: refused, dropped,
+/// or revised by the server.
+fn dropped_says(call: &Call<'_>) -> HashSet<usize> {
+    let revised: HashSet<&str> = call
+        .records
+        .iter()
+        .filter_map(next_event)
+        .filter_map(|ev| match &ev.kind {
+            EventKind::Revise {
+                say_id: Some(id), ..
+            } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    call.records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            let Some(f) = r.as_fn() else { return false };
+            let Op::Say(s) = &f.op else { return false };
+            !f.ok()
+                || s.say_status.as_deref() == Some("dropped")
+                || s.say_id.as_deref().is_some_and(|id| revised.contains(id))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn agent_rows(
+    views: &[View<'_>],
+    sources: &[Source],
+    lanes: &Lanes,
+    lines: &[Line],
+    findings: &[FindingRow],
+) -> Vec<AgentRow> {
+    let mut rows = Vec::new();
+    for (k, lane) in lanes.lanes.iter().enumerate() {
+        if lane.kind != LaneKind::Agent {
+            continue;
+        }
+        let mut row = AgentRow {
+            name: lane.name.clone(),
+            role: lane.role,
+            ..AgentRow::default()
+        };
+        for l in lines.iter().filter(|l| l.lane == k && !l.dropped) {
+            row.says += 1;
+            row.words += callint::text::lower_words(&l.text).len();
+        }
+        let own: Vec<&View<'_>> = views
+            .iter()
+            .filter(|v| v.call.recorder.is_some_and(|r| same_name(r, &lane.name)))
+            .collect();
+        for v in &own {
+            let p = &sources[v.file].path;
+            if !row.logs.contains(p) {
+                row.logs.push(p.clone());
+            }
+        }
+        if own.is_empty() {
+            acks_on_timeline(k, lanes, lines, &mut row);
+        } else {
+            let mut out = 0;
+            for v in &own {
+                acks_in_log(&v.call, &lane.name, &mut row);
+                out += turns::verdicts(&v.call).len();
+            }
+            row.out_of_turn = Some(out);
+        }
+        let mut by_rule: Vec<(&'static str, usize)> = Vec::new();
+        for f in findings.iter().filter(|f| f.lane == Some(k)) {
+            match by_rule.iter_mut().find(|r| r.0 == f.rule) {
+                Some(r) => r.1 += 1,
+                None => by_rule.push((f.rule, 1)),
+            }
+        }
+        by_rule.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        row.by_rule = by_rule;
+        rows.push(row);
+    }
+    // The owner first, then the others in lane order.
+    rows.sort_by_key(|r| r.role != Some("owner"));
+    rows
+}
+
+/// From each human line naming the agent to its first `say`, as its own
+/// log records them (the line's time, the `say` record's time).
+fn acks_in_log(call: &Call<'_>, me: &str, row: &mut AgentRow) {
+    let recs = call.records;
+    for u in &call.utterances {
+        if u.who != Who::Human || !names(u.addressed_to_you, &u.addressed_to, me) {
+            continue;
+        }
+        row.addressed += 1;
+        let Some(t0) = u.ts.or(recs[u.record].ts) else {
+            continue;
+        };
+        let mut answered = false;
+        for r in recs.iter().skip(u.record + 1).filter(|r| r.is_main()) {
+            let Body::Fn(f) = &r.body else { continue };
+            match &f.op {
+                Op::Say(_) => {
+                    if let Some(t) = r.ts {
+                        row.acks.push((t - t0).max(0));
+                        answered = true;
+                    }
+                    break;
+                }
+                Op::Next(_)
+                    if next_event(r).is_some_and(|e| matches!(e.kind, EventKind::User(_))) =>
+                {
+                    break
+                }
+                _ => {}
+            }
+        }
+        if !answered {
+            row.unanswered += 1;
+        }
+    }
+}
+
+/// The same from the merged timeline, for an agent without a log: from the
+/// human's line to the agent's first line before the human speaks again.
+fn acks_on_timeline(k: usize, lanes: &Lanes, lines: &[Line], row: &mut AgentRow) {
+    let human = lanes.human;
+    for (i, l) in lines.iter().enumerate() {
+        if l.lane != human || !l.addressed.iter().any(|n| lanes.find(n) == Some(k)) {
+            continue;
+        }
+        row.addressed += 1;
+        let reply = lines[i + 1..]
+            .iter()
+            .take_while(|m| m.lane != human)
+            .find(|m| m.lane == k && !m.dropped);
+        match reply {
+            Some(m) => row.acks.push(m.ts - l.ts),
+            None => row.unanswered += 1,
+        }
+    }
+}
+
+fn names(to_you: Option<bool>, to: &[String], me: &str) -> bool {
+    to_you == Some(true) || to.iter().any(|n| same_name(n, me))
+}
+
+/// The summary for the terminal. Every name from a log is escaped.
+fn terminal(p: &Page, summary: &Summary) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = write!(o, "Call");
+    match &p.call_id {
+        Some(id) => {
+            let _ = write!(o, " {}", one_line(id));
+        }
+        None => o.push_str(" (no call id in the logs)"),
+    }
+    if let Some(t) = &p.title {
+        let _ = write!(o, " \"{}\"", one_line(t));
+    }
+    o.push('\n');
+    let who: Vec<String> = p
+        .lanes
+        .iter()
+        .map(|l| format!("{} ({})", one_line(&l.name), l.what()))
+        .collect();
+    let _ = writeln!(o, "  participants  {}", who.join(", "));
+    let _ = writeln!(o, "  language      {}", one_line(&html::lang_line(p)));
+    let _ = write!(o, "  duration      {}", clock(p.duration));
+    if let Some(s) = p.started {
+        let _ = write!(o, ", from {}", html::date_time(s));
+    }
+    o.push('\n');
+    for (k, f) in p.files.iter().enumerate() {
+        let _ = write!(
+            o,
+            "  {}{}",
+            if k == 0 {
+                "logs          "
+            } else {
+                "              "
+            },
+            one_line(&f.path)
+        );
+        if let Some(a) = &f.agent {
+            let _ = write!(o, " ({})", one_line(a));
+        }
+        o.push('\n');
+    }
+    let per_lane: Vec<String> = p
+        .lanes
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let n = p.marks.iter().filter(|m| m.lane == k && !m.dropped).count();
+            format!("{} {n}", one_line(&l.name))
+        })
+        .collect();
+    let heard = p.marks.iter().filter(|m| !m.dropped).count();
+    let _ = writeln!(o, "  lines         {heard} heard: {}", per_lane.join(", "));
+
+    // Per agent.
+    let names: Vec<String> = p.agents.iter().map(|a| one_line(&a.name)).collect();
+    let w = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    if p.agents.is_empty() {
+        let _ = writeln!(o, "\nno agent in the logs");
+    } else {
+        let _ = writeln!(
+            o,
+            "\n{:<w$}  {:<11}  {:>4}  {:>5}  {:>9}  {:>10}  {:>9}  {:>6}  {:>11}  {:>8}",
+            "agent",
+            "role",
+            "says",
+            "words",
+            "addressed",
+            "ack median",
+            "ack worst",
+            "no ack",
+            "out of turn",
+            "findings"
+        );
+        for (a, name) in p.agents.iter().zip(&names) {
+            let opt = |v: Option<Ms>| v.map(seconds).unwrap_or_else(|| "-".to_string());
+            let pad = w.saturating_sub(name.chars().count());
+            let _ = writeln!(
+                o,
+                "{name}{:pad$}  {:<11}  {:>4}  {:>5}  {:>9}  {:>10}  {:>9}  {:>6}  {:>11}  {:>8}",
+                "",
+                a.role.unwrap_or("-"),
+                a.says,
+                a.words,
+                a.addressed,
+                opt(a.median_ack()),
+                opt(a.worst_ack()),
+                a.unanswered,
+                a.out_of_turn
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "-".to_string()),
+                a.findings()
+            );
+        }
+        let _ = writeln!(
+            o,
+            "(ack: from the human's line naming the agent to its first say; out of turn: says over Delta, in another's turn, or answering for the human)"
+        );
+    }
+
+    // Findings by rule, with the agents at fault.
+    if !p.findings.is_empty() {
+        let mut rules: Vec<(&str, Vec<(String, usize)>)> = Vec::new();
+        for f in &p.findings {
+            let who = f
+                .lane
+                .map(|l| one_line(&p.lanes[l].name))
+                .or_else(|| f.agent.as_deref().map(one_line))
+                .unwrap_or_else(|| "(no agent)".to_string());
+            let slot = match rules.iter().position(|r| r.0 == f.rule) {
+                Some(k) => k,
+                None => {
+                    rules.push((f.rule, Vec::new()));
+                    rules.len() - 1
+                }
+            };
+            match rules[slot].1.iter_mut().find(|x| x.0 == who) {
+                Some(x) => x.1 += 1,
+                None => rules[slot].1.push((who, 1)),
+            }
+        }
+        let total = |r: &(&str, Vec<(String, usize)>)| r.1.iter().map(|x| x.1).sum::<usize>();
+        rules.sort_by(|a, b| total(b).cmp(&total(a)).then(a.0.cmp(b.0)));
+        let _ = writeln!(o, "\nfindings by rule");
+        for r in &rules {
+            let by: Vec<String> = r.1.iter().map(|(a, n)| format!("{a} {n}")).collect();
+            let _ = writeln!(o, "  {:<28} {:>3}  {}", r.0, total(r), by.join(", "));
+        }
+    }
+    let _ = writeln!(o, "\n{}", summary.line());
+    o
+}
