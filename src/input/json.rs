@@ -66,63 +66,7 @@ impl LineStarts {
     }
 }
 
-pub(crate) fn skip_ws(t: &[u8], mut i: usize) -> usize {
-    while i < t.len() && matches!(t[i], b' ' | b'\t' | b'\n' | b'\r') {
-        i += 1;
-    }
-    i
-}
-
-/// One past the closing quote of the string starting at `i`.
-fn string_end(t: &[u8], i: usize) -> Option<usize> {
-    let mut j = i + 1;
-    while j < t.len() {
-        match t[j] {
-            b'\\' => j += 2,
-            b'"' => return Some(j + 1),
-            _ => j += 1,
-        }
-    }
-    None
-}
-
-/// The span of the JSON value starting at `i`.
-pub(crate) fn value_span(t: &[u8], i: usize) -> Option<Span> {
-    let c = *t.get(i)?;
-    match c {
-        b'"' => Some(Span::new(i, string_end(t, i)?)),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < t.len() {
-                match t[j] {
-                    b'"' => {
-                        j = string_end(t, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.checked_sub(1)?;
-                        if depth == 0 {
-                            return Some(Span::new(i, j + 1));
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            None
-        }
-        _ => {
-            let mut j = i;
-            while j < t.len() && !matches!(t[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-            {
-                j += 1;
-            }
-            (j > i).then_some(Span::new(i, j))
-        }
-    }
-}
+pub(crate) use super::locate::{skip_ws, value_span};
 
 /// The spans of the elements of the array at `arr`, in order.
 pub(crate) fn elements(t: &[u8], arr: Span) -> Vec<Span> {

@@ -28,7 +28,7 @@ pub fn locate(text: &[u8], path: &Path) -> Span {
     cur
 }
 
-fn skip_ws(t: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_ws(t: &[u8], mut i: usize) -> usize {
     while i < t.len() && matches!(t[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }
@@ -49,7 +49,7 @@ fn string_end(t: &[u8], i: usize) -> Option<usize> {
 }
 
 /// The span of the value starting at `i`.
-fn value_span(t: &[u8], i: usize) -> Option<Span> {
+pub(crate) fn value_span(t: &[u8], i: usize) -> Option<Span> {
     let c = *t.get(i)?;
     match c {
         b'"' => Some(Span::new(i, string_end(t, i)?)),
@@ -64,7 +64,7 @@ fn value_span(t: &[u8], i: usize) -> Option<Span> {
                     }
                     b'{' | b'[' => depth += 1,
                     b'}' | b']' => {
-                        depth -= 1;
+                        depth = depth.checked_sub(1)?;
                         if depth == 0 {
                             return Some(Span::new(i, j + 1));
                         }
