@@ -19,6 +19,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::addressing::{sentences, Kind, Roster, GREETINGS};
+use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
 
@@ -56,6 +57,21 @@ pub struct Verdict {
 
 /// Every breach of turn-taking by the recorder, in the order of the says.
 /// Computed once per call, however many rules ask.
+/// The recorder's breaches of one kind, in the order of the says.
+pub fn breaches<'c>(call: &'c Call<'_>, kind: Breach) -> impl Iterator<Item = &'c Verdict> + 'c {
+    verdicts(call).iter().filter(move |v| v.breach == kind)
+}
+
+impl Verdict {
+    /// `f` with a label on every further say of this breach.
+    pub fn with_repeats(&self, call: &Call<'_>, mut f: Finding, text: &str) -> Finding {
+        for &k in &self.again {
+            f = f.label(call.utterances[k].anchor, text);
+        }
+        f
+    }
+}
+
 pub fn verdicts<'c>(call: &'c Call<'_>) -> &'c [Verdict] {
     call.memo.turn_verdicts.get_or_init(|| compute(call))
 }
@@ -63,7 +79,7 @@ pub fn verdicts<'c>(call: &'c Call<'_>) -> &'c [Verdict] {
 fn compute(call: &Call<'_>) -> Vec<Verdict> {
     let lex = Lexicon::get();
     let heard = heard_says(call);
-    let names = name_words(call);
+    let names = call.name_words();
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
     let mut st = TurnState::default();
@@ -315,26 +331,6 @@ pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
     !me.is_empty() && fold(u.text).contains(&me)
 }
 
-/// Lower-case words of every participant's name, skipped at the start of a
-/// sentence when looking for a question opener.
-fn name_words(call: &Call<'_>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let names = call
-        .human
-        .into_iter()
-        .chain(std::iter::once(call.voicebot))
-        .chain(call.agents.iter().map(|a| a.label.as_str()));
-    for n in names {
-        for w in n.split(|c: char| !c.is_alphanumeric()) {
-            let w = w.to_lowercase();
-            if !w.is_empty() && !out.contains(&w) {
-                out.push(w);
-            }
-        }
-    }
-    out
-}
-
 /// A token with the punctuation around it stripped and lower-cased, and
 /// whether punctuation followed it.
 fn token(t: &str) -> (String, bool) {
@@ -352,7 +348,7 @@ fn token(t: &str) -> (String, bool) {
 /// writes it: a yes/no opener followed by its subject ("do you want ...",
 /// "soll ich ..."), or a question word, a verb and a subject ("what do you
 /// think", "wie soll ich ...").
-pub fn is_question(lex: &Lexicon, text: &str, names: &[String]) -> bool {
+pub fn is_question(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
     if text.contains(['?', '？', '⁇', '⁈', '⁉']) {
         return true;
     }
@@ -461,7 +457,7 @@ mod tests {
     use super::*;
 
     fn q(text: &str) -> bool {
-        let names: Vec<String> = ["oliver", "promo", "claude", "delta"]
+        let names: HashSet<String> = ["oliver", "promo", "claude", "delta"]
             .iter()
             .map(|s| s.to_string())
             .collect();

@@ -25,10 +25,7 @@ impl Rule for Check {
         let call = cx.call;
         let human = call.human.unwrap_or("the human");
         let me = call.recorder.unwrap_or("this agent");
-        for v in turns::verdicts(call) {
-            if v.breach != Breach::AnsweredAgent {
-                continue;
-            }
+        for v in turns::breaches(call, Breach::AnsweredAgent) {
             let say = &call.utterances[v.say];
             let line = &call.utterances[v.against];
             let other = line.speaker;
@@ -38,7 +35,7 @@ impl Rule for Check {
             } else {
                 format!("replies to {other}'s line")
             };
-            let mut f = Finding::new(
+            let f = Finding::new(
                 say.anchor,
                 format!(
                     "{me} answered {other}, who was speaking to {human}: {}",
@@ -50,10 +47,7 @@ impl Rule for Check {
             .help(format!(
                 "when another agent speaks to {human}, let {human} react; if {other} needs you, it will address you by name"
             ));
-            for &k in &v.again {
-                f = f.label(call.utterances[k].anchor, "and answered it again here");
-            }
-            cx.report(f);
+                        cx.report(v.with_repeats(call, f, "and answered it again here"));
         }
     }
 }

@@ -25,14 +25,11 @@ impl Rule for Check {
         let call = cx.call;
         let human = call.human.unwrap_or("the human");
         let me = call.recorder.unwrap_or("this agent");
-        for v in turns::verdicts(call) {
-            if v.breach != Breach::HumanQuestion {
-                continue;
-            }
+        for v in turns::breaches(call, Breach::HumanQuestion) {
             let say = &call.utterances[v.say];
             let q = &call.utterances[v.against];
             let asker = q.speaker;
-            let mut f = Finding::new(
+            let f = Finding::new(
                 say.anchor,
                 format!(
                     "{me} answered a question {asker} asked {human}: {}",
@@ -44,13 +41,7 @@ impl Rule for Check {
             .help(format!(
                 "a question to {human} is {human}'s to answer, however sure you are of the answer: stay silent and let {human} decide"
             ));
-            for &k in &v.again {
-                f = f.label(
-                    call.utterances[k].anchor,
-                    "and spoke again before the answer here",
-                );
-            }
-            cx.report(f);
+                        cx.report(v.with_repeats(call, f, "and spoke again before the answer here"));
         }
     }
 }

@@ -25,14 +25,11 @@ impl Rule for Check {
         let call = cx.call;
         let human = call.human.unwrap_or("the human");
         let me = call.recorder.unwrap_or("this agent");
-        for v in turns::verdicts(call) {
-            if v.breach != Breach::ForAddressed {
-                continue;
-            }
+        for v in turns::breaches(call, Breach::ForAddressed) {
             let say = &call.utterances[v.say];
             let line = &call.utterances[v.against];
             let names = turns::join_names(&turns::addressed_others(call, line));
-            let mut f = Finding::new(
+            let f = Finding::new(
                 say.anchor,
                 format!(
                     "{me} spoke while {human} was addressing {names}: {}",
@@ -44,13 +41,7 @@ impl Rule for Check {
             .help(format!(
                 "when {human} names another agent, only that agent answers: stay silent until {human} speaks again, and put what you have on your board"
             ));
-            for &k in &v.again {
-                f = f.label(
-                    call.utterances[k].anchor,
-                    "and spoke again in that turn here",
-                );
-            }
-            cx.report(f);
+                        cx.report(v.with_repeats(call, f, "and spoke again in that turn here"));
         }
     }
 }

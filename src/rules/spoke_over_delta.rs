@@ -28,10 +28,7 @@ impl Rule for Check {
         let me = call.recorder.unwrap_or("this agent");
         let bot = call.voicebot;
         let mut roster = None;
-        for v in turns::verdicts(call) {
-            if v.breach != Breach::OverDelta {
-                continue;
-            }
+        for v in turns::breaches(call, Breach::OverDelta) {
             let roster = roster.get_or_insert_with(|| turns::roster(call));
             let say = &call.utterances[v.say];
             let line = &call.utterances[v.against];
@@ -42,7 +39,7 @@ impl Rule for Check {
                 ),
                 None => format!("{human} addressed {bot} here"),
             };
-            let mut f = Finding::new(
+            let f = Finding::new(
                 say.anchor,
                 format!(
                     "{me} spoke in a turn {human} gave to {bot}: {}",
@@ -54,13 +51,7 @@ impl Rule for Check {
             .help(format!(
                 "when {human} asks {bot}, every agent stays silent and lets {bot} answer; keep your board and activity current, that is what {bot} reads from"
             ));
-            for &k in &v.again {
-                f = f.label(
-                    call.utterances[k].anchor,
-                    "and spoke again in that turn here",
-                );
-            }
-            cx.report(f);
+                        cx.report(v.with_repeats(call, f, "and spoke again in that turn here"));
         }
     }
 }
