@@ -274,6 +274,19 @@ impl Linter {
     }
 }
 
+/// Lines (1-based) of the findings `rule` alone gives on the native log
+/// `log`: what the rules' unit tests assert on.
+#[cfg(test)]
+pub(crate) fn fired(rule: &str, log: &str) -> Vec<usize> {
+    let linter = Linter::new(&Config::default(), Some(&[rule.to_string()]), &[]).unwrap();
+    let f = linter.lint("t.jsonl", log.as_bytes().to_vec());
+    let index = crate::report::LineIndex::new(&f.source);
+    f.diagnostics
+        .iter()
+        .map(|d| crate::report::resolve(&f.source, &index, &d.primary.at).line)
+        .collect()
+}
+
 /// Findings in file order; ties by rule name.
 pub fn sort(d: &mut [Diagnostic]) {
     d.sort_by(|a, b| {

@@ -644,21 +644,7 @@ pub(crate) mod testlog {
         )
     }
 
-    /// 1-based lines of the findings of `rule` on `log`.
-    pub fn fired(rule: &str, log: &str) -> Vec<usize> {
-        let linter = crate::engine::Linter::new(
-            &crate::config::Config::default(),
-            Some(&[rule.to_string()]),
-            &[],
-        )
-        .unwrap();
-        let f = linter.lint("t.jsonl", log.as_bytes().to_vec());
-        let index = crate::report::LineIndex::new(&f.source);
-        f.diagnostics
-            .iter()
-            .map(|d| crate::report::resolve(&f.source, &index, &d.primary.at).line)
-            .collect()
-    }
+    pub(crate) use crate::engine::fired;
 
     /// Every turn-taking rule that fires, with its lines.
     pub fn all(log: &str) -> Vec<(usize, &'static str)> {

@@ -46,7 +46,7 @@ impl Rule for Check {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::link_not_last::fired;
+    use crate::engine::fired;
 
     #[test]
     fn fires_off_the_main_thread_only() {

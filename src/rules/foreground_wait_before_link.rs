@@ -74,7 +74,7 @@ fn is_foreground_wait(r: &Record) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::link_not_last::fired;
+    use crate::engine::fired;
 
     const HEAD: &str = r#"{"ts":"2026-10-10T09:00:00.000Z","chat":"user","text":"Open a call."}
 {"ts":"2026-10-10T09:00:01.000Z","fn":"create_call","args":{"lang":"en"},"result":{"call_id":"c-1","link":"https://voicehook.ai/c/abc","share_text":"Join the call: https://voicehook.ai/c/abc"}}

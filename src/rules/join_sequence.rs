@@ -141,7 +141,7 @@ fn has_content(b: &Board) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::link_not_last::fired;
+    use crate::engine::fired;
 
     const JOIN: &str = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"join","args":{"call_id":"c-1","label":"Kit","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;
     const STATUS: &str = r#"{"ts":"2026-10-10T09:00:02.000Z","fn":"status","args":{"emoji":"🛠️","doing":"Reading the diff","open":["Review auth.rs"],"done":[]},"result":{}}"#;

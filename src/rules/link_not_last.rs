@@ -331,26 +331,10 @@ fn what(r: &Record) -> String {
     }
 }
 
-/// Lines (1-based) of the findings `rule` gives on `log`, for unit tests.
-#[cfg(test)]
-pub(crate) fn fired(rule: &str, log: &str) -> Vec<usize> {
-    let linter = crate::engine::Linter::new(
-        &crate::config::Config::default(),
-        Some(&[rule.to_string()]),
-        &[],
-    )
-    .unwrap();
-    let f = linter.lint("t.jsonl", log.as_bytes().to_vec());
-    let index = crate::report::LineIndex::new(&f.source);
-    f.diagnostics
-        .iter()
-        .map(|d| crate::report::resolve(&f.source, &index, &d.primary.at).line)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::fired;
 
     const CREATE: &str = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"create_call","args":{"lang":"en"},"result":{"call_id":"c-1","link":"https://voicehook.ai/c/abc","share_text":"Join the call: https://voicehook.ai/c/abc"}}"#;
 

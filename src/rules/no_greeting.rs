@@ -130,7 +130,7 @@ fn first_say_after(records: &[Record], i: usize) -> Option<(usize, bool)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::link_not_last::fired;
+    use crate::engine::fired;
 
     const JOIN_NO_GREET: &str = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"join","args":{"call_id":"c-1","label":"Kit","greet":false},"result":{"status":"joined","context":{"lang":"en"}}}"#;
 

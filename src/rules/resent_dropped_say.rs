@@ -245,14 +245,7 @@ mod tests {
     use super::*;
 
     fn run(lines: &[&str]) -> usize {
-        let linter = crate::engine::Linter::new(
-            &crate::config::Config::default(),
-            Some(&["resent-dropped-say".to_string()]),
-            &[],
-        )
-        .unwrap();
-        let f = linter.lint("t.jsonl", lines.join("\n").into_bytes());
-        f.diagnostics.len()
+        crate::engine::fired("resent-dropped-say", &lines.join("\n")).len()
     }
 
     const JOIN: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Lumen","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;

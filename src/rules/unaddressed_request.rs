@@ -243,14 +243,7 @@ mod tests {
     }
 
     fn run(lines: &[String]) -> usize {
-        let linter = crate::engine::Linter::new(
-            &crate::config::Config::default(),
-            Some(&["unaddressed-request".to_string()]),
-            &[],
-        )
-        .unwrap();
-        let f = linter.lint("t.jsonl", lines.join("\n").into_bytes());
-        f.diagnostics.len()
+        crate::engine::fired("unaddressed-request", &lines.join("\n")).len()
     }
 
     const JOIN: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Pico","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;
