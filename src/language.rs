@@ -43,22 +43,24 @@
 //! false alarm on sentences, 100% of them identified, about 96.5% of word
 //! pairs (the rest abstained), at a few microseconds per utterance.
 //!
-//! Cost: the tables load once, on first use (25-40 ms in a release
-//! build; [`warm_up`] loads them early); after that [`identify`] makes one
+//! Cost: `build.rs` turns the tables into a compact binary form at compile
+//! time; the binary reads it back once, on first use (a few milliseconds;
+//! [`warm_up`] does it early); after that [`identify`] makes one
 //! pass over the text, allocates nothing, and never panics.
 //!
 //! [`claimed_language`] is a separate, rule-based helper: it finds lines that
 //! state which language is spoken in the call ("German is spoken here",
 //! "Hier wird Deutsch gesprochen").
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
+
+use crate::langmodel::{lowercase_into, Model, MAX_WORD_BYTES, N};
 
 /// A language the identifier knows.
 ///
 /// Adding one: a variant here and its arms in [`Lang::code`],
-/// [`Lang::name`] and `model_text`, [`Lang::ALL`] and `N`, then
+/// [`Lang::name`], [`Lang::ALL`], `N` and `CODES` in `src/langmodel.rs`,
+/// its table in `build.rs`, then
 /// `python3 scripts/lang-build.py en de <code>` for the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -67,9 +69,6 @@ pub enum Lang {
     /// German.
     De,
 }
-
-/// Number of languages known; the length of per-language score arrays.
-const N: usize = 2;
 
 impl Lang {
     /// Every language, in the order of the score arrays.
@@ -98,17 +97,6 @@ impl Lang {
         match self {
             Lang::En => "English",
             Lang::De => "German",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    fn model_text(self) -> &'static str {
-        match self {
-            Lang::En => include_str!("../rules/lexicon/lang-en.txt"),
-            Lang::De => include_str!("../rules/lexicon/lang-de.txt"),
         }
     }
 }
@@ -208,6 +196,17 @@ pub fn identify(text: &str, ignore: &[&str]) -> Verdict {
 /// [`identify`] with other [`Options`].
 pub fn identify_with(text: &str, ignore: &[&str], options: &Options) -> Verdict {
     analyze(text, ignore, options).verdict
+}
+
+/// The model, built from the tables by `build.rs` and embedded.
+fn model() -> &'static Model {
+    static MODEL: OnceLock<Model> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        // The bytes are the build's own output, checked by a test; should
+        // they ever not read back, every text is judged unsure instead.
+        Model::decode(include_bytes!(concat!(env!("OUT_DIR"), "/lang.bin")))
+            .unwrap_or_else(Model::empty)
+    })
 }
 
 /// Load the language tables now instead of on first use (they take a few
@@ -402,10 +401,6 @@ const UNITS: &[&str] = &[
     "kg", "g", "hz", "khz", "mhz", "ghz", "rps", "qps", "rpm", "am", "pm", "uhr", "eur", "usd",
     "ct",
 ];
-
-/// Longest word (in bytes, lower-cased) that is scored; longer ones are
-/// discounted (hashes, base64, glued garbage).
-const MAX_WORD_BYTES: usize = 64;
 
 /// One word of the text: letters, with inner apostrophes.
 #[derive(Debug, Clone, Copy)]
@@ -616,391 +611,32 @@ fn word_matches(word: &str, name: &str) -> bool {
     )
 }
 
-/// Case-folds `word` into `buf` the way the word lists are folded
-/// (lower case, `ß` as `ss`, typographic apostrophe as `'`); None if it
-/// does not fit.
-fn lowercase_into<'b>(word: &str, buf: &'b mut [u8; MAX_WORD_BYTES]) -> Option<&'b str> {
-    let mut len = 0;
-    for c in word.chars() {
-        let c = if c == '’' { '\'' } else { c };
-        for l in c.to_lowercase() {
-            if l == 'ß' {
-                if len + 2 > buf.len() {
-                    return None;
-                }
-                buf[len..len + 2].copy_from_slice(b"ss");
-                len += 2;
-                continue;
-            }
-            let n = l.len_utf8();
-            if len + n > buf.len() {
-                return None;
-            }
-            l.encode_utf8(&mut buf[len..len + n]);
-            len += n;
-        }
-    }
-    std::str::from_utf8(&buf[..len]).ok()
-}
-
-// ---------------------------------------------------------------------------
-// The model.
-
-/// A word's log-probability in every language.
-#[derive(Debug, Clone, Copy)]
-struct WordEntry {
-    logp: [f32; N],
-    /// In at least one language's word list (else only neutral).
-    known: bool,
-    neutral: bool,
-}
-
-/// Character n-gram statistics, per language: the n-gram's count, and as a
-/// context (its continuations): their total count and number of types.
-#[derive(Debug, Clone, Copy, Default)]
-struct NgramEntry {
-    count: [f32; N],
-    ctx_total: [f32; N],
-    ctx_types: [f32; N],
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-
-struct Model {
-    words: FxMap<Box<str>, WordEntry>,
-    ngrams: FxMap<u64, NgramEntry>,
-    /// Character ids for n-gram keys; ASCII by table, the rest by map.
-    ascii_ids: [u8; 128],
-    other_ids: FxMap<char, u8>,
-    order: usize,
-    /// Unigram totals per language (word-start marker excluded).
-    unigram_total: [f32; N],
-    /// ln of the probability mass outside each language's word list.
-    ln_oov_mass: [f32; N],
-}
-
-/// Id of a character the model has not seen.
-const UNKNOWN_ID: u8 = 255;
-const START_ID: u8 = 1;
-const END_ID: u8 = 2;
-/// Add-k smoothing of the character unigrams: k and the assumed alphabet.
-const UNIGRAM_K: f32 = 0.5;
-const UNIGRAM_ALPHABET: f32 = 60.0;
-/// The neutral word list.
-const NEUTRAL: &str = include_str!("../rules/lexicon/lang-neutral.txt");
-/// The word table of all languages.
-const WORDS: &str = include_str!("../rules/lexicon/lang-words.txt");
-
-/// `(section, key, value)` for every `key<TAB>value` line of a model file;
-/// `#` lines are comments, `[name]` lines start a section. A `[name]<TAB>..`
-/// line is a record of the section before it (`[langs]` in the word table).
-fn records(text: &str) -> impl Iterator<Item = (&str, &str, &str)> {
-    let mut section = "[words]";
-    text.lines().filter_map(move |line| {
-        let line = line.trim_end_matches(['\r', ' ']);
-        if line.is_empty() || line.starts_with('#') {
-            return None;
-        }
-        if line.starts_with('[') && !line.contains('\t') {
-            section = line;
-            return None;
-        }
-        let (key, value) = line.split_once('\t')?;
-        Some((section, key, value))
-    })
-}
-
-fn model() -> &'static Model {
-    static MODEL: OnceLock<Model> = OnceLock::new();
-    MODEL.get_or_init(Model::load)
-}
-
-impl Model {
-    fn load() -> Model {
-        let mut model = Model {
-            words: FxMap::default(),
-            ngrams: FxMap::default(),
-            ascii_ids: [UNKNOWN_ID; 128],
-            other_ids: FxMap::default(),
-            order: 1,
-            unigram_total: [0.0; N],
-            ln_oov_mass: [0.0; N],
-        };
-        model.ascii_ids[b'^' as usize] = START_ID;
-        model.ascii_ids[b'$' as usize] = END_ID;
-        let mut next_id = END_ID + 1;
-        model.ngrams.reserve(140_000);
-        for lang in Lang::ALL {
-            let li = lang.index();
-            let mut oov_mass = 0.05f32;
-            for (section, key, value) in records(lang.model_text()) {
-                match section {
-                    "[info]" if key == "oov_mass" => {
-                        if let Ok(v) = value.parse::<f32>() {
-                            oov_mass = v;
-                        }
-                    }
-                    "[ngrams]" => {
-                        let Ok(count) = value.parse::<u32>() else {
-                            continue;
-                        };
-                        let mut k = 0u64;
-                        let mut n = 0;
-                        for c in key.chars() {
-                            let id = match model.id_of(c) {
-                                UNKNOWN_ID if next_id < UNKNOWN_ID => {
-                                    let id = next_id;
-                                    next_id += 1;
-                                    if c.is_ascii() {
-                                        model.ascii_ids[c as usize] = id;
-                                    } else {
-                                        model.other_ids.insert(c, id);
-                                    }
-                                    id
-                                }
-                                id => id,
-                            };
-                            k |= u64::from(id) << (8 * n);
-                            n += 1;
-                            if n == 8 {
-                                break;
-                            }
-                        }
-                        if n == 0 {
-                            continue;
-                        }
-                        model.order = model.order.max(n);
-                        model.ngrams.entry(k).or_default().count[li] += count as f32;
-                        if n == 1 && key != "^" {
-                            model.unigram_total[li] += count as f32;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            model.ln_oov_mass[li] = oov_mass.clamp(1e-6, 1.0).ln();
-        }
-        // Context statistics: every n-gram (n >= 2) is a continuation of its
-        // prefix.
-        let keys: Vec<(u64, [f32; N])> = model
-            .ngrams
-            .iter()
-            .filter(|(k, _)| key_len(**k) >= 2)
-            .map(|(k, e)| (*k, e.count))
-            .collect();
-        for (key, count) in keys {
-            let prefix = key & !(0xffu64 << (8 * (key_len(key) - 1)));
-            let ctx = model.ngrams.entry(prefix).or_default();
-            for (li, c) in count.into_iter().enumerate() {
-                if c > 0.0 {
-                    ctx.ctx_total[li] += c;
-                    ctx.ctx_types[li] += 1.0;
-                }
-            }
-        }
-        // The word table: ln P(word) per language, precomputed by
-        // lang-build.py; a language without a column gets the character
-        // model here.
-        let mut columns: Vec<Option<usize>> = Vec::new();
-        model.words.reserve(40_000);
-        for (section, key, value) in records(WORDS) {
-            if section != "[words]" {
-                continue;
-            }
-            if key == "[langs]" {
-                columns = value
-                    .split('\t')
-                    .map(|c| Lang::from_code(c).map(Lang::index))
-                    .collect();
-                continue;
-            }
-            let mut logp = [f32::NAN; N];
-            for (col, v) in columns.iter().zip(value.split('\t')) {
-                if let (Some(li), Ok(v)) = (col, v.trim().parse::<i32>()) {
-                    logp[*li] = v as f32 / 100.0;
-                }
-            }
-            if logp.iter().any(|v| v.is_nan()) {
-                let Some(oov) = model.oov_logp(key) else {
-                    continue;
-                };
-                for (v, o) in logp.iter_mut().zip(oov) {
-                    if v.is_nan() {
-                        *v = o;
-                    }
-                }
-            }
-            model.words.insert(
-                key.into(),
-                WordEntry {
-                    logp,
-                    known: true,
-                    neutral: false,
-                },
-            );
-        }
-        for line in NEUTRAL.lines() {
-            let word = line.split('#').next().unwrap_or("").trim();
-            if word.is_empty() {
-                continue;
-            }
-            let mut buf = [0u8; MAX_WORD_BYTES];
-            let Some(lower) = lowercase_into(word, &mut buf) else {
-                continue;
-            };
-            model
-                .words
-                .entry(lower.into())
-                .or_insert(WordEntry {
-                    logp: [0.0; N],
-                    known: false,
-                    neutral: true,
-                })
-                .neutral = true;
-        }
-        model
-    }
-
-    fn id_of(&self, c: char) -> u8 {
-        if c.is_ascii() {
-            self.ascii_ids[c as usize]
-        } else {
-            self.other_ids.get(&c).copied().unwrap_or(UNKNOWN_ID)
-        }
-    }
-
-    /// Log-probability of a word outside the word lists, per language: the
-    /// leftover mass times the character model. None for words too long to
-    /// score.
-    fn oov_logp(&self, word: &str) -> Option<[f32; N]> {
-        const MAX_CHARS: usize = 48;
-        let mut ids = [0u8; MAX_CHARS + 2];
-        ids[0] = START_ID;
-        let mut len = 1;
-        for c in word.chars() {
-            if len > MAX_CHARS {
-                return None;
-            }
-            ids[len] = self.id_of(c);
-            len += 1;
-        }
-        ids[len] = END_ID;
-        len += 1;
-        let mut lp = self.char_logp(&ids[..len]);
-        for (v, m) in lp.iter_mut().zip(self.ln_oov_mass) {
-            *v += m;
-        }
-        Some(lp)
-    }
-
-    /// Character model: sum over positions of ln P(c | up to order-1
-    /// previous characters), Witten-Bell interpolated.
-    fn char_logp(&self, ids: &[u8]) -> [f32; N] {
-        const MAX_ORDER: usize = 8;
-        let order = self.order.min(MAX_ORDER);
-        let mut lp = [0.0f32; N];
-        // prev[n-1]: entry of the n-gram of length n ending at the previous
-        // position (the context of order n+1 here).
-        let mut prev: [Option<&NgramEntry>; MAX_ORDER] = [None; MAX_ORDER];
-        let mut cur: [Option<&NgramEntry>; MAX_ORDER] = [None; MAX_ORDER];
-        for i in 0..ids.len() {
-            let mut key = 0u64;
-            for n in 1..=order.min(i + 1) {
-                key = (key << 8) | u64::from(ids[i + 1 - n]);
-                // First character in the lowest byte, as stored.
-                cur[n - 1] = self.ngrams.get(&key);
-            }
-            for slot in cur.iter_mut().skip(order.min(i + 1)) {
-                *slot = None;
-            }
-            if i > 0 {
-                for (li, out) in lp.iter_mut().enumerate() {
-                    let c1 = cur[0].map_or(0.0, |e| e.count[li]);
-                    let mut p =
-                        (c1 + UNIGRAM_K) / (self.unigram_total[li] + UNIGRAM_K * UNIGRAM_ALPHABET);
-                    for n in 2..=order.min(i + 1) {
-                        let Some(ctx) = prev[n - 2] else { break };
-                        let total = ctx.ctx_total[li];
-                        if total <= 0.0 {
-                            break;
-                        }
-                        let types = ctx.ctx_types[li];
-                        let c = cur[n - 1].map_or(0.0, |e| e.count[li]);
-                        p = (c + types * p) / (total + types);
-                    }
-                    *out += p.ln();
-                }
-            }
-            std::mem::swap(&mut prev, &mut cur);
-        }
-        lp
-    }
-}
-
-/// Number of characters in an n-gram key (ids are never 0).
-fn key_len(key: u64) -> usize {
-    (64 - key.leading_zeros() as usize).div_ceil(8)
-}
-
-/// The Fx hash (as in rustc): fast, fine for short keys, not DoS-resistant,
-/// which the fixed tables do not need.
-#[derive(Default, Clone, Copy)]
-struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, v: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes([
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-            ]));
-        }
-        let mut tail = 0u64;
-        for (i, b) in chunks.remainder().iter().enumerate() {
-            tail |= u64::from(*b) << (8 * i);
-        }
-        self.add(tail);
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn embedded_tables_are_the_text_tables() {
+        let built = Model::build(
+            [
+                include_str!("../rules/lexicon/lang-en.txt"),
+                include_str!("../rules/lexicon/lang-de.txt"),
+            ],
+            include_str!("../rules/lexicon/lang-words.txt"),
+            include_str!("../rules/lexicon/lang-neutral.txt"),
+        );
+        let embedded: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lang.bin"));
+        assert!(built.encode() == embedded, "build.rs output is stale");
+        let decoded = Model::decode(embedded).expect("the embedded tables read back");
+        assert!(decoded.encode() == embedded);
+        assert_eq!(
+            Lang::ALL.map(Lang::code),
+            crate::langmodel::CODES,
+            "Lang::ALL and the tables' language order differ"
+        );
+        assert!(Model::decode(&embedded[..embedded.len() - 1]).is_none());
+        assert!(Model::decode(b"CLM1").is_none());
+    }
 
     fn lang(text: &str, ignore: &[&str]) -> Option<Lang> {
         identify(text, ignore).lang()
