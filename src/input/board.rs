@@ -99,7 +99,7 @@ pub(crate) fn status_record(
         return None;
     };
     let mut found = Vec::new();
-    let mut f = native::read_fn_call("status", &obj, span, &mut found);
+    let mut f = native::read_fn_call("status", obj, span, &mut found);
     if let Some(p) = places {
         p.relocate(&mut f.op);
         p.relocate_problems(span, &mut found);

@@ -250,7 +250,7 @@ fn unanswered(req: Request, problems: &mut Vec<Problem>) -> Record {
     let mut obj = Obj::new();
     obj.insert("args".into(), Value::Object(req.arguments.clone()));
     let mut found = Vec::new();
-    let mut f = native::read_fn_call(&req.name, &obj, req.span, &mut found);
+    let mut f = native::read_fn_call(&req.name, obj, req.span, &mut found);
     let places = Places {
         args: args_place(&req),
         result: args_place(&req),
@@ -345,7 +345,7 @@ fn answered(
         }
     }
     let mut found = Vec::new();
-    let mut f = native::read_fn_call(&req.name, &obj, req.span, &mut found);
+    let mut f = native::read_fn_call(&req.name, obj, req.span, &mut found);
     f.error = error;
     let places = Places {
         args: args_place(&req),

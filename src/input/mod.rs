@@ -15,6 +15,7 @@
 
 pub mod board;
 mod detect;
+pub mod jdom;
 pub(crate) mod json;
 pub mod locate;
 pub mod mcp;

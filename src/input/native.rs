@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use super::jdom::{Node, View, J};
 use super::{ts, Problem};
 use crate::model::*;
 
@@ -53,16 +54,13 @@ fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
 /// caller moves to where the values really are.
 pub fn read_fn_call(
     name: &str,
-    obj: &Map<String, Value>,
+    obj: Map<String, Value>,
     span: Span,
     problems: &mut Vec<Problem>,
 ) -> FnCall {
-    Reader {
-        span,
-        problems,
-        line: 0,
-    }
-    .fn_call(name.to_string(), obj)
+    // The readers walk a node; the fields are the object's.
+    let obj = Value::Object(obj);
+    Reader { span, problems }.fn_call(name.to_string(), &obj)
 }
 
 fn parse_line(
@@ -90,30 +88,26 @@ fn parse_line(
             return;
         }
     };
-    let value: Value = match serde_json::from_str(text) {
+    let obj: J<'_> = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
             problems.push(json_problem(&e, text, offset, is_last));
             return;
         }
     };
-    let Value::Object(obj) = value else {
+    let J::Obj(_) = obj else {
         problems.push(Problem::new(
             Anchor::bytes(span),
             format!(
                 "a record must be a JSON object, this line holds {}",
-                kind_name(&value)
+                obj.kind_name()
             ),
             Some("each line of a call log is one object with `fn`, `chat` or `tool`".into()),
         ));
         return;
     };
-    let mut rd = Reader {
-        span,
-        problems,
-        line,
-    };
-    if let Some(meta) = obj.get("meta") {
+    let mut rd = Reader { span, problems };
+    if let Some(meta) = obj.field("meta") {
         let m = rd.meta(meta);
         if log.meta.is_none() && log.records.is_empty() {
             log.meta = Some(m.clone());
@@ -131,7 +125,7 @@ fn parse_line(
     }
     let kinds: Vec<&str> = ["fn", "chat", "tool"]
         .into_iter()
-        .filter(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+        .filter(|k| obj.field(k).is_some_and(|v| !v.is_null()))
         .collect();
     let root = Path::ROOT;
     let body = match kinds.as_slice() {
@@ -157,7 +151,7 @@ fn parse_line(
             };
             Body::Tool(Tool {
                 name,
-                args: obj.get("args").cloned(),
+                args: obj.field("args").map(J::to_value),
             })
         }
         [] => {
@@ -203,17 +197,6 @@ fn parse_line(
         thread,
         body,
     });
-}
-
-fn kind_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn json_problem(e: &serde_json::Error, text: &str, offset: usize, is_last: bool) -> Problem {
@@ -271,54 +254,52 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 struct Reader<'p> {
     span: Span,
     problems: &'p mut Vec<Problem>,
-    #[allow(dead_code)]
-    line: u32,
 }
-
-type Obj = Map<String, Value>;
 
 impl Reader<'_> {
     fn problem(&mut self, at: Anchor, message: String, help: Option<String>) {
         self.problems.push(Problem::new(at, message, help));
     }
 
-    fn wrong_type(&mut self, path: Path, expected: &str, v: &Value) {
+    fn wrong_type<N: Node>(&mut self, path: Path, expected: &str, v: &N) {
         self.problem(
             Anchor {
                 span: self.span,
                 path,
             },
-            format!("`{path}` should be {expected}, found {}", kind_name(v)),
+            format!("`{path}` should be {expected}, found {}", v.kind_name()),
             Some("the value was ignored; the rest of the record was linted".into()),
         );
     }
 
     /// A present, non-null value.
-    fn get<'v>(&self, obj: &'v Obj, key: &str) -> Option<&'v Value> {
-        obj.get(key).filter(|v| !v.is_null())
+    fn get<'v, N: Node>(&self, obj: &'v N, key: &str) -> Option<&'v N> {
+        obj.field(key).filter(|v| !v.is_null())
     }
 
-    fn str(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<String> {
-        match self.get(obj, key)? {
-            Value::String(s) => Some(s.clone()),
-            v => {
+    fn str<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<String> {
+        let v = self.get(obj, key)?;
+        match v.view() {
+            View::Str(s) => Some(s.to_string()),
+            _ => {
                 self.wrong_type(at.key(key), "a string", v);
                 None
             }
         }
     }
 
-    fn req_str(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<String> {
-        match self.get(obj, key)? {
-            Value::String(s) => Some(s.clone()),
-            v => {
+    fn req_str<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<String> {
+        let v = self.get(obj, key)?;
+        match v.view() {
+            View::Str(s) => Some(s.to_string()),
+            _ => {
                 let path = at.key(key);
                 self.problem(
                     Anchor {
                         span: self.span,
                         path,
                     },
-                    format!("`{path}` should be a string, found {}", kind_name(v)),
+                    format!("`{path}` should be a string, found {}", v.kind_name()),
                     Some("this record was skipped".into()),
                 );
                 None
@@ -326,34 +307,40 @@ impl Reader<'_> {
         }
     }
 
-    fn text(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<Text> {
+    fn text<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Text> {
         self.str(obj, at, key)
             .map(|value| Text::new(value, at.key(key)))
     }
 
-    fn bool(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<bool> {
-        match self.get(obj, key)? {
-            Value::Bool(b) => Some(*b),
-            v => {
+    fn bool<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<bool> {
+        let v = self.get(obj, key)?;
+        match v.view() {
+            View::Bool(b) => Some(b),
+            _ => {
                 self.wrong_type(at.key(key), "true or false", v);
                 None
             }
         }
     }
 
-    fn int(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<i64> {
-        match self.get(obj, key)? {
-            Value::Number(n) if n.as_i64().is_some() => n.as_i64(),
-            v => {
+    fn int<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<i64> {
+        let v = self.get(obj, key)?;
+        match v.view() {
+            View::Num { int: Some(i) } => Some(i),
+            _ => {
                 self.wrong_type(at.key(key), "a whole number", v);
                 None
             }
         }
     }
 
-    fn ts(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<Ms> {
-        let s = self.str(obj, at, key)?;
-        match ts::parse_rfc3339(&s) {
+    fn ts<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Ms> {
+        let v = self.get(obj, key)?;
+        let View::Str(s) = v.view() else {
+            self.wrong_type(at.key(key), "a string", v);
+            return None;
+        };
+        match ts::parse_rfc3339(s) {
             Some(ms) => Some(ms),
             None => {
                 self.problem(
@@ -364,7 +351,7 @@ impl Reader<'_> {
                     format!(
                         "`{}` is not an RFC 3339 time: {}",
                         at.key(key),
-                        crate::report::escape::quote(&s, 40)
+                        crate::report::escape::quote(s, 40)
                     ),
                     Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this record".into()),
                 );
@@ -373,10 +360,12 @@ impl Reader<'_> {
         }
     }
 
-    fn obj<'v>(&mut self, obj: &'v Obj, at: Path, key: &'static str) -> Option<&'v Obj> {
-        match self.get(obj, key)? {
-            Value::Object(o) => Some(o),
-            v => {
+    /// An object value (the node itself, which [`Node::field`] reads).
+    fn obj<'v, N: Node>(&mut self, obj: &'v N, at: Path, key: &'static str) -> Option<&'v N> {
+        let v = self.get(obj, key)?;
+        match v.view() {
+            View::Obj => Some(v),
+            _ => {
                 self.wrong_type(at.key(key), "an object", v);
                 None
             }
@@ -384,40 +373,41 @@ impl Reader<'_> {
     }
 
     /// A list of strings; items of another type are noted and skipped.
-    fn texts(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<Vec<Text>> {
+    fn texts<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Vec<Text>> {
         let path = at.key(key);
-        match self.get(obj, key)? {
-            Value::Array(items) => {
+        let v = self.get(obj, key)?;
+        match v.view() {
+            View::Arr(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, v) in items.iter().enumerate() {
-                    match v {
-                        Value::String(s) => out.push(Text::new(s.clone(), path.index(i))),
-                        Value::Null => {}
-                        v => self.wrong_type(path.index(i), "a string", v),
+                    match v.view() {
+                        View::Str(s) => out.push(Text::new(s.to_string(), path.index(i))),
+                        View::Null => {}
+                        _ => self.wrong_type(path.index(i), "a string", v),
                     }
                 }
                 Some(out)
             }
             // A single string where a list was expected is read as a list of one.
-            Value::String(s) => Some(vec![Text::new(s.clone(), path)]),
-            v => {
+            View::Str(s) => Some(vec![Text::new(s.to_string(), path)]),
+            _ => {
                 self.wrong_type(path, "a list of strings", v);
                 None
             }
         }
     }
 
-    fn names(&mut self, obj: &Obj, at: Path, key: &'static str) -> Option<Vec<String>> {
+    fn names<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Vec<String>> {
         self.texts(obj, at, key)
             .map(|v| v.into_iter().map(|t| t.value).collect())
     }
 
-    fn meta(&mut self, v: &Value) -> Meta {
+    fn meta<N: Node>(&mut self, o: &N) -> Meta {
         let at = Path::ROOT.key("meta");
-        let Value::Object(o) = v else {
-            self.wrong_type(at, "an object", v);
+        if !matches!(o.view(), View::Obj) {
+            self.wrong_type(at, "an object", o);
             return Meta::default();
-        };
+        }
         Meta {
             format: self.int(o, at, "format"),
             recorder: self.str(o, at, "recorder"),
@@ -427,11 +417,10 @@ impl Reader<'_> {
         }
     }
 
-    fn fn_call(&mut self, name: String, obj: &Obj) -> FnCall {
+    fn fn_call<N: Node>(&mut self, name: String, obj: &N) -> FnCall {
         let root = Path::ROOT;
-        let empty = Obj::new();
         let args_path = root.key("args");
-        let args = self.obj(obj, root, "args").unwrap_or(&empty);
+        let args = self.obj(obj, root, "args");
         let res_path = root.key("result");
         // `next` returns an event; everything else an object.
         let error = self.obj(obj, root, "error").map(|e| {
@@ -446,37 +435,51 @@ impl Reader<'_> {
         } else {
             None
         };
-        let res = result.unwrap_or(&empty);
         let a = args_path;
+        // Fields of an absent `args` or `result` read as absent.
+        macro_rules! arg {
+            ($m:ident, $key:literal) => {
+                match args {
+                    Some(o) => self.$m(o, a, $key),
+                    None => None,
+                }
+            };
+        }
+        macro_rules! res {
+            ($m:ident, $key:literal) => {
+                match result {
+                    Some(o) => self.$m(o, res_path, $key),
+                    None => None,
+                }
+            };
+        }
         let op = match name.as_str() {
             "create_call" => Op::CreateCall(CreateCall {
-                lang: self.str(args, a, "lang"),
-                title: self.str(args, a, "title"),
-                call_id: self.str(res, res_path, "call_id"),
-                link: self.str(res, res_path, "link"),
-                share_text: self.text(res, res_path, "share_text"),
+                lang: arg!(str, "lang"),
+                title: arg!(str, "title"),
+                call_id: res!(str, "call_id"),
+                link: res!(str, "link"),
+                share_text: res!(text, "share_text"),
             }),
             "join" => Op::Join(Join {
-                call_id: self.str(args, a, "call_id"),
-                label: self.text(args, a, "label"),
-                emoji: self.str(args, a, "emoji"),
-                greet: match self.get(args, "greet") {
+                call_id: arg!(str, "call_id"),
+                label: arg!(text, "label"),
+                emoji: arg!(str, "emoji"),
+                greet: match args.and_then(|o| self.get(o, "greet")) {
                     None => None,
-                    Some(Value::Bool(b)) => Some(Greet::Flag(*b)),
-                    Some(Value::String(s)) => {
-                        Some(Greet::Text(Text::new(s.clone(), a.key("greet"))))
-                    }
-                    Some(v) => {
-                        self.wrong_type(a.key("greet"), "true, false or a text", v);
-                        None
-                    }
+                    Some(v) => match v.view() {
+                        View::Bool(b) => Some(Greet::Flag(b)),
+                        View::Str(s) => Some(Greet::Text(Text::new(s.to_string(), a.key("greet")))),
+                        _ => {
+                            self.wrong_type(a.key("greet"), "true, false or a text", v);
+                            None
+                        }
+                    },
                 },
-                quiet: self.bool(args, a, "quiet"),
-                status: self.str(res, res_path, "status"),
-                context: self
-                    .obj(res, res_path, "context")
-                    .map(|c| self.context(c, res_path.key("context"))),
-                role: match self.str(res, res_path, "role").as_deref() {
+                quiet: arg!(bool, "quiet"),
+                status: res!(str, "status"),
+                context: res!(obj, "context").map(|c| self.context(c, res_path.key("context"))),
+                role: match res!(str, "role").as_deref() {
                     Some("owner") => Some(Role::Owner),
                     Some("participant") => Some(Role::Participant),
                     _ => None,
@@ -484,34 +487,31 @@ impl Reader<'_> {
             }),
             "next" => Op::Next(result.map(|r| self.event(r, res_path))),
             "say" => Op::Say(Say {
-                text: self.text(args, a, "text"),
-                say_id: self.str(res, res_path, "say_id"),
-                say_status: self.str(res, res_path, "say_status"),
-                reason: self.str(res, res_path, "reason"),
+                text: arg!(text, "text"),
+                say_id: res!(str, "say_id"),
+                say_status: res!(str, "say_status"),
+                reason: res!(str, "reason"),
             }),
-            "status" => Op::Status(self.board(args, a)),
-            "activity" => Op::Activity(self.text(args, a, "text")),
+            "status" => Op::Status(match args {
+                Some(o) => self.board(o, a),
+                None => Board::default(),
+            }),
+            "activity" => Op::Activity(arg!(text, "text")),
             "decide" => Op::Decide(Decide {
-                question: self.text(args, a, "question"),
-                options: self.texts(args, a, "options"),
-                decision_id: self.str(res, res_path, "decision_id"),
+                question: arg!(text, "question"),
+                options: arg!(texts, "options"),
+                decision_id: res!(str, "decision_id"),
             }),
-            "show" => Op::Show(self.str(args, a, "panel")),
-            "share" => Op::Share(
-                self.text(args, a, "text")
-                    .or_else(|| self.text(args, a, "url")),
-            ),
-            "notice" => Op::Notice(
-                self.text(args, a, "text")
-                    .or_else(|| self.text(args, a, "url")),
-            ),
+            "show" => Op::Show(arg!(str, "panel")),
+            "share" => Op::Share(arg!(text, "text").or_else(|| arg!(text, "url"))),
+            "notice" => Op::Notice(arg!(text, "text").or_else(|| arg!(text, "url"))),
             "leave" => Op::Leave,
             _ => Op::Other,
         };
         FnCall { name, op, error }
     }
 
-    fn context(&mut self, c: &Obj, at: Path) -> Context {
+    fn context<N: Node>(&mut self, c: &N, at: Path) -> Context {
         Context {
             lang: self.text(c, at, "lang"),
             mode: self.str(c, at, "mode"),
@@ -519,7 +519,7 @@ impl Reader<'_> {
     }
 
     /// A board: the arguments of `status` or a board payload.
-    pub(crate) fn board(&mut self, o: &Obj, at: Path) -> Board {
+    fn board<N: Node>(&mut self, o: &N, at: Path) -> Board {
         Board {
             label: self.text(o, at, "label"),
             emoji: self.text(o, at, "emoji"),
@@ -529,7 +529,7 @@ impl Reader<'_> {
         }
     }
 
-    fn line(&mut self, o: &Obj, at: Path) -> Line {
+    fn line<N: Node>(&mut self, o: &N, at: Path) -> Line {
         Line {
             speaker: self.str(o, at, "speaker"),
             op: self.str(o, at, "op"),
@@ -543,28 +543,30 @@ impl Reader<'_> {
         }
     }
 
-    fn lines(&mut self, o: &Obj, at: Path, key: &'static str) -> Vec<Line> {
+    fn lines<N: Node>(&mut self, o: &N, at: Path, key: &'static str) -> Vec<Line> {
         let path = at.key(key);
-        match self.get(o, key) {
-            None => Vec::new(),
-            Some(Value::Array(items)) => {
+        let Some(v) = self.get(o, key) else {
+            return Vec::new();
+        };
+        match v.view() {
+            View::Arr(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, v) in items.iter().enumerate() {
-                    match v {
-                        Value::Object(l) => out.push(self.line(l, path.index(i))),
-                        v => self.wrong_type(path.index(i), "a line object", v),
+                    match v.view() {
+                        View::Obj => out.push(self.line(v, path.index(i))),
+                        _ => self.wrong_type(path.index(i), "a line object", v),
                     }
                 }
                 out
             }
-            Some(v) => {
+            _ => {
                 self.wrong_type(path, "a list of lines", v);
                 Vec::new()
             }
         }
     }
 
-    fn event(&mut self, r: &Obj, at: Path) -> Event {
+    fn event<N: Node>(&mut self, r: &N, at: Path) -> Event {
         let ty = self.str(r, at, "type").unwrap_or_default();
         let kind = match ty.as_str() {
             "user" => EventKind::User(self.line(r, at)),

@@ -278,7 +278,7 @@ fn record(
             moved(f, &Value::Object(o.clone()), Path::ROOT)
         };
     let mut found = Vec::new();
-    let mut f = native::read_fn_call(&name, &obj, span, &mut found);
+    let mut f = native::read_fn_call(&name, obj, span, &mut found);
     if let Some(p) = places {
         p.relocate(&mut f.op);
         p.relocate_problems(span, &mut found);

@@ -1,0 +1,247 @@
+//! A light JSON tree for reading records: objects keep their keys in order
+//! in a vector, and strings without escapes borrow from the line they were
+//! read from. Reading a native log into it costs less than a
+//! `serde_json::Value` (no allocation per key, no ordered map per object).
+//!
+//! Field readers work on both trees through [`Node`], so the inputs that
+//! build `serde_json::Value`s (MCP traces, boards, prompts) share them.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// A JSON value read from a line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum J<'a> {
+    Null,
+    Bool(bool),
+    /// A number; `int` when it is a whole number that fits an `i64`.
+    Num {
+        int: Option<i64>,
+    },
+    Str(Cow<'a, str>),
+    Arr(Vec<J<'a>>),
+    /// Keys in the order written; a repeated key's last value wins.
+    Obj(Vec<(Cow<'a, str>, J<'a>)>),
+}
+
+/// What a JSON node holds, for the field readers.
+pub enum View<'v, N> {
+    Null,
+    Bool(bool),
+    Num { int: Option<i64> },
+    Str(&'v str),
+    Arr(&'v [N]),
+    Obj,
+}
+
+/// A JSON tree the field readers can walk.
+pub trait Node: Sized {
+    /// The value of `key` if this is an object that has it.
+    fn field(&self, key: &str) -> Option<&Self>;
+    fn view(&self) -> View<'_, Self>;
+
+    fn is_null(&self) -> bool {
+        matches!(self.view(), View::Null)
+    }
+
+    /// "a string", "an object", ...: for messages about wrong types.
+    fn kind_name(&self) -> &'static str {
+        match self.view() {
+            View::Null => "null",
+            View::Bool(_) => "a boolean",
+            View::Num { .. } => "a number",
+            View::Str(_) => "a string",
+            View::Arr(_) => "an array",
+            View::Obj => "an object",
+        }
+    }
+}
+
+impl Node for J<'_> {
+    fn field(&self, key: &str) -> Option<&Self> {
+        match self {
+            J::Obj(pairs) => pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            J::Null => View::Null,
+            J::Bool(b) => View::Bool(*b),
+            J::Num { int } => View::Num { int: *int },
+            J::Str(s) => View::Str(s),
+            J::Arr(items) => View::Arr(items),
+            J::Obj(_) => View::Obj,
+        }
+    }
+}
+
+impl Node for Value {
+    fn field(&self, key: &str) -> Option<&Self> {
+        self.as_object().and_then(|o| o.get(key))
+    }
+
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            Value::Null => View::Null,
+            Value::Bool(b) => View::Bool(*b),
+            Value::Number(n) => View::Num { int: n.as_i64() },
+            Value::String(s) => View::Str(s),
+            Value::Array(items) => View::Arr(items),
+            Value::Object(_) => View::Obj,
+        }
+    }
+}
+
+impl J<'_> {
+    /// The same value as a `serde_json::Value` (numbers that are not whole
+    /// become null: nothing reads them).
+    pub fn to_value(&self) -> Value {
+        match self {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Num { int: Some(i) } => Value::from(*i),
+            J::Num { int: None } => Value::Null,
+            J::Str(s) => Value::String(s.to_string()),
+            J::Arr(items) => Value::Array(items.iter().map(J::to_value).collect()),
+            J::Obj(pairs) => Value::Object(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for J<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JVisitor)
+    }
+}
+
+struct JVisitor;
+
+impl<'de> Visitor<'de> for JVisitor {
+    type Value = J<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<J<'de>, E> {
+        Ok(J::Null)
+    }
+    fn visit_none<E>(self) -> Result<J<'de>, E> {
+        Ok(J::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<J<'de>, E> {
+        Ok(J::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<J<'de>, E> {
+        Ok(J::Num { int: Some(i) })
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<J<'de>, E> {
+        Ok(J::Num {
+            int: i64::try_from(u).ok(),
+        })
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<J<'de>, E> {
+        Ok(J::Num { int: None })
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<J<'de>, E> {
+        Ok(J::Str(Cow::Borrowed(s)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<J<'de>, E> {
+        Ok(J::Str(Cow::Owned(s.to_string())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<J<'de>, E> {
+        Ok(J::Str(Cow::Owned(s)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(J::Arr(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J<'de>, A::Error> {
+        let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(0).clamp(4, 64));
+        while let Some(Key(k)) = map.next_key()? {
+            pairs.push((k, map.next_value()?));
+        }
+        Ok(J::Obj(pairs))
+    }
+}
+
+/// An object key, borrowed when it has no escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s.to_string())))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn borrows_plain_strings_and_keys() {
+        let text = r#"{"fn":"say","args":{"text":"Hi \"there\"","n":[1,-2,3.5,18446744073709551615]},"k":null,"fn":"x"}"#;
+        let j: J<'_> = serde_json::from_str(text).unwrap();
+        let J::Obj(pairs) = &j else { panic!() };
+        assert!(matches!(pairs[0].0, Cow::Borrowed("fn")));
+        // The last of a repeated key wins, as in serde_json.
+        assert_eq!(j.field("fn"), Some(&J::Str("x".into())));
+        let args = j.field("args").unwrap();
+        assert!(matches!(args.field("text"), Some(J::Str(Cow::Owned(s))) if s == "Hi \"there\""));
+        let View::Arr(n) = args.field("n").unwrap().view() else {
+            panic!()
+        };
+        let ints: Vec<Option<i64>> = n
+            .iter()
+            .map(|v| match v.view() {
+                View::Num { int } => int,
+                _ => panic!(),
+            })
+            .collect();
+        assert_eq!(ints, [Some(1), Some(-2), None, None]);
+        assert!(j.field("k").unwrap().is_null());
+        assert_eq!(j.to_value(), {
+            let mut v: Value = serde_json::from_str(text).unwrap();
+            v["args"]["n"][2] = Value::Null;
+            v["args"]["n"][3] = Value::Null;
+            v
+        });
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "[".repeat(100_000);
+        assert!(serde_json::from_str::<J<'_>>(&deep).is_err());
+        let closed = format!("{}{}", deep, "]".repeat(100_000));
+        let e = serde_json::from_str::<J<'_>>(&closed).unwrap_err();
+        assert!(e.to_string().contains("recursion limit"));
+    }
+}
