@@ -398,7 +398,6 @@ impl Hasher for FxHasher {
     }
 }
 
-
 /// First bytes of an encoded model; the number is the layout's version.
 const MAGIC: &[u8; 4] = b"CLM1";
 
@@ -435,7 +434,11 @@ impl Model {
         for (w, e) in words {
             // Words are at most MAX_WORD_BYTES long (longer ones are never
             // looked up); a longer one is cut to nothing and so never found.
-            let w = if w.len() <= MAX_WORD_BYTES { w.as_bytes() } else { &[] };
+            let w = if w.len() <= MAX_WORD_BYTES {
+                w.as_bytes()
+            } else {
+                &[]
+            };
             out.push(w.len() as u8);
             out.extend_from_slice(w);
             for v in e.logp {

@@ -4,6 +4,7 @@
 //! Inputs build a [`Log`]; [`Call::build`] derives the room from it. Rules
 //! read the model only, never the bytes of a file.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Milliseconds since the Unix epoch.
@@ -36,40 +37,252 @@ pub enum Seg {
 }
 
 /// A short path into a JSON document, such as `args.open[2]`. Fixed size and
-/// `Copy`, so keeping one per utterance costs no allocation.
+/// `Copy`, so keeping one per text costs no allocation; each step is packed
+/// in four bytes (a key as its number in [`keys`], an index as itself), as
+/// a log keeps a path for every text it holds.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Path {
-    segs: [Seg; Path::MAX],
+    segs: [u32; Path::MAX],
     len: u8,
 }
+
+/// The high bit of a packed step marks a key.
+const KEY_BIT: u32 = 1 << 31;
 
 impl Path {
     pub const MAX: usize = 6;
     pub const ROOT: Path = Path {
-        segs: [Seg::Index(0); Path::MAX],
+        segs: [0; Path::MAX],
         len: 0,
     };
 
-    fn push(mut self, seg: Seg) -> Path {
+    fn push(mut self, packed: u32) -> Path {
         // A path deeper than MAX points at its deepest kept ancestor, which
         // still underlines the right region.
         if (self.len as usize) < Path::MAX {
-            self.segs[self.len as usize] = seg;
+            self.segs[self.len as usize] = packed;
             self.len += 1;
         }
         self
     }
     pub fn key(self, k: &'static str) -> Path {
-        self.push(Seg::Key(k))
+        self.push(KEY_BIT | keys::id(k))
     }
     pub fn index(self, i: usize) -> Path {
-        self.push(Seg::Index(u32::try_from(i).unwrap_or(u32::MAX)))
+        self.push(u32::try_from(i).unwrap_or(u32::MAX).min(KEY_BIT - 1))
     }
-    pub fn segs(&self) -> &[Seg] {
-        &self.segs[..self.len as usize]
+    /// The steps, first to last.
+    pub fn segs(&self) -> Segs {
+        let mut out = Segs {
+            segs: [Seg::Index(0); Path::MAX],
+            len: self.len as usize,
+        };
+        for (o, &p) in out.segs.iter_mut().zip(&self.segs[..self.len as usize]) {
+            *o = if p & KEY_BIT != 0 {
+                Seg::Key(keys::name(p & !KEY_BIT))
+            } else {
+                Seg::Index(p)
+            };
+        }
+        out
     }
     pub fn is_root(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// The steps of a [`Path`], unpacked.
+#[derive(Clone, Copy, Debug)]
+pub struct Segs {
+    segs: [Seg; Path::MAX],
+    len: usize,
+}
+
+impl std::ops::Deref for Segs {
+    type Target = [Seg];
+    fn deref(&self) -> &[Seg] {
+        &self.segs[..self.len]
+    }
+}
+
+/// Numbers for the keys of paths: the record fields every input reads by a
+/// fixed table, any other key by a small registry filled on first use.
+mod keys {
+    use std::sync::Mutex;
+
+    const KNOWN: &[&str] = &[
+        "args",
+        "result",
+        "error",
+        "text",
+        "speaker",
+        "op",
+        "model",
+        "ts",
+        "addressed_to",
+        "addressed_to_you",
+        "to_human",
+        "operators_said",
+        "agent_said",
+        "type",
+        "say_id",
+        "say_status",
+        "reason",
+        "context",
+        "lang",
+        "mode",
+        "decision_id",
+        "answer",
+        "label",
+        "emoji",
+        "doing",
+        "open",
+        "done",
+        "question",
+        "options",
+        "panel",
+        "url",
+        "share_text",
+        "call_id",
+        "link",
+        "title",
+        "greet",
+        "quiet",
+        "status",
+        "role",
+        "message",
+        "format",
+        "recorder",
+        "client",
+        "human",
+        "voicebot",
+        "meta",
+        "fn",
+        "chat",
+        "tool",
+        "turn_end",
+        "agent",
+        "call",
+        "thread",
+        "params",
+        "arguments",
+        "structuredContent",
+        "content",
+        "name",
+        "id",
+        "method",
+        "isError",
+        "cmd",
+        "code",
+        "command",
+        "data",
+    ];
+
+    static OTHER: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+
+    pub(super) fn id(k: &'static str) -> u32 {
+        let known = match k {
+            "args" => 0,
+            "result" => 1,
+            "error" => 2,
+            "text" => 3,
+            "speaker" => 4,
+            "op" => 5,
+            "model" => 6,
+            "ts" => 7,
+            "addressed_to" => 8,
+            "addressed_to_you" => 9,
+            "to_human" => 10,
+            "operators_said" => 11,
+            "agent_said" => 12,
+            "type" => 13,
+            "say_id" => 14,
+            "say_status" => 15,
+            "reason" => 16,
+            "context" => 17,
+            "lang" => 18,
+            "mode" => 19,
+            "decision_id" => 20,
+            "answer" => 21,
+            "label" => 22,
+            "emoji" => 23,
+            "doing" => 24,
+            "open" => 25,
+            "done" => 26,
+            "question" => 27,
+            "options" => 28,
+            "panel" => 29,
+            "url" => 30,
+            "share_text" => 31,
+            "call_id" => 32,
+            "link" => 33,
+            "title" => 34,
+            "greet" => 35,
+            "quiet" => 36,
+            "status" => 37,
+            "role" => 38,
+            "message" => 39,
+            "format" => 40,
+            "recorder" => 41,
+            "client" => 42,
+            "human" => 43,
+            "voicebot" => 44,
+            "meta" => 45,
+            "fn" => 46,
+            "chat" => 47,
+            "tool" => 48,
+            "turn_end" => 49,
+            "agent" => 50,
+            "call" => 51,
+            "thread" => 52,
+            "params" => 53,
+            "arguments" => 54,
+            "structuredContent" => 55,
+            "content" => 56,
+            "name" => 57,
+            "id" => 58,
+            "method" => 59,
+            "isError" => 60,
+            "cmd" => 61,
+            "code" => 62,
+            "command" => 63,
+            "data" => 64,
+            _ => usize::MAX,
+        };
+        if known != usize::MAX {
+            return known as u32;
+        }
+        let mut other = OTHER.lock().unwrap_or_else(|e| e.into_inner());
+        let i = match other.iter().position(|o| *o == k) {
+            Some(i) => i,
+            None => {
+                other.push(k);
+                other.len() - 1
+            }
+        };
+        (KNOWN.len() + i) as u32
+    }
+
+    pub(super) fn name(id: u32) -> &'static str {
+        let id = id as usize;
+        if let Some(k) = KNOWN.get(id) {
+            return k;
+        }
+        let other = OTHER.lock().unwrap_or_else(|e| e.into_inner());
+        other.get(id - KNOWN.len()).copied().unwrap_or("?")
+    }
+
+    #[cfg(test)]
+    #[test]
+    fn every_known_key_has_its_own_number() {
+        for (i, k) in KNOWN.iter().enumerate() {
+            assert_eq!(id(k) as usize, i, "{k}");
+            assert_eq!(name(i as u32), *k);
+        }
+        let x = id("some-other-key");
+        assert!(x as usize >= KNOWN.len());
+        assert_eq!(id("some-other-key"), x);
+        assert_eq!(name(x), "some-other-key");
     }
 }
 
@@ -251,15 +464,14 @@ impl Record {
     }
 }
 
-// Nearly every record is a function call, so boxing the large variant would
-// add an allocation per record and save nothing.
-#[allow(clippy::large_enum_variant)]
+/// What a record is. Every variant but the function call is boxed: a log
+/// is mostly function calls, which keep their payload in [`Op`]'s boxes.
 #[derive(Clone, Debug)]
 pub enum Body {
-    Meta(Meta),
+    Meta(Box<Meta>),
     Fn(FnCall),
-    Chat(Chat),
-    Tool(Tool),
+    Chat(Box<Chat>),
+    Tool(Box<Tool>),
 }
 
 /// A voicehook function call with its outcome.
@@ -267,7 +479,7 @@ pub enum Body {
 pub struct FnCall {
     pub name: String,
     pub op: Op,
-    pub error: Option<ApiError>,
+    pub error: Option<Box<ApiError>>,
 }
 
 impl FnCall {
@@ -283,18 +495,20 @@ pub struct ApiError {
 }
 
 /// What a function call did, per function. Unknown functions are `Other`.
+/// Payloads are boxed so that a record costs what it holds: a log has
+/// hundreds of thousands of records of very different sizes.
 #[derive(Clone, Debug)]
 pub enum Op {
-    CreateCall(CreateCall),
-    Join(Join),
-    Next(Option<Event>),
-    Say(Say),
-    Status(Board),
-    Activity(Option<Text>),
-    Decide(Decide),
+    CreateCall(Box<CreateCall>),
+    Join(Box<Join>),
+    Next(Option<Box<Event>>),
+    Say(Box<Say>),
+    Status(Box<Board>),
+    Activity(Option<Box<Text>>),
+    Decide(Box<Decide>),
     Show(Option<String>),
-    Share(Option<Text>),
-    Notice(Option<Text>),
+    Share(Option<Box<Text>>),
+    Notice(Option<Box<Text>>),
     Leave,
     Other,
 }
@@ -382,9 +596,9 @@ pub struct Event {
 
 #[derive(Clone, Debug)]
 pub enum EventKind {
-    User(Line),
+    User(Box<Line>),
     Timeout,
-    Operator(Line),
+    Operator(Box<Line>),
     Revise {
         say_id: Option<String>,
         reason: Option<String>,
@@ -493,8 +707,9 @@ pub struct Utterance<'a> {
     pub who: Who,
     pub text: &'a str,
     pub ts: Option<Ms>,
-    /// Names addressed: as recorded, else computed with the server's rule.
-    pub addressed_to: Vec<String>,
+    /// Names addressed: as recorded (borrowed from the record), else
+    /// computed with the server's rule.
+    pub addressed_to: Vec<Cow<'a, str>>,
     /// True when `addressed_to` was computed, not recorded.
     pub addressed_computed: bool,
     pub addressed_to_you: Option<bool>,
@@ -670,7 +885,7 @@ impl<'a> Call<'a> {
                 continue;
             };
             let op_line = match kind {
-                EventKind::Operator(l) => Some(l),
+                EventKind::Operator(l) => Some(&**l),
                 _ => None,
             };
             for l in operators_said.iter().chain(op_line) {
@@ -701,7 +916,16 @@ impl<'a> Call<'a> {
         let records = self.records;
         let roster = self.roster();
         let (me, human, voicebot) = (self.recorder, self.human, self.voicebot);
-        let mut out: Vec<Utterance<'a>> = Vec::new();
+        // At most this many: sized once, as a long call has many.
+        let bound: usize = records
+            .iter()
+            .map(|r| match r.as_fn().map(|f| &f.op) {
+                Some(Op::Say(_) | Op::Join(_)) => 1,
+                Some(Op::Next(Some(ev))) => 1 + ev.agent_said.len() + ev.operators_said.len(),
+                _ => 0,
+            })
+            .sum();
+        let mut out: Vec<Utterance<'a>> = Vec::with_capacity(bound);
         for (i, r) in records.iter().enumerate() {
             let Body::Fn(f) = &r.body else { continue };
             match &f.op {
@@ -724,15 +948,10 @@ impl<'a> Call<'a> {
                             _ => "?",
                         });
                         let (addressed_to, computed) = match &l.addressed_to {
-                            Some(a) => (a.clone(), false),
-                            None => (
-                                roster
-                                    .addressees(t.as_str())
-                                    .into_iter()
-                                    .map(str::to_string)
-                                    .collect(),
-                                true,
-                            ),
+                            Some(a) => {
+                                (a.iter().map(|n| Cow::Borrowed(n.as_str())).collect(), false)
+                            }
+                            None => (computed_addressees(&roster, t.as_str()), true),
                         };
                         out.push(Utterance {
                             record: i,
@@ -793,8 +1012,8 @@ impl<'a> Call<'a> {
             .collect();
         let mut idx: Vec<usize> = (0..out.len()).collect();
         idx.sort_by_key(|&k| (keys[k], k));
-        let mut slots: Vec<Option<Utterance<'a>>> = out.into_iter().map(Some).collect();
-        self.utterances = idx.into_iter().filter_map(|k| slots[k].take()).collect();
+        permute(&mut out, &idx);
+        self.utterances = out;
     }
 
     fn own_line(
@@ -812,11 +1031,7 @@ impl<'a> Call<'a> {
             who: Who::Me,
             text: t.as_str(),
             ts: r.ts,
-            addressed_to: roster
-                .addressees(t.as_str())
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
+            addressed_to: computed_addressees(roster, t.as_str()),
             addressed_computed: true,
             addressed_to_you: None,
             to_human: None,
@@ -863,7 +1078,7 @@ impl<'a> Call<'a> {
     /// Every board the recorder set (`status` calls the server accepted).
     pub fn boards(&self) -> impl Iterator<Item = (&'a Record, &'a Board)> + 'a {
         self.fn_calls().filter_map(|(r, f)| match &f.op {
-            Op::Status(b) if f.ok() => Some((r, b)),
+            Op::Status(b) if f.ok() => Some((r, &**b)),
             _ => None,
         })
     }
@@ -871,7 +1086,7 @@ impl<'a> Call<'a> {
     /// Every `decide` the recorder made.
     pub fn decides(&self) -> impl Iterator<Item = (&'a Record, &'a Decide)> + 'a {
         self.fn_calls().filter_map(|(r, f)| match &f.op {
-            Op::Decide(d) => Some((r, d)),
+            Op::Decide(d) => Some((r, &**d)),
             _ => None,
         })
     }
@@ -925,6 +1140,37 @@ pub fn next_event(r: &Record) -> Option<&Event> {
             ..
         }) => Some(ev),
         _ => None,
+    }
+}
+
+/// Names the server's rule finds addressed in `text` (owned: the roster's
+/// names are its own copies).
+fn computed_addressees<'a>(roster: &crate::addressing::Roster, text: &str) -> Vec<Cow<'a, str>> {
+    roster
+        .addressees(text)
+        .into_iter()
+        .map(|n| Cow::Owned(n.to_string()))
+        .collect()
+}
+
+/// Reorder `v` in place so that position `i` holds what was at `order[i]`
+/// (`order` a permutation of the indices), without a second vector of `T`.
+fn permute<T>(v: &mut [T], order: &[usize]) {
+    let mut done = vec![false; v.len()];
+    for start in 0..v.len() {
+        if done[start] {
+            continue;
+        }
+        let mut j = start;
+        loop {
+            done[j] = true;
+            let k = order[j];
+            if k == start {
+                break;
+            }
+            v.swap(j, k);
+            j = k;
+        }
     }
 }
 

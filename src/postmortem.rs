@@ -549,7 +549,7 @@ fn merge(views: &[View<'_>], lanes: &mut Lanes) -> Vec<Line> {
                 ts,
                 own: u.who == Who::Me,
                 dropped: u.who == Who::Me && dropped.contains(&u.record),
-                addressed: u.addressed_to.clone(),
+                addressed: u.addressed_to.iter().map(|n| n.to_string()).collect(),
                 recorded: !u.addressed_computed,
             });
         }
@@ -743,8 +743,8 @@ fn acks_on_timeline(k: usize, lanes: &Lanes, lines: &[Line], row: &mut AgentRow)
     }
 }
 
-fn names(to_you: Option<bool>, to: &[String], me: &str) -> bool {
-    to_you == Some(true) || to.iter().any(|n| same_name(n, me))
+fn names<S: AsRef<str>>(to_you: Option<bool>, to: &[S], me: &str) -> bool {
+    to_you == Some(true) || to.iter().any(|n| same_name(n.as_ref(), me))
 }
 
 /// The summary for the terminal. Every name from a log is escaped.

@@ -447,8 +447,8 @@ pub fn join_names(names: &[&str]) -> String {
 pub fn addressed_others<'u>(call: &Call<'_>, u: &'u Utterance<'_>) -> Vec<&'u str> {
     u.addressed_to
         .iter()
+        .map(|n| &**n)
         .filter(|n| !is_me(call, n) && !is_human(call, n))
-        .map(String::as_str)
         .collect()
 }
 

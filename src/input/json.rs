@@ -300,7 +300,11 @@ pub(crate) fn each_text(
             opt(&mut b.doing, text);
             b.open.iter_mut().chain(b.done.iter_mut()).for_each(text);
         }
-        Op::Activity(t) | Op::Share(t) | Op::Notice(t) => opt(t, text),
+        Op::Activity(t) | Op::Share(t) | Op::Notice(t) => {
+            if let Some(t) = t {
+                text(t)
+            }
+        }
         Op::Decide(d) => {
             opt(&mut d.question, text);
             if let Some(o) = &mut d.options {

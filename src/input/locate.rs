@@ -15,7 +15,7 @@ pub fn locate(text: &[u8], path: &Path) -> Span {
         Some(s) => s,
         None => return Span::new(0, text.len()),
     };
-    for seg in path.segs() {
+    for seg in path.segs().iter() {
         let next = match seg {
             Seg::Key(k) => member(text, cur, k.as_bytes()),
             Seg::Index(i) => element(text, cur, *i as usize),

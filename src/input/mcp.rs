@@ -346,7 +346,7 @@ fn answered(
     }
     let mut found = Vec::new();
     let mut f = native::read_fn_call(&req.name, obj, req.span, &mut found);
-    f.error = error;
+    f.error = error.map(Box::new);
     let places = Places {
         args: args_place(&req),
         result: result_place,

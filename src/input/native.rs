@@ -14,6 +14,10 @@ use crate::model::*;
 /// order; the log holds every record that could be read.
 pub fn parse(bytes: &[u8]) -> (Log, Vec<Problem>) {
     let mut log = Log::default();
+    // One record a line: sized once, so a large log is not copied while
+    // its vector grows.
+    log.records
+        .reserve_exact(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
     let mut problems = Vec::new();
     let mut start = 0usize;
     let mut line_no: u32 = 0;
@@ -119,7 +123,7 @@ fn parse_line(
             agent: None,
             call: None,
             thread: Thread::Main,
-            body: Body::Meta(m),
+            body: Body::Meta(Box::new(m)),
         });
         return;
     }
@@ -139,20 +143,20 @@ fn parse_line(
             let Some(role) = rd.req_str(&obj, root, "chat") else {
                 return;
             };
-            Body::Chat(Chat {
+            Body::Chat(Box::new(Chat {
                 role,
                 text: rd.text(&obj, root, "text"),
                 turn_end: rd.bool(&obj, root, "turn_end").unwrap_or(false),
-            })
+            }))
         }
         ["tool"] => {
             let Some(name) = rd.req_str(&obj, root, "tool") else {
                 return;
             };
-            Body::Tool(Tool {
+            Body::Tool(Box::new(Tool {
                 name,
                 args: obj.field("args").map(J::to_value),
-            })
+            }))
         }
         [] => {
             rd.problem(
@@ -425,10 +429,10 @@ impl Reader<'_> {
         // `next` returns an event; everything else an object.
         let error = self.obj(obj, root, "error").map(|e| {
             let ep = root.key("error");
-            ApiError {
+            Box::new(ApiError {
                 status: self.int(e, ep, "status"),
                 message: self.str(e, ep, "message"),
-            }
+            })
         });
         let result = if error.is_none() {
             self.obj(obj, root, "result")
@@ -454,14 +458,14 @@ impl Reader<'_> {
             };
         }
         let op = match name.as_str() {
-            "create_call" => Op::CreateCall(CreateCall {
+            "create_call" => Op::CreateCall(Box::new(CreateCall {
                 lang: arg!(str, "lang"),
                 title: arg!(str, "title"),
                 call_id: res!(str, "call_id"),
                 link: res!(str, "link"),
                 share_text: res!(text, "share_text"),
-            }),
-            "join" => Op::Join(Join {
+            })),
+            "join" => Op::Join(Box::new(Join {
                 call_id: arg!(str, "call_id"),
                 label: arg!(text, "label"),
                 emoji: arg!(str, "emoji"),
@@ -484,27 +488,35 @@ impl Reader<'_> {
                     Some("participant") => Some(Role::Participant),
                     _ => None,
                 },
-            }),
-            "next" => Op::Next(result.map(|r| self.event(r, res_path))),
-            "say" => Op::Say(Say {
+            })),
+            "next" => Op::Next(result.map(|r| Box::new(self.event(r, res_path)))),
+            "say" => Op::Say(Box::new(Say {
                 text: arg!(text, "text"),
                 say_id: res!(str, "say_id"),
                 say_status: res!(str, "say_status"),
                 reason: res!(str, "reason"),
-            }),
-            "status" => Op::Status(match args {
+            })),
+            "status" => Op::Status(Box::new(match args {
                 Some(o) => self.board(o, a),
                 None => Board::default(),
-            }),
-            "activity" => Op::Activity(arg!(text, "text")),
-            "decide" => Op::Decide(Decide {
+            })),
+            "activity" => Op::Activity(arg!(text, "text").map(Box::new)),
+            "decide" => Op::Decide(Box::new(Decide {
                 question: arg!(text, "question"),
                 options: arg!(texts, "options"),
                 decision_id: res!(str, "decision_id"),
-            }),
+            })),
             "show" => Op::Show(arg!(str, "panel")),
-            "share" => Op::Share(arg!(text, "text").or_else(|| arg!(text, "url"))),
-            "notice" => Op::Notice(arg!(text, "text").or_else(|| arg!(text, "url"))),
+            "share" => Op::Share(
+                arg!(text, "text")
+                    .or_else(|| arg!(text, "url"))
+                    .map(Box::new),
+            ),
+            "notice" => Op::Notice(
+                arg!(text, "text")
+                    .or_else(|| arg!(text, "url"))
+                    .map(Box::new),
+            ),
             "leave" => Op::Leave,
             _ => Op::Other,
         };
@@ -569,9 +581,9 @@ impl Reader<'_> {
     fn event<N: Node>(&mut self, r: &N, at: Path) -> Event {
         let ty = self.str(r, at, "type").unwrap_or_default();
         let kind = match ty.as_str() {
-            "user" => EventKind::User(self.line(r, at)),
+            "user" => EventKind::User(Box::new(self.line(r, at))),
             "timeout" => EventKind::Timeout,
-            "operator" => EventKind::Operator(self.line(r, at)),
+            "operator" => EventKind::Operator(Box::new(self.line(r, at))),
             "revise" => EventKind::Revise {
                 say_id: self.str(r, at, "say_id"),
                 reason: self.str(r, at, "reason"),

@@ -347,10 +347,10 @@ fn code_log(code: &str, span: Span, line: u32, lang: CodeLang) -> Option<Log> {
             agent: None,
             call: None,
             thread: Thread::Main,
-            body: Body::Tool(Tool {
+            body: Body::Tool(Box::new(Tool {
                 name: CODE_TOOL.into(),
                 args: Some(Value::Object(args)),
-            }),
+            })),
         }],
     })
 }

@@ -488,7 +488,7 @@ fn line(name: &str, u: &Utt) -> Line {
 }
 
 fn next(ev: Event) -> Op {
-    Op::Next(Some(ev))
+    Op::Next(Some(Box::new(ev)))
 }
 
 fn event(kind: EventKind) -> Event {
@@ -543,13 +543,13 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
         at.line_span,
         None,
         "join",
-        Op::Join(Join {
+        Op::Join(Box::new(Join {
             label: Some(Text::at_bytes(me.name.clone(), at.span)),
             status: Some("waiting_for_human".into()),
             context: Some(Context { lang, mode: None }),
             role,
             ..Join::default()
-        }),
+        })),
     ));
     let mut last_wake: Option<Ms> = None;
     let mut woken_without_time = false;
@@ -572,12 +572,12 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
             )),
             Entry::Utt(u) => {
                 let op = if u.speaker == me.name {
-                    Op::Say(Say {
+                    Op::Say(Box::new(Say {
                         text: Some(Text::at_bytes(u.text.clone(), u.text_span)),
                         ..Say::default()
-                    })
+                    }))
                 } else if cast.human.as_deref() == Some(u.speaker.as_str()) {
-                    next(event(EventKind::User(line(&u.speaker, u))))
+                    next(event(EventKind::User(Box::new(line(&u.speaker, u)))))
                 } else if cast.is_voicebot(&u.speaker) {
                     let mut ev = event(EventKind::Timeout);
                     ev.agent_said.push(line(&u.speaker, u));
@@ -599,7 +599,7 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
                         }
                         let mut l = line(&u.speaker, u);
                         l.addressed_to_you = Some(true);
-                        next(event(EventKind::Operator(l)))
+                        next(event(EventKind::Operator(Box::new(l))))
                     } else {
                         woken_without_time = false;
                         let mut ev = event(EventKind::Timeout);

@@ -130,7 +130,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
             }
         }
         let op_line = match &ev.kind {
-            EventKind::Operator(l) => Some(l),
+            EventKind::Operator(l) => Some(&**l),
             _ => None,
         };
         for l in ev.operators_said.iter().chain(op_line) {

@@ -370,7 +370,7 @@ fn resolve(
     // "your question": the one the say addresses.
     if contains_any(w, lex.list("reading.second-person")) {
         if let Some(a) = u.addressed_to.first() {
-            let who = if Some(a.as_str()) == call.human {
+            let who = if Some(&**a) == call.human {
                 Who::Human
             } else if call.is_voicebot(a) {
                 Who::Voicebot
