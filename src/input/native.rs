@@ -17,14 +17,14 @@ pub fn parse(bytes: &[u8]) -> (Log, Vec<Problem>) {
     // One record a line: sized once, so a large log is not copied while
     // its vector grows.
     log.records
-        .reserve_exact(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
+        .reserve_exact(memchr::memchr_iter(b'\n', bytes).count() + 1);
     let mut problems = Vec::new();
     let mut start = 0usize;
     let mut line_no: u32 = 0;
     let len = bytes.len();
     while start < len {
         line_no = line_no.saturating_add(1);
-        let nl = memchr(b'\n', &bytes[start..]).map(|k| start + k);
+        let nl = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
         let end = nl.unwrap_or(len);
         let mut content_end = end;
         if content_end > start && bytes[content_end - 1] == b'\r' {
@@ -45,10 +45,6 @@ pub fn parse(bytes: &[u8]) -> (Log, Vec<Problem>) {
         }
     }
     (log, problems)
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == needle)
 }
 
 /// Read a function call from an object shaped like a native record (`args`,

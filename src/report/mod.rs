@@ -37,12 +37,7 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(src: &[u8]) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(
-            src.iter()
-                .enumerate()
-                .filter(|(_, &b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        starts.extend(memchr::memchr_iter(b'\n', src).map(|i| i + 1));
         LineIndex { starts }
     }
 
