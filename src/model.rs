@@ -636,8 +636,6 @@ impl EventKind {
 #[derive(Clone, Debug, Default)]
 pub struct Line {
     pub speaker: Option<String>,
-    pub op: Option<String>,
-    pub model: Option<String>,
     pub text: Option<Text>,
     pub ts: Option<Ms>,
     pub addressed_to: Option<Vec<String>>,

@@ -278,9 +278,14 @@ impl Reader<'_> {
     }
 
     fn str<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<String> {
+        self.str_ref(obj, at, key).map(str::to_string)
+    }
+
+    /// A string value, borrowed: for fields only checked, not kept.
+    fn str_ref<'v, N: Node>(&mut self, obj: &'v N, at: Path, key: &'static str) -> Option<&'v str> {
         let v = self.get(obj, key)?;
         match v.view() {
-            View::Str(s) => Some(s.to_string()),
+            View::Str(s) => Some(s),
             _ => {
                 self.wrong_type(at.key(key), "a string", v);
                 None
@@ -538,10 +543,12 @@ impl Reader<'_> {
     }
 
     fn line<N: Node>(&mut self, o: &N, at: Path) -> Line {
+        // The speaking operator and its model: checked, not kept (no rule
+        // reads them, and a long call has hundreds of thousands of lines).
+        self.str_ref(o, at, "op");
+        self.str_ref(o, at, "model");
         Line {
             speaker: self.str(o, at, "speaker"),
-            op: self.str(o, at, "op"),
-            model: self.str(o, at, "model"),
             text: self.text(o, at, "text"),
             ts: self.ts(o, at, "ts"),
             addressed_to: self.names(o, at, "addressed_to"),
