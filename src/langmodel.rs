@@ -4,9 +4,9 @@
 //! The tables are text files under `rules/lexicon/` (see
 //! `scripts/lang-build.py`). Reading them takes tens of milliseconds, so the
 //! build script builds the model from them once ([`Model::build`]) and
-//! stores it in a compact binary form ([`Model::encode`]) that the binary
-//! embeds and reads back at start-up ([`Model::decode`], a few
-//! milliseconds). This file is shared with `build.rs` and so uses only `std`.
+//! encodes it as hash tables ([`Model::encode`]) that the binary embeds and
+//! reads in place ([`Tables`]): nothing is decoded at start-up. This file is
+//! shared with `build.rs` and so uses only `std`.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -60,7 +60,7 @@ pub struct WordEntry {
 /// Character n-gram statistics, per language: the n-gram's count, and as a
 /// context (its continuations): their total count and number of types.
 #[derive(Debug, Clone, Copy, Default)]
-struct NgramEntry {
+pub struct NgramEntry {
     count: [f32; N],
     ctx_total: [f32; N],
     ctx_types: [f32; N],
@@ -260,19 +260,25 @@ impl Model {
         }
         model
     }
+}
 
-    fn id_of(&self, c: char) -> u8 {
-        if c.is_ascii() {
-            self.ascii_ids[c as usize]
-        } else {
-            self.other_ids.get(&c).copied().unwrap_or(UNKNOWN_ID)
-        }
-    }
+/// What the character model needs of a table: the builder's maps at
+/// build time, the embedded [`Tables`] at run time.
+pub trait Grams {
+    /// Longest n-gram kept.
+    fn order(&self) -> usize;
+    /// Statistics of the n-gram `key` (ids, first character in the lowest
+    /// byte).
+    fn gram(&self, key: u64) -> Option<NgramEntry>;
+    /// The id of a character, [`UNKNOWN_ID`] if never seen.
+    fn id_of(&self, c: char) -> u8;
+    fn unigram_total(&self) -> [f32; N];
+    fn ln_oov_mass(&self) -> [f32; N];
 
     /// Log-probability of a word outside the word lists, per language: the
     /// leftover mass times the character model. None for words too long to
     /// score.
-    pub fn oov_logp(&self, word: &str) -> Option<[f32; N]> {
+    fn oov_logp(&self, word: &str) -> Option<[f32; N]> {
         const MAX_CHARS: usize = 48;
         let mut ids = [0u8; MAX_CHARS + 2];
         ids[0] = START_ID;
@@ -287,7 +293,7 @@ impl Model {
         ids[len] = END_ID;
         len += 1;
         let mut lp = self.char_logp(&ids[..len]);
-        for (v, m) in lp.iter_mut().zip(self.ln_oov_mass) {
+        for (v, m) in lp.iter_mut().zip(self.ln_oov_mass()) {
             *v += m;
         }
         Some(lp)
@@ -297,18 +303,19 @@ impl Model {
     /// previous characters), Witten-Bell interpolated.
     fn char_logp(&self, ids: &[u8]) -> [f32; N] {
         const MAX_ORDER: usize = 8;
-        let order = self.order.min(MAX_ORDER);
+        let order = self.order().min(MAX_ORDER);
+        let unigram_total = self.unigram_total();
         let mut lp = [0.0f32; N];
         // prev[n-1]: entry of the n-gram of length n ending at the previous
         // position (the context of order n+1 here).
-        let mut prev: [Option<&NgramEntry>; MAX_ORDER] = [None; MAX_ORDER];
-        let mut cur: [Option<&NgramEntry>; MAX_ORDER] = [None; MAX_ORDER];
+        let mut prev: [Option<NgramEntry>; MAX_ORDER] = [None; MAX_ORDER];
+        let mut cur: [Option<NgramEntry>; MAX_ORDER] = [None; MAX_ORDER];
         for i in 0..ids.len() {
             let mut key = 0u64;
             for n in 1..=order.min(i + 1) {
                 key = (key << 8) | u64::from(ids[i + 1 - n]);
                 // First character in the lowest byte, as stored.
-                cur[n - 1] = self.ngrams.get(&key);
+                cur[n - 1] = self.gram(key);
             }
             for slot in cur.iter_mut().skip(order.min(i + 1)) {
                 *slot = None;
@@ -317,7 +324,7 @@ impl Model {
                 for (li, out) in lp.iter_mut().enumerate() {
                     let c1 = cur[0].map_or(0.0, |e| e.count[li]);
                     let mut p =
-                        (c1 + UNIGRAM_K) / (self.unigram_total[li] + UNIGRAM_K * UNIGRAM_ALPHABET);
+                        (c1 + UNIGRAM_K) / (unigram_total[li] + UNIGRAM_K * UNIGRAM_ALPHABET);
                     for n in 2..=order.min(i + 1) {
                         let Some(ctx) = prev[n - 2] else { break };
                         let total = ctx.ctx_total[li];
@@ -334,6 +341,35 @@ impl Model {
             std::mem::swap(&mut prev, &mut cur);
         }
         lp
+    }
+}
+
+impl Model {
+    /// Every n-gram key, for tests of the encoded tables.
+    pub fn gram_keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ngrams.keys().copied()
+    }
+}
+
+impl Grams for Model {
+    fn order(&self) -> usize {
+        self.order
+    }
+    fn gram(&self, key: u64) -> Option<NgramEntry> {
+        self.ngrams.get(&key).copied()
+    }
+    fn id_of(&self, c: char) -> u8 {
+        if c.is_ascii() {
+            self.ascii_ids[c as usize]
+        } else {
+            self.other_ids.get(&c).copied().unwrap_or(UNKNOWN_ID)
+        }
+    }
+    fn unigram_total(&self) -> [f32; N] {
+        self.unigram_total
+    }
+    fn ln_oov_mass(&self) -> [f32; N] {
+        self.ln_oov_mass
     }
 }
 
@@ -398,132 +434,139 @@ impl Hasher for FxHasher {
     }
 }
 
-/// First bytes of an encoded model; the number is the layout's version.
-const MAGIC: &[u8; 4] = b"CLM1";
+// ---------------------------------------------------------------------------
+// The encoded form: open-addressing hash tables that are read in place, so
+// start-up costs nothing. Little-endian throughout; every read is
+// bounds-checked, and a table that does not read back is not used.
+//
+//   "CLM2", order u32, unigram_total N x f32, ln_oov_mass N x f32,
+//   ascii_ids 128 x u8,
+//   other chars: count u32, then (char u32, id u32) sorted by char,
+//   n-grams: slot bits u32, 2^bits x u32 slots (0 empty, else 1 + entry),
+//            count u32, then (key u64, count, ctx_total, ctx_types: N x f32 each),
+//   words:   slot bits u32, 2^bits x u32 slots,
+//            count u32, then (pool offset u32, length u32, flags u32, logp N x f32),
+//            pool length u32, pool bytes.
+
+const MAGIC: &[u8; 4] = b"CLM2";
+const GRAM_BYTES: usize = 8 + 3 * N * 4;
+const WORD_BYTES: usize = 12 + N * 4;
+
+fn hash_u64(k: u64) -> u64 {
+    k.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+fn hash_str(s: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(s.as_bytes());
+    hash_u64(h.finish())
+}
+
+/// Slot of a hash in a table of 2^bits slots: its high bits.
+fn slot_of(h: u64, bits: u32) -> usize {
+    (h >> (64 - bits)) as usize
+}
+
+/// Slots for `hashes` (in entry order), with linear probing.
+fn slots(hashes: &[u64]) -> (u32, Vec<u32>) {
+    let bits = (hashes.len() * 2)
+        .next_power_of_two()
+        .max(2)
+        .trailing_zeros();
+    let mask = (1usize << bits) - 1;
+    let mut slots = vec![0u32; 1 << bits];
+    for (i, &h) in hashes.iter().enumerate() {
+        let mut at = slot_of(h, bits);
+        while slots[at] != 0 {
+            at = (at + 1) & mask;
+        }
+        slots[at] = i as u32 + 1;
+    }
+    (bits, slots)
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_f32s(out: &mut Vec<u8>, v: &[f32]) {
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+}
 
 impl Model {
-    /// The model in the layout [`Model::decode`] reads: little-endian
-    /// numbers, entries sorted so the bytes are the same on every build.
+    /// The model in the layout [`Tables`] reads; entries sorted, so the
+    /// bytes are the same on every build.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(6 << 20);
+        let mut out = Vec::with_capacity(8 << 20);
         out.extend_from_slice(MAGIC);
         put_u32(&mut out, self.order as u32);
-        for v in self.unigram_total.iter().chain(&self.ln_oov_mass) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
+        put_f32s(&mut out, &self.unigram_total);
+        put_f32s(&mut out, &self.ln_oov_mass);
         out.extend_from_slice(&self.ascii_ids);
         let mut other: Vec<(char, u8)> = self.other_ids.iter().map(|(c, i)| (*c, *i)).collect();
         other.sort_unstable();
         put_u32(&mut out, other.len() as u32);
         for (c, id) in other {
             put_u32(&mut out, c as u32);
-            out.push(id);
+            put_u32(&mut out, u32::from(id));
         }
-        let mut grams: Vec<(&u64, &NgramEntry)> = self.ngrams.iter().collect();
-        grams.sort_unstable_by_key(|(k, _)| **k);
-        put_u32(&mut out, grams.len() as u32);
-        for (k, e) in grams {
-            out.extend_from_slice(&k.to_le_bytes());
-            for v in e.count.iter().chain(&e.ctx_total).chain(&e.ctx_types) {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        let mut words: Vec<(&Box<str>, &WordEntry)> = self.words.iter().collect();
-        words.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        put_u32(&mut out, words.len() as u32);
-        for (w, e) in words {
-            // Words are at most MAX_WORD_BYTES long (longer ones are never
-            // looked up); a longer one is cut to nothing and so never found.
-            let w = if w.len() <= MAX_WORD_BYTES {
-                w.as_bytes()
-            } else {
-                &[]
-            };
-            out.push(w.len() as u8);
-            out.extend_from_slice(w);
-            for v in e.logp {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-            out.push(u8::from(e.known) | u8::from(e.neutral) << 1);
-        }
-        out
-    }
 
-    /// Read a model written by [`Model::encode`]; None if the bytes are not
-    /// one.
-    pub fn decode(bytes: &[u8]) -> Option<Model> {
-        let mut r = Bytes(bytes);
-        if r.take(4)? != MAGIC {
-            return None;
+        let mut grams: Vec<(u64, NgramEntry)> = self.ngrams.iter().map(|(k, e)| (*k, *e)).collect();
+        grams.sort_unstable_by_key(|(k, _)| *k);
+        let (bits, table) = slots(&grams.iter().map(|(k, _)| hash_u64(*k)).collect::<Vec<_>>());
+        put_u32(&mut out, bits);
+        table.iter().for_each(|s| put_u32(&mut out, *s));
+        put_u32(&mut out, grams.len() as u32);
+        for (k, e) in &grams {
+            out.extend_from_slice(&k.to_le_bytes());
+            put_f32s(&mut out, &e.count);
+            put_f32s(&mut out, &e.ctx_total);
+            put_f32s(&mut out, &e.ctx_types);
         }
-        let order = r.u32()? as usize;
-        let mut unigram_total = [0.0; N];
-        let mut ln_oov_mass = [0.0; N];
-        for v in unigram_total.iter_mut().chain(ln_oov_mass.iter_mut()) {
-            *v = r.f32()?;
+
+        // Words longer than MAX_WORD_BYTES are never looked up.
+        let mut words: Vec<(&str, WordEntry)> = self
+            .words
+            .iter()
+            .filter(|(w, _)| w.len() <= MAX_WORD_BYTES)
+            .map(|(w, e)| (&**w, *e))
+            .collect();
+        words.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let (bits, table) = slots(&words.iter().map(|(w, _)| hash_str(w)).collect::<Vec<_>>());
+        put_u32(&mut out, bits);
+        table.iter().for_each(|s| put_u32(&mut out, *s));
+        put_u32(&mut out, words.len() as u32);
+        let mut pool = Vec::new();
+        for (w, e) in &words {
+            put_u32(&mut out, pool.len() as u32);
+            put_u32(&mut out, w.len() as u32);
+            put_u32(&mut out, u32::from(e.known) | (u32::from(e.neutral) << 1));
+            put_f32s(&mut out, &e.logp);
+            pool.extend_from_slice(w.as_bytes());
         }
-        let mut ascii_ids = [UNKNOWN_ID; 128];
-        ascii_ids.copy_from_slice(r.take(128)?);
-        let n = r.u32()? as usize;
-        let mut other_ids = FxMap::default();
-        other_ids.reserve(n);
-        for _ in 0..n {
-            let c = char::from_u32(r.u32()?)?;
-            other_ids.insert(c, r.take(1)?[0]);
-        }
-        let n = r.u32()? as usize;
-        let mut ngrams = FxMap::default();
-        ngrams.reserve(n);
-        for _ in 0..n {
-            let k = r.u64()?;
-            let mut e = NgramEntry::default();
-            for v in e
-                .count
-                .iter_mut()
-                .chain(e.ctx_total.iter_mut())
-                .chain(e.ctx_types.iter_mut())
-            {
-                *v = r.f32()?;
-            }
-            ngrams.insert(k, e);
-        }
-        let n = r.u32()? as usize;
-        let mut words = FxMap::default();
-        words.reserve(n);
-        for _ in 0..n {
-            let len = usize::from(r.take(1)?[0]);
-            let w = std::str::from_utf8(r.take(len)?).ok()?;
-            let mut logp = [0.0; N];
-            for v in logp.iter_mut() {
-                *v = r.f32()?;
-            }
-            let flags = r.take(1)?[0];
-            words.insert(
-                Box::from(w),
-                WordEntry {
-                    logp,
-                    known: flags & 1 != 0,
-                    neutral: flags & 2 != 0,
-                },
-            );
-        }
-        if !r.0.is_empty() {
-            return None;
-        }
-        Some(Model {
-            words,
-            ngrams,
-            ascii_ids,
-            other_ids,
-            order,
-            unigram_total,
-            ln_oov_mass,
-        })
+        put_u32(&mut out, pool.len() as u32);
+        out.extend_from_slice(&pool);
+        out
     }
 }
 
-fn put_u32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
+/// The tables read in place from their encoded bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Tables<'a> {
+    order: usize,
+    unigram_total: [f32; N],
+    ln_oov_mass: [f32; N],
+    ascii_ids: &'a [u8],
+    other: &'a [u8],
+    gram_bits: u32,
+    gram_slots: &'a [u8],
+    grams: &'a [u8],
+    word_bits: u32,
+    word_slots: &'a [u8],
+    words: &'a [u8],
+    pool: &'a [u8],
 }
 
 /// A reader over the encoded bytes; every read checks the length.
@@ -539,12 +582,170 @@ impl<'a> Bytes<'a> {
         Some(head)
     }
     fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+        self.take(4).map(|b| u32_at(b, 0))
     }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    fn f32s(&mut self) -> Option<[f32; N]> {
+        let b = self.take(4 * N)?;
+        Some(std::array::from_fn(|i| f32_at(b, 4 * i)))
     }
-    fn f32(&mut self) -> Option<f32> {
-        Some(f32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    /// `count` items of `size` bytes, the count read first.
+    fn items(&mut self, size: usize) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n.checked_mul(size)?)
+    }
+    /// A slot table: its bits, then its slots.
+    fn slots(&mut self) -> Option<(u32, &'a [u8])> {
+        let bits = self.u32()?;
+        if !(1..32).contains(&bits) {
+            return None;
+        }
+        Some((bits, self.take(4usize.checked_shl(bits)?)?))
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .map_or(0, |x| u32::from_le_bytes([x[0], x[1], x[2], x[3]]))
+}
+
+fn f32_at(b: &[u8], at: usize) -> f32 {
+    f32::from_bits(u32_at(b, at))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from(u32_at(b, at)) | (u64::from(u32_at(b, at + 4)) << 32)
+}
+
+impl<'a> Tables<'a> {
+    /// Read the layout [`Model::encode`] writes; None if the bytes are not
+    /// one.
+    pub fn new(bytes: &'a [u8]) -> Option<Tables<'a>> {
+        let mut r = Bytes(bytes);
+        if r.take(4)? != MAGIC {
+            return None;
+        }
+        let order = r.u32()? as usize;
+        let unigram_total = r.f32s()?;
+        let ln_oov_mass = r.f32s()?;
+        let ascii_ids = r.take(128)?;
+        let other = r.items(8)?;
+        let (gram_bits, gram_slots) = r.slots()?;
+        let grams = r.items(GRAM_BYTES)?;
+        let (word_bits, word_slots) = r.slots()?;
+        let words = r.items(WORD_BYTES)?;
+        let pool = r.items(1)?;
+        if !r.0.is_empty() {
+            return None;
+        }
+        Some(Tables {
+            order,
+            unigram_total,
+            ln_oov_mass,
+            ascii_ids,
+            other,
+            gram_bits,
+            gram_slots,
+            grams,
+            word_bits,
+            word_slots,
+            words,
+            pool,
+        })
+    }
+
+    /// Entries whose hash is `h`, in probing order, as byte offsets of
+    /// their records, until an empty slot.
+    fn probe(
+        slots: &'a [u8],
+        bits: u32,
+        records: &'a [u8],
+        size: usize,
+        h: u64,
+    ) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let n = slots.len() / 4;
+        let mut at = slot_of(h, bits);
+        let mut left = n;
+        std::iter::from_fn(move || {
+            if left == 0 {
+                return None;
+            }
+            left -= 1;
+            let s = u32_at(slots, 4 * at) as usize;
+            at = (at + 1) % n.max(1);
+            let i = s.checked_sub(1)?;
+            records.get(i * size..(i + 1) * size)
+        })
+    }
+
+    /// A word's entry (the word lower-cased as the lists are).
+    pub fn word(&self, w: &str) -> Option<WordEntry> {
+        let rec = Self::probe(
+            self.word_slots,
+            self.word_bits,
+            self.words,
+            WORD_BYTES,
+            hash_str(w),
+        )
+        .find(|rec| {
+            let (off, len) = (u32_at(rec, 0) as usize, u32_at(rec, 4) as usize);
+            self.pool.get(off..off + len) == Some(w.as_bytes())
+        })?;
+        let flags = u32_at(rec, 8);
+        Some(WordEntry {
+            logp: std::array::from_fn(|i| f32_at(rec, 12 + 4 * i)),
+            known: flags & 1 != 0,
+            neutral: flags & 2 != 0,
+        })
+    }
+}
+
+impl Grams for Tables<'_> {
+    fn order(&self) -> usize {
+        self.order
+    }
+    fn gram(&self, key: u64) -> Option<NgramEntry> {
+        let rec = Self::probe(
+            self.gram_slots,
+            self.gram_bits,
+            self.grams,
+            GRAM_BYTES,
+            hash_u64(key),
+        )
+        .find(|rec| u64_at(rec, 0) == key)?;
+        let f = |at: usize| std::array::from_fn(|i| f32_at(rec, at + 4 * i));
+        Some(NgramEntry {
+            count: f(8),
+            ctx_total: f(8 + 4 * N),
+            ctx_types: f(8 + 8 * N),
+        })
+    }
+    fn id_of(&self, c: char) -> u8 {
+        if c.is_ascii() {
+            return self
+                .ascii_ids
+                .get(c as usize)
+                .copied()
+                .unwrap_or(UNKNOWN_ID);
+        }
+        // Sorted (char, id) pairs: binary search.
+        let n = self.other.len() / 8;
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match u32_at(self.other, 8 * mid).cmp(&(c as u32)) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    return u8::try_from(u32_at(self.other, 8 * mid + 4)).unwrap_or(UNKNOWN_ID)
+                }
+            }
+        }
+        UNKNOWN_ID
+    }
+    fn unigram_total(&self) -> [f32; N] {
+        self.unigram_total
+    }
+    fn ln_oov_mass(&self) -> [f32; N] {
+        self.ln_oov_mass
     }
 }

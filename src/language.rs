@@ -43,10 +43,10 @@
 //! false alarm on sentences, 100% of them identified, about 96.5% of word
 //! pairs (the rest abstained), at a few microseconds per utterance.
 //!
-//! Cost: `build.rs` turns the tables into a compact binary form at compile
-//! time; the binary reads it back once, on first use (a few milliseconds;
-//! [`warm_up`] does it early); after that [`identify`] makes one
-//! pass over the text, allocates nothing, and never panics.
+//! Cost: `build.rs` turns the tables into hash tables at compile time,
+//! which the binary reads in place (nothing to load at start-up);
+//! [`identify`] makes one pass over the text, allocates nothing, and never
+//! panics.
 //!
 //! [`claimed_language`] is a separate, rule-based helper: it finds lines that
 //! state which language is spoken in the call ("German is spoken here",
@@ -54,7 +54,7 @@
 
 use std::sync::OnceLock;
 
-use crate::langmodel::{lowercase_into, Model, MAX_WORD_BYTES, N};
+use crate::langmodel::{lowercase_into, Grams, Tables, MAX_WORD_BYTES, N};
 
 /// A language the identifier knows.
 ///
@@ -198,14 +198,19 @@ pub fn identify_with(text: &str, ignore: &[&str], options: &Options) -> Verdict 
     analyze(text, ignore, options).verdict
 }
 
-/// The model, built from the tables by `build.rs` and embedded.
-fn model() -> &'static Model {
-    static MODEL: OnceLock<Model> = OnceLock::new();
+/// The model's tables as `build.rs` encoded them from the text tables.
+static TABLES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lang.bin"));
+
+/// The model, read in place from the embedded tables.
+fn model() -> &'static Tables<'static> {
+    static MODEL: OnceLock<Tables<'static>> = OnceLock::new();
     MODEL.get_or_init(|| {
         // The bytes are the build's own output, checked by a test; should
         // they ever not read back, every text is judged unsure instead.
-        Model::decode(include_bytes!(concat!(env!("OUT_DIR"), "/lang.bin")))
-            .unwrap_or_else(Model::empty)
+        Tables::new(TABLES).unwrap_or_else(|| {
+            let empty = crate::langmodel::Model::empty().encode();
+            Tables::new(Box::leak(empty.into_boxed_slice())).expect("an empty model encodes")
+        })
     })
 }
 
@@ -241,7 +246,7 @@ pub fn analyze(text: &str, ignore: &[&str], options: &Options) -> Analysis {
         let Some(lower) = lowercase_into(tok.word, &mut buf) else {
             continue;
         };
-        let mut lp = match model.words.get(lower) {
+        let mut lp = match model.word(lower) {
             Some(entry) if entry.neutral && options.neutral_words => continue,
             Some(entry) if entry.known => entry.logp,
             _ => match model.oov_logp(lower) {
@@ -617,6 +622,7 @@ mod tests {
 
     #[test]
     fn embedded_tables_are_the_text_tables() {
+        use crate::langmodel::Model;
         let built = Model::build(
             [
                 include_str!("../rules/lexicon/lang-en.txt"),
@@ -625,17 +631,39 @@ mod tests {
             include_str!("../rules/lexicon/lang-words.txt"),
             include_str!("../rules/lexicon/lang-neutral.txt"),
         );
-        let embedded: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lang.bin"));
-        assert!(built.encode() == embedded, "build.rs output is stale");
-        let decoded = Model::decode(embedded).expect("the embedded tables read back");
-        assert!(decoded.encode() == embedded);
+        assert!(built.encode() == TABLES, "build.rs output is stale");
+        let tables = Tables::new(TABLES).expect("the embedded tables read back");
+        // Every word and n-gram reads back as built, and absent ones are absent.
+        for (w, e) in &built.words {
+            let t = tables.word(w).unwrap_or_else(|| panic!("{w} missing"));
+            assert_eq!(
+                (t.logp, t.known, t.neutral),
+                (e.logp, e.known, e.neutral),
+                "{w}"
+            );
+        }
+        assert!(tables.word("zzzqxv").is_none());
+        for key in built.gram_keys() {
+            assert_eq!(
+                format!("{:?}", tables.gram(key)),
+                format!("{:?}", built.gram(key))
+            );
+        }
+        assert!(tables.gram(u64::MAX).is_none());
+        for c in "aäößéз€x1 ".chars() {
+            assert_eq!(tables.id_of(c), built.id_of(c), "{c}");
+        }
+        for w in ["gepusht", "deployment", "zzzqxv", "straße"] {
+            assert_eq!(tables.oov_logp(w), built.oov_logp(w), "{w}");
+        }
         assert_eq!(
             Lang::ALL.map(Lang::code),
             crate::langmodel::CODES,
             "Lang::ALL and the tables' language order differ"
         );
-        assert!(Model::decode(&embedded[..embedded.len() - 1]).is_none());
-        assert!(Model::decode(b"CLM1").is_none());
+        assert!(Tables::new(&TABLES[..TABLES.len() - 1]).is_none());
+        assert!(Tables::new(b"CLM2").is_none());
+        assert!(Tables::new(&Model::empty().encode()).is_some());
     }
 
     fn lang(text: &str, ignore: &[&str]) -> Option<Lang> {

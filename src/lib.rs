@@ -10,7 +10,7 @@ pub mod engine;
 pub mod input;
 pub mod language;
 // Building and encoding the tables run in build.rs (and in the test that
-// checks the embedded copy); the library itself only decodes them.
+// checks the embedded copy); the library itself only reads them.
 #[cfg_attr(not(test), allow(dead_code))]
 mod langmodel;
 pub mod lexicon;
