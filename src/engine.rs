@@ -111,6 +111,11 @@ pub struct FileResult {
     /// rates per 100 says in `--statistics`.
     pub says: BTreeMap<String, usize>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Call ids of the native logs' calls in this file (LOG-FORMAT.md §3):
+    /// what `callint check` groups the files of one call by, to merge them
+    /// into one room ([`crate::room`]). Empty for other inputs and for
+    /// calls without an id.
+    pub calls: Vec<String>,
 }
 
 /// Rules chosen and configured, ready to lint files.
@@ -196,9 +201,25 @@ impl Linter {
         self.problems(problems, &mut diagnostics);
         let mut records = 0;
         let mut says = BTreeMap::new();
+        let mut calls = Vec::new();
         for log in &logs {
             records += log.records.len();
             self.lint_log(log, &mut diagnostics, &mut says);
+            if format == input::Format::Native {
+                for group in split_calls(&log.records) {
+                    let id = match &group {
+                        Group::All => crate::room::call_id(log.records.iter()),
+                        Group::Some(idx) => {
+                            crate::room::call_id(idx.iter().map(|&i| &log.records[i]))
+                        }
+                    };
+                    if let Some(id) = id {
+                        if !calls.iter().any(|c| c == id) {
+                            calls.push(id.to_string());
+                        }
+                    }
+                }
+            }
         }
         sort(&mut diagnostics);
         // One input can yield several views of the same lines (a transcript
@@ -210,6 +231,7 @@ impl Linter {
             records,
             says,
             diagnostics,
+            calls,
         }
     }
 
@@ -259,6 +281,30 @@ impl Linter {
         }));
     }
 
+    /// Who is who, as the configuration says.
+    pub fn cast(&self) -> &Cast {
+        &self.cast
+    }
+
+    /// Run the active rules of [`Scope::Room`](rules::Scope::Room) over one
+    /// call: an agent's view of the merged room ([`crate::room`]).
+    pub fn run_room(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+        for a in &self.active {
+            let meta = a.rule.meta();
+            if rules::scope(meta.name) != rules::Scope::Room {
+                continue;
+            }
+            let mut cx = Cx {
+                call,
+                meta,
+                severity: a.severity,
+                options: &a.options,
+                out,
+            };
+            a.rule.check(&mut cx);
+        }
+    }
+
     /// Run every active rule over one call.
     pub fn run(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
         for a in &self.active {
@@ -298,14 +344,14 @@ pub fn sort(d: &mut [Diagnostic]) {
     });
 }
 
-enum Group {
+pub(crate) enum Group {
     All,
     Some(Vec<usize>),
 }
 
 /// Records of different calls in one file are linted as separate calls. A
 /// record without a call id belongs to the call of the record before it.
-fn split_calls(records: &[Record]) -> Vec<Group> {
+pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
     let mut ids: Vec<&str> = Vec::new();
     for r in records {
         if let Some(c) = r.call.as_deref() {

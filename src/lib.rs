@@ -12,6 +12,7 @@ pub mod language;
 pub mod lexicon;
 pub mod model;
 pub mod report;
+pub mod room;
 pub mod rules;
 pub mod text;
 pub mod turns;

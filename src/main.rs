@@ -107,6 +107,11 @@ struct CheckArgs {
     /// Also read hidden files and files named in .gitignore or .ignore files.
     #[arg(long)]
     no_ignore: bool,
+    /// Lint each file on its own. By default the native logs of one call
+    /// (same call id) are also merged into one room timeline, where the
+    /// room-scope rules judge the agents whose own log is not among them.
+    #[arg(long)]
+    no_merge: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -270,20 +275,40 @@ fn check(args: CheckArgs) -> u8 {
         Some(format)
     };
     let progress = Progress::new(todo.len(), args.quiet);
-    let done: Vec<Result<(FileResult, Piece), String>> = pool.install(|| {
+    let merge = !args.no_merge;
+    let mut done: Vec<Result<(FileResult, Piece), String>> = pool.install(|| {
         use rayon::prelude::*;
         // One task per file: logs differ a lot in size, and whichever
         // worker is free takes the next one.
         todo.par_iter()
             .with_max_len(1)
             .map(|(file, slot)| {
-                let r = lint_one(&linters[*slot].1, file, what, style, args.input_format);
+                let r = lint_one(
+                    &linters[*slot].1,
+                    file,
+                    what,
+                    style,
+                    args.input_format,
+                    merge,
+                );
                 progress.tick();
                 r
             })
             .collect()
     });
     progress.finish();
+    if merge {
+        rooms(&pool, &linters, &todo, &mut done);
+        pool.install(|| {
+            use rayon::prelude::*;
+            done.par_iter_mut().with_max_len(1).for_each(|d| {
+                if let Ok((r, piece @ Piece::Later)) = d {
+                    *piece = render(r, what, style);
+                    r.source = Vec::new();
+                }
+            });
+        });
+    }
 
     let mut summary = Summary::default();
     let mut text = String::new();
@@ -297,7 +322,7 @@ fn check(args: CheckArgs) -> u8 {
                     Piece::Text(t) => text.push_str(&t),
                     Piece::Json(v) => items.extend(v),
                     Piece::Sarif(v) => results.extend(v),
-                    Piece::Nothing => {}
+                    Piece::Nothing | Piece::Later => {}
                 }
             }
             Err(msg) => {
@@ -348,17 +373,22 @@ enum Piece {
     Json(Vec<report::json::Item>),
     Sarif(Vec<report::sarif::SarifResult>),
     Nothing,
+    /// Not rendered yet: the file is a native log of a call that other
+    /// files may share; it is rendered after the room pass.
+    Later,
 }
 
 /// Read, lint and render one file (`format` none: counts only). The file's
 /// bytes are dropped before returning; the findings are kept for the
-/// summary.
+/// summary. With `merge`, a native log with a call id is kept whole and
+/// rendered later, after the room pass.
 fn lint_one(
     linter: &Linter,
     file: &Path,
     format: Option<Format>,
     style: report::pretty::Style,
     input_format: Option<callint::input::Format>,
+    merge: bool,
 ) -> Result<(FileResult, Piece), String> {
     let bytes = if file.as_os_str() == "-" {
         let mut b = Vec::new();
@@ -374,22 +404,96 @@ fn lint_one(
         Some(f) => linter.lint_as(&name, bytes, f),
         None => linter.lint(&name, bytes),
     };
-    let piece = match format {
+    if merge && !r.calls.is_empty() {
+        return Ok((r, Piece::Later));
+    }
+    let piece = render(&r, format, style);
+    r.source = Vec::new();
+    Ok((r, piece))
+}
+
+/// The room pass: the native logs of one call (same configuration, same
+/// call id, at least two files) are merged, and what the room-scope rules
+/// find there is added to the file each finding points into. Deterministic:
+/// the groups and their files are in the order of `todo`, and every file's
+/// findings are sorted again afterwards.
+fn rooms(
+    pool: &rayon::ThreadPool,
+    linters: &[(Option<PathBuf>, Linter)],
+    todo: &[(PathBuf, usize)],
+    done: &mut [Result<(FileResult, Piece), String>],
+) {
+    let mut groups: Vec<((usize, String), Vec<usize>)> = Vec::new();
+    let mut at: std::collections::HashMap<(usize, String), usize> =
+        std::collections::HashMap::new();
+    for (i, d) in done.iter().enumerate() {
+        let Ok((r, Piece::Later)) = d else { continue };
+        for id in &r.calls {
+            let key = (todo[i].1, id.clone());
+            let g = *at.entry(key.clone()).or_insert_with(|| {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            });
+            groups[g].1.push(i);
+        }
+    }
+    groups.retain(|(_, files)| files.len() > 1);
+    if groups.is_empty() {
+        return;
+    }
+    let found: Vec<Vec<Vec<callint::diagnostic::Diagnostic>>> = pool.install(|| {
+        use rayon::prelude::*;
+        groups
+            .par_iter()
+            .with_max_len(1)
+            .map(|((slot, id), files)| {
+                let members: Vec<callint::room::Member<'_>> = files
+                    .iter()
+                    .filter_map(|&i| done[i].as_ref().ok())
+                    .map(|(r, _)| callint::room::Member {
+                        path: &r.path,
+                        source: &r.source,
+                        format: callint::input::Format::Native,
+                        found: &r.diagnostics,
+                    })
+                    .collect();
+                callint::room::check(&linters[*slot].1, id, &members)
+            })
+            .collect()
+    });
+    let mut touched = Vec::new();
+    for ((_, files), found) in groups.iter().zip(found) {
+        for (&i, new) in files.iter().zip(found) {
+            if let (Ok((r, _)), false) = (&mut done[i], new.is_empty()) {
+                r.diagnostics.extend(new);
+                touched.push(i);
+            }
+        }
+    }
+    for i in touched {
+        if let Ok((r, _)) = &mut done[i] {
+            callint::engine::sort(&mut r.diagnostics);
+            r.diagnostics.dedup_by(|a, b| a == b);
+        }
+    }
+}
+
+/// Render one linted file (`format` none: nothing, counts only).
+fn render(r: &FileResult, format: Option<Format>, style: report::pretty::Style) -> Piece {
+    match format {
         None => Piece::Nothing,
-        Some(Format::Json) => Piece::Json(report::json::items(&r)),
-        Some(Format::Sarif) => Piece::Sarif(report::sarif::results(&r)),
+        Some(Format::Json) => Piece::Json(report::json::items(r)),
+        Some(Format::Sarif) => Piece::Sarif(report::sarif::results(r)),
         Some(f) => {
             let mut out = String::new();
             match f {
-                Format::Pretty => report::pretty::render(&r, style, &mut out),
-                Format::Github => report::github::render(&r, &mut out),
-                _ => report::concise::render(&r, &mut out),
+                Format::Pretty => report::pretty::render(r, style, &mut out),
+                Format::Github => report::github::render(r, &mut out),
+                _ => report::concise::render(r, &mut out),
             }
             Piece::Text(out)
         }
-    };
-    r.source = Vec::new();
-    Ok((r, piece))
+    }
 }
 
 /// The progress bar of a long batch: on standard error, only when that is
