@@ -423,21 +423,13 @@ fn rooms(
     todo: &[(PathBuf, usize)],
     done: &mut [Result<(FileResult, Piece), String>],
 ) {
-    let mut groups: Vec<((usize, String), Vec<usize>)> = Vec::new();
-    let mut at: std::collections::HashMap<(usize, String), usize> =
-        std::collections::HashMap::new();
-    for (i, d) in done.iter().enumerate() {
-        let Ok((r, Piece::Later)) = d else { continue };
-        for id in &r.calls {
-            let key = (todo[i].1, id.clone());
-            let g = *at.entry(key.clone()).or_insert_with(|| {
-                groups.push((key, Vec::new()));
-                groups.len() - 1
-            });
-            groups[g].1.push(i);
-        }
-    }
-    groups.retain(|(_, files)| files.len() > 1);
+    let groups = callint::room::groups(done.iter().enumerate().flat_map(|(i, d)| {
+        let calls: &[String] = match d {
+            Ok((r, Piece::Later)) => &r.calls,
+            _ => &[],
+        };
+        calls.iter().map(move |c| (i, todo[i].1, c.as_str()))
+    }));
     if groups.is_empty() {
         return;
     }
@@ -446,23 +438,18 @@ fn rooms(
         groups
             .par_iter()
             .with_max_len(1)
-            .map(|((slot, id), files)| {
+            .map(|(slot, id, files)| {
                 let members: Vec<callint::room::Member<'_>> = files
                     .iter()
                     .filter_map(|&i| done[i].as_ref().ok())
-                    .map(|(r, _)| callint::room::Member {
-                        path: &r.path,
-                        source: &r.source,
-                        format: callint::input::Format::Native,
-                        found: &r.diagnostics,
-                    })
+                    .map(|(r, _)| callint::room::Member::of(r))
                     .collect();
                 callint::room::check(&linters[*slot].1, id, &members)
             })
             .collect()
     });
     let mut touched = Vec::new();
-    for ((_, files), found) in groups.iter().zip(found) {
+    for ((_, _, files), found) in groups.iter().zip(found) {
         for (&i, new) in files.iter().zip(found) {
             if let (Ok((r, _)), false) = (&mut done[i], new.is_empty()) {
                 r.diagnostics.extend(new);
@@ -472,8 +459,7 @@ fn rooms(
     }
     for i in touched {
         if let Ok((r, _)) = &mut done[i] {
-            callint::engine::sort(&mut r.diagnostics);
-            r.diagnostics.dedup_by(|a, b| a == b);
+            callint::room::finish(&mut r.diagnostics);
         }
     }
 }

@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::addressing::Roster;
 use crate::diagnostic::Diagnostic;
-use crate::engine::{split_calls, Group, Linter};
+use crate::engine::{split_calls, FileResult, Group, Linter};
 use crate::input::{self, Format};
 use crate::model::{
     is_voicebot, next_event, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join,
@@ -230,6 +230,60 @@ pub fn dropped_says(call: &Call<'_>) -> HashSet<usize> {
         .collect()
 }
 
+/// Which files to merge: from `(file, linter, call id)` items, the groups
+/// of at least two files with the same linter (configuration) and call id,
+/// each with its files in the order given, the groups in the order of their
+/// first file. A file of several calls may be in several groups.
+pub fn groups<'a>(
+    items: impl IntoIterator<Item = (usize, usize, &'a str)>,
+) -> Vec<(usize, String, Vec<usize>)> {
+    let mut groups: Vec<(usize, String, Vec<usize>)> = Vec::new();
+    let mut at: HashMap<(usize, &'a str), usize> = HashMap::new();
+    for (file, linter, id) in items {
+        let g = *at.entry((linter, id)).or_insert_with(|| {
+            groups.push((linter, id.to_string(), Vec::new()));
+            groups.len() - 1
+        });
+        if !groups[g].2.contains(&file) {
+            groups[g].2.push(file);
+        }
+    }
+    groups.retain(|g| g.2.len() > 1);
+    groups
+}
+
+/// The room pass over files linted one by one with `linter` (their sources
+/// kept): the native logs of one call are merged, and what the room finds
+/// is added to each file's findings, which are sorted again. What
+/// `callint check` does, on one thread.
+pub fn pass(linter: &Linter, results: &mut [FileResult]) {
+    let items: Vec<(usize, usize, &str)> = results
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| r.calls.iter().map(move |c| (i, 0, c.as_str())))
+        .collect();
+    let groups = groups(items);
+    let mut added: Vec<Vec<Diagnostic>> = results.iter().map(|_| Vec::new()).collect();
+    for (_, id, files) in &groups {
+        let members: Vec<Member<'_>> = files.iter().map(|&i| Member::of(&results[i])).collect();
+        for (&i, new) in files.iter().zip(check(linter, id, &members)) {
+            added[i].extend(new);
+        }
+    }
+    for (r, new) in results.iter_mut().zip(added) {
+        if !new.is_empty() {
+            r.diagnostics.extend(new);
+            finish(&mut r.diagnostics);
+        }
+    }
+}
+
+/// A file's findings after the room's were added: in file order, each once.
+pub fn finish(diagnostics: &mut Vec<Diagnostic>) {
+    crate::engine::sort(diagnostics);
+    diagnostics.dedup_by(|a, b| a == b);
+}
+
 /// One file of a call, as `callint check` hands it to [`check`].
 pub struct Member<'a> {
     pub path: &'a str,
@@ -237,6 +291,18 @@ pub struct Member<'a> {
     pub format: Format,
     /// What the per-file pass found in it.
     pub found: &'a [Diagnostic],
+}
+
+impl<'a> Member<'a> {
+    /// A native log linted with [`Linter::lint`], its source kept.
+    pub fn of(r: &'a FileResult) -> Member<'a> {
+        Member {
+            path: &r.path,
+            source: &r.source,
+            format: Format::Native,
+            found: &r.diagnostics,
+        }
+    }
 }
 
 /// The room pass over the files of the call `call`: the findings of the

@@ -30,11 +30,18 @@ fn corpus_matches_its_annotations() {
             .filter(|(_, _, r)| implemented.contains(r.as_str()))
             .collect();
         let mut actual: BTreeSet<common::Expected> = BTreeSet::new();
-        for log in common::case_logs(&case) {
-            let file = log.file_name().unwrap().to_string_lossy().to_string();
-            let f = common::lint(&file, &std::fs::read(&log).unwrap(), &[]);
+        // The case's files together, as `callint check corpus/` lints them:
+        // the logs of one call are also merged into one room.
+        let files: Vec<(String, Vec<u8>)> = common::case_logs(&case)
+            .iter()
+            .map(|log| {
+                let file = log.file_name().unwrap().to_string_lossy().to_string();
+                (file, std::fs::read(log).unwrap())
+            })
+            .collect();
+        for f in common::lint_together(&files) {
             for (line, rule) in common::lines_and_rules(&f) {
-                actual.insert((file.clone(), line, rule));
+                actual.insert((f.path.clone(), line, rule));
             }
         }
         for e in &expected {
@@ -79,16 +86,25 @@ fn clean_calls_give_nothing() {
             common::expected(&case).is_empty(),
             "{name} is meant to be clean"
         );
-        for log in common::case_logs(&case) {
-            let f = common::lint(&log.to_string_lossy(), &std::fs::read(&log).unwrap(), &[]);
-            assert!(
-                f.diagnostics.is_empty(),
-                "{}: {:#?}",
-                log.display(),
-                f.diagnostics
-            );
-            assert!(f.records > 10, "{} should be a real call", log.display());
+        let files: Vec<(String, Vec<u8>)> = common::case_logs(&case)
+            .iter()
+            .map(|log| {
+                (
+                    log.to_string_lossy().to_string(),
+                    std::fs::read(log).unwrap(),
+                )
+            })
+            .collect();
+        for f in common::lint_together(&files) {
+            assert!(f.diagnostics.is_empty(), "{}: {:#?}", f.path, f.diagnostics);
+            assert!(f.records > 10, "{} should be a real call", f.path);
+            assert!(!f.calls.is_empty(), "{} should name its call", f.path);
         }
+        // Every log of a clean case is of one call, so the room pass ran.
+        assert!(
+            files.len() > 1,
+            "{name}: a clean call of several logs checks the room too"
+        );
     }
 }
 
@@ -96,13 +112,17 @@ fn clean_calls_give_nothing() {
 fn render(case: &std::path::Path, pretty: bool) -> String {
     let mut out = String::new();
     let mut summary = Summary::default();
-    for log in common::case_logs(case) {
-        let rel = log
-            .strip_prefix(common::root())
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
-        let f = common::lint(&rel, &std::fs::read(&log).unwrap(), &[]);
+    let files: Vec<(String, Vec<u8>)> = common::case_logs(case)
+        .iter()
+        .map(|log| {
+            let rel = log.strip_prefix(common::root()).unwrap();
+            (
+                rel.to_string_lossy().to_string(),
+                std::fs::read(log).unwrap(),
+            )
+        })
+        .collect();
+    for f in common::lint_together(&files) {
         summary.add(&f);
         if pretty {
             let style = report::pretty::Style {
