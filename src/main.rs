@@ -39,7 +39,7 @@ enum Command {
     Check(CheckArgs),
     /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
     Report(postmortem::ReportArgs),
-    /// List the rules: name, rulebook rule, default severity, summary.
+    /// List the rules: name, rulebook rule, default severity, scope (own log, or also the merged room), summary.
     Rules {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
@@ -586,6 +586,7 @@ fn list_rules(format: ListFormat) -> u8 {
                         "name": m.name,
                         "seed": m.seed,
                         "default_severity": m.default_severity.name(),
+                        "scope": rules::scope(m.name).name(),
                         "summary": m.summary,
                         "options": m.options.iter().map(|o| serde_json::json!({
                             "name": o.name, "default": o.default.to_string(), "help": o.help
@@ -596,16 +597,23 @@ fn list_rules(format: ListFormat) -> u8 {
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         }
         ListFormat::Text => {
-            println!("{:<28} {:<10} {:<8} SUMMARY", "RULE", "SEED", "DEFAULT");
+            println!(
+                "{:<28} {:<10} {:<8} {:<5} SUMMARY",
+                "RULE", "SEED", "DEFAULT", "SCOPE"
+            );
             for m in cat {
                 println!(
-                    "{:<28} {:<10} {:<8} {}",
+                    "{:<28} {:<10} {:<8} {:<5} {}",
                     m.name,
                     m.seed,
                     m.default_severity.name(),
+                    rules::scope(m.name).name(),
                     m.summary
                 );
             }
+            println!(
+                "\nscope room: with several logs of one call, `check` also runs the rule on the merged room,\nfor the agents whose own log is not among the files; own: each agent's own log only."
+            );
         }
     }
     0

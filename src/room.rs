@@ -595,7 +595,8 @@ impl Room<'_, '_> {
     }
 
     /// The member order in which copies are picked for agent `k`: the files
-    /// holding most of its lines first, then in the order given.
+    /// holding most of its lines first, then by path (so the order the files
+    /// were named in does not matter).
     fn ranks(&self, k: usize) -> Vec<usize> {
         let mut count = vec![0usize; self.members.len()];
         for l in self.lines.iter().filter(|l| l.lane == k) {
@@ -609,7 +610,7 @@ impl Room<'_, '_> {
             }
         }
         let mut order: Vec<usize> = (0..self.members.len()).collect();
-        order.sort_by_key(|&m| (std::cmp::Reverse(count[m]), m));
+        order.sort_by_key(|&m| (std::cmp::Reverse(count[m]), self.members[m].path, m));
         let mut rank = vec![0; self.members.len()];
         for (r, &m) in order.iter().enumerate() {
             rank[m] = r;
