@@ -1,13 +1,14 @@
 //! `callint report FILES... [--html OUT]`: the post-mortem of one call.
 //!
 //! Each file is one agent's log of the same call. Every file is linted with
-//! the normal [`Linter`] (all rules, the nearest `callint.toml`), and the
-//! files are merged into one room timeline: each agent's own says come from
-//! its own log, and a line that several logs saw (the same speaker and text
-//! within [`callint::room::MERGE_MS`]) is kept once; the merge is
-//! [`callint::room::merge`], the one `callint check` uses too. The summary goes to the terminal; with
-//! `--html` the same view is written as one self-contained page
-//! ([`callint::report::html`]).
+//! the normal [`Linter`] (all rules, the nearest `callint.toml`) and the
+//! room pass of `check` ([`callint::room::pass`]), and the files are merged
+//! into one room timeline with [`callint::room::merge`], the merge `check`
+//! uses too: each agent's own says come from its own log, and a line that
+//! several logs saw (the same speaker and text within
+//! [`callint::room::MERGE_MS`]) is kept once. The summary goes to the
+//! terminal; with `--html` the same view is written as one self-contained
+//! page ([`callint::report::html`]).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -79,7 +80,8 @@ pub fn run(args: ReportArgs) -> u8 {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
-    let mut sources = Vec::new();
+    let mut results = Vec::new();
+    let mut logs = Vec::new();
     for f in &args.files {
         let bytes = match std::fs::read(f) {
             Ok(b) => b,
@@ -87,13 +89,20 @@ pub fn run(args: ReportArgs) -> u8 {
         };
         let path = f.to_string_lossy().into_owned();
         let parsed = input::parse(input::detect(&path, &bytes), &bytes);
-        let result = linter.lint(&path, bytes);
-        sources.push(Source {
-            path,
-            result,
-            logs: parsed.logs,
-        });
+        results.push(linter.lint(&path, bytes));
+        logs.push(parsed.logs);
     }
+    // What the room of the call shows beyond each log, as `check` finds it.
+    room::pass(&linter, &mut results);
+    let sources: Vec<Source> = results
+        .into_iter()
+        .zip(logs)
+        .map(|(result, logs)| Source {
+            path: result.path.clone(),
+            result,
+            logs,
+        })
+        .collect();
     let cast = Cast {
         human: config.human.clone(),
         voicebot: config.voicebot.clone(),
