@@ -825,3 +825,164 @@ fn event(kind: EventKind) -> Event {
         agent_said: Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::input::native::parse;
+    use crate::model::Cast;
+
+    const A: &str = r#"{"meta":{"format":1,"human":"Oliver"}}
+{"ts":"2026-10-10T10:00:00.000Z","call":"c-1","fn":"join","args":{"call_id":"c-1","label":"Ann","greet":true},"result":{"status":"joined","role":"owner","context":{"lang":"en"}}}
+{"ts":"2026-10-10T10:00:10.000Z","call":"c-1","fn":"next","result":{"type":"timeout","operators_said":[{"speaker":"Sol","text":"Hi, this is Sol, I'm in and listening.","ts":"2026-10-10T10:00:08.000Z","addressed_to":[],"to_human":true}]}}
+{"ts":"2026-10-10T10:00:20.000Z","call":"c-1","fn":"next","result":{"type":"user","speaker":"Oliver","text":"Delta, what's on the boards?","addressed_to":["Delta"],"addressed_to_you":false}}
+{"ts":"2026-10-10T10:00:26.000Z","call":"c-1","fn":"next","result":{"type":"timeout","operators_said":[{"speaker":"Sol","text":"The build is green and the tag is set.","ts":"2026-10-10T10:00:24.000Z","addressed_to":[],"to_human":true}]}}
+"#;
+
+    const B: &str = r#"{"meta":{"format":1,"human":"Oliver"}}
+{"ts":"2026-10-10T10:00:01.000Z","fn":"join","args":{"call_id":"c-1","label":"Bo","greet":true},"result":{"status":"joined","role":"participant","context":{"lang":"en"}}}
+{"ts":"2026-10-10T10:00:10.500Z","fn":"next","result":{"type":"timeout","operators_said":[{"speaker":"Sol","text":"Hi, this is Sol, I'm in and listening.","ts":"2026-10-10T10:00:08.100Z","addressed_to":[],"to_human":true}]}}
+{"ts":"2026-10-10T10:00:20.200Z","fn":"next","result":{"type":"user","speaker":"Oliver","text":"Delta, what's on the boards?","addressed_to":["Delta"],"addressed_to_you":false}}
+{"ts":"2026-10-10T10:00:26.500Z","fn":"next","result":{"type":"timeout","operators_said":[{"speaker":"Sol","text":"The build is green and the tag is set.","ts":"2026-10-10T10:00:24.100Z","addressed_to":[],"to_human":true}]}}
+"#;
+
+    /// The rules of the room only: the tiny logs here skip the board and
+    /// join steps the other rules want.
+    fn linter() -> Linter {
+        let room: Vec<String> = crate::rules::ROOM_SCOPE
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        Linter::new(&Config::default(), Some(&room), &[]).unwrap()
+    }
+
+    #[test]
+    fn call_id_from_records_then_join_or_create_call() {
+        let (a, _) = parse(A.as_bytes());
+        assert_eq!(call_id(a.records.iter()), Some("c-1"));
+        let (b, _) = parse(B.as_bytes());
+        assert_eq!(call_id(b.records.iter()), Some("c-1"));
+        // A refused join names no call.
+        let refused =
+            r#"{"fn":"join","args":{"call_id":"c-9","label":"X"},"error":{"status":404}}"#;
+        let (r, _) = parse(refused.as_bytes());
+        assert_eq!(call_id(r.records.iter()), None);
+        let (none, _) = parse(b"{\"fn\":\"say\",\"args\":{\"text\":\"hi\"}}\n");
+        assert_eq!(call_id(none.records.iter()), None);
+    }
+
+    #[test]
+    fn groups_need_two_files_of_one_call_and_one_configuration() {
+        let g = groups([
+            (0, 0, "c-1"),
+            (1, 0, "c-2"),
+            (2, 0, "c-1"),
+            (3, 1, "c-1"),
+            (3, 1, "c-1"),
+            (4, 1, "c-1"),
+            (5, 0, "c-3"),
+        ]);
+        assert_eq!(
+            g,
+            vec![
+                (0, "c-1".to_string(), vec![0, 2]),
+                (1, "c-1".to_string(), vec![3, 4]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_two_logs_heard_is_one_line_with_two_copies() {
+        let (a, _) = parse(A.as_bytes());
+        let (b, _) = parse(B.as_bytes());
+        let cast = Cast::default();
+        let ca = Call::build(a.meta.as_ref(), &a.records, &cast);
+        let cb = Call::build(b.meta.as_ref(), &b.records, &cast);
+        let mut lanes = RoomLanes::new(Some("Oliver"), "Delta");
+        let lines = merge(&[&ca, &cb], &mut lanes);
+        let texts: Vec<(&str, usize)> = lines
+            .iter()
+            .map(|l| (l.text.as_str(), l.copies.len()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("Hi, this is Sol, I'm in and listening.", 2),
+                ("Delta, what's on the boards?", 2),
+                ("The build is green and the tag is set.", 2),
+            ]
+        );
+        // The earliest time of the copies is the line's.
+        assert_eq!(
+            lines[0].ts,
+            crate::input::ts::parse_rfc3339("2026-10-10T10:00:08.000Z").unwrap()
+        );
+    }
+
+    #[test]
+    fn the_agent_without_a_log_is_judged_once_at_a_real_line() {
+        let l = linter();
+        let a = l.lint("a.jsonl", A.as_bytes().to_vec());
+        let b = l.lint("b.jsonl", B.as_bytes().to_vec());
+        assert!(a.diagnostics.is_empty() && b.diagnostics.is_empty());
+        let members = [Member::of(&a), Member::of(&b)];
+        let found = check(&l, "c-1", &members);
+        assert_eq!(found[0].len(), 1, "{found:#?}");
+        assert!(found[1].is_empty(), "{found:#?}");
+        let d = &found[0][0];
+        assert_eq!(
+            (d.rule, d.agent.as_deref()),
+            ("spoke-over-delta", Some("Sol"))
+        );
+        // It points at Sol's line in a.jsonl, and its label at Oliver's.
+        let index = LineIndex::new(&a.source);
+        assert_eq!(resolve(&a.source, &index, &d.primary.at).line, 5);
+        let at = resolve(&a.source, &index, &d.primary.at).span;
+        assert_eq!(
+            &A[at.start..at.end],
+            "\"The build is green and the tag is set.\""
+        );
+        assert!(d.labels.iter().all(|x| x.at.span.end <= a.source.len()));
+
+        // The call must match, and one file is no room.
+        assert!(check(&l, "c-2", &members).iter().all(Vec::is_empty));
+        assert!(check(&l, "c-1", &members[..1]).iter().all(Vec::is_empty));
+
+        // A finding the per-file pass already made is not made again.
+        let mut again = a.diagnostics.clone();
+        again.push(d.clone());
+        let members = [
+            Member {
+                found: &again,
+                ..Member::of(&a)
+            },
+            Member::of(&b),
+        ];
+        assert!(check(&l, "c-1", &members).iter().all(Vec::is_empty));
+    }
+
+    #[test]
+    fn a_label_in_another_file_becomes_a_note() {
+        let l = linter();
+        // b.jsonl holds Oliver's line, a.jsonl Sol's only (Sol's line and
+        // greeting are cut from b, Oliver's line from a).
+        let a_src: String = A
+            .lines()
+            .filter(|x| !x.contains("\"user\""))
+            .map(|x| format!("{x}\n"))
+            .collect();
+        let b_src: String = B
+            .lines()
+            .filter(|x| !x.contains("Sol"))
+            .map(|x| format!("{x}\n"))
+            .collect();
+        let a = l.lint("a.jsonl", a_src.into_bytes());
+        let b = l.lint("b.jsonl", b_src.into_bytes());
+        let found = check(&l, "c-1", &[Member::of(&a), Member::of(&b)]);
+        let d = found[0].first().expect("a finding in a.jsonl");
+        assert!(d.labels.is_empty(), "{d:#?}");
+        let help = d.help.as_deref().unwrap();
+        assert!(help.contains("see also b.jsonl:3:"), "{help}");
+    }
+}
