@@ -560,6 +560,13 @@ impl Room<'_, '_> {
     ) -> Option<(usize, Diagnostic)> {
         let (m, span) = self.unshift(d.primary.at.span)?;
         d.primary.at.span = span;
+        // The line is a copy in another agent's log: say whose it is when
+        // the message does not.
+        if let Some(agent) = d.agent.as_deref() {
+            if !d.message.contains(agent) {
+                d.message = format!("{agent}: {}", d.message);
+            }
+        }
         let mut notes: Vec<String> = Vec::new();
         let mut labels = Vec::new();
         for mut l in std::mem::take(&mut d.labels) {
