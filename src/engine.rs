@@ -111,11 +111,22 @@ pub struct FileResult {
     /// rates per 100 says in `--statistics`.
     pub says: BTreeMap<String, usize>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Call ids of the native logs' calls in this file (LOG-FORMAT.md §3):
-    /// what `callint check` groups the files of one call by, to merge them
-    /// into one room ([`crate::room`]). Empty for other inputs and for
-    /// calls without an id.
-    pub calls: Vec<String>,
+    /// The native logs' calls in this file that have a call id
+    /// (LOG-FORMAT.md §3): what `callint check` groups the files of one call
+    /// by, to merge them into one room ([`crate::room`]). Empty for other
+    /// inputs.
+    pub calls: Vec<CallSeen>,
+}
+
+/// One call of a native log, as far as the room pass needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSeen {
+    /// The call id ([`crate::room::call_id`]).
+    pub id: String,
+    /// The recording agent.
+    pub recorder: Option<String>,
+    /// Every agent the log shows: the recorder and everyone it heard.
+    pub agents: Vec<String>,
 }
 
 /// Rules chosen and configured, ready to lint files.
@@ -202,24 +213,11 @@ impl Linter {
         let mut records = 0;
         let mut says = BTreeMap::new();
         let mut calls = Vec::new();
+        let native = format == input::Format::Native;
         for log in &logs {
             records += log.records.len();
-            self.lint_log(log, &mut diagnostics, &mut says);
-            if format == input::Format::Native {
-                for group in split_calls(&log.records) {
-                    let id = match &group {
-                        Group::All => crate::room::call_id(log.records.iter()),
-                        Group::Some(idx) => {
-                            crate::room::call_id(idx.iter().map(|&i| &log.records[i]))
-                        }
-                    };
-                    if let Some(id) = id {
-                        if !calls.iter().any(|c| c == id) {
-                            calls.push(id.to_string());
-                        }
-                    }
-                }
-            }
+            let seen = if native { Some(&mut calls) } else { None };
+            self.lint_log(log, &mut diagnostics, &mut says, seen);
         }
         sort(&mut diagnostics);
         // One input can yield several views of the same lines (a transcript
@@ -235,12 +233,13 @@ impl Linter {
         }
     }
 
-    /// Lint every call of one log.
+    /// Lint every call of one log; with `seen`, note each call with an id.
     fn lint_log(
         &self,
         log: &crate::model::Log,
         diagnostics: &mut Vec<Diagnostic>,
         says: &mut BTreeMap<String, usize>,
+        mut seen: Option<&mut Vec<CallSeen>>,
     ) {
         for group in split_calls(&log.records) {
             let owned;
@@ -255,6 +254,14 @@ impl Linter {
                 }
             };
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
+            if let (Some(seen), Some(id)) = (seen.as_deref_mut(), crate::room::call_id(recs.iter()))
+            {
+                seen.push(CallSeen {
+                    id: id.to_string(),
+                    recorder: call.recorder.map(str::to_string),
+                    agents: call.agents.iter().map(|a| a.label.clone()).collect(),
+                });
+            }
             for u in &call.utterances {
                 if u.who == Who::Me && u.via == Via::Say {
                     *says.entry(u.speaker.to_string()).or_default() += 1;

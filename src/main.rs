@@ -424,11 +424,11 @@ fn rooms(
     done: &mut [Result<(FileResult, Piece), String>],
 ) {
     let groups = callint::room::groups(done.iter().enumerate().flat_map(|(i, d)| {
-        let calls: &[String] = match d {
+        let calls: &[callint::engine::CallSeen] = match d {
             Ok((r, Piece::Later)) => &r.calls,
             _ => &[],
         };
-        calls.iter().map(move |c| (i, todo[i].1, c.as_str()))
+        calls.iter().map(move |c| (i, todo[i].1, c))
     }));
     if groups.is_empty() {
         return;

@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::addressing::Roster;
 use crate::diagnostic::Diagnostic;
-use crate::engine::{split_calls, FileResult, Group, Linter};
+use crate::engine::{split_calls, CallSeen, FileResult, Group, Linter};
 use crate::input::{self, Format};
 use crate::model::{
     is_voicebot, next_event, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join,
@@ -230,26 +230,40 @@ pub fn dropped_says(call: &Call<'_>) -> HashSet<usize> {
         .collect()
 }
 
-/// Which files to merge: from `(file, linter, call id)` items, the groups
-/// of at least two files with the same linter (configuration) and call id,
+/// Which files to merge: from `(file, linter, call)` items, the groups of
+/// at least two files with the same linter (configuration) and call id,
 /// each with its files in the order given, the groups in the order of their
-/// first file. A file of several calls may be in several groups.
+/// first file. A file of several calls may be in several groups. A group in
+/// which every agent heard has a log of its own is left out: its room would
+/// judge nobody.
 pub fn groups<'a>(
-    items: impl IntoIterator<Item = (usize, usize, &'a str)>,
+    items: impl IntoIterator<Item = (usize, usize, &'a CallSeen)>,
 ) -> Vec<(usize, String, Vec<usize>)> {
-    let mut groups: Vec<(usize, String, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(usize, &'a str, Vec<usize>, Vec<&'a CallSeen>)> = Vec::new();
     let mut at: HashMap<(usize, &'a str), usize> = HashMap::new();
-    for (file, linter, id) in items {
-        let g = *at.entry((linter, id)).or_insert_with(|| {
-            groups.push((linter, id.to_string(), Vec::new()));
+    for (file, linter, seen) in items {
+        let g = *at.entry((linter, seen.id.as_str())).or_insert_with(|| {
+            groups.push((linter, seen.id.as_str(), Vec::new(), Vec::new()));
             groups.len() - 1
         });
         if !groups[g].2.contains(&file) {
             groups[g].2.push(file);
         }
+        groups[g].3.push(seen);
     }
-    groups.retain(|g| g.2.len() > 1);
     groups
+        .into_iter()
+        .filter(|g| g.2.len() > 1 && has_logless(&g.3))
+        .map(|(linter, id, files, _)| (linter, id.to_string(), files))
+        .collect()
+}
+
+/// Some agent that the logs heard has no log of its own among them.
+fn has_logless(seen: &[&CallSeen]) -> bool {
+    let own: Vec<&str> = seen.iter().filter_map(|s| s.recorder.as_deref()).collect();
+    seen.iter()
+        .flat_map(|s| s.agents.iter())
+        .any(|a| !own.iter().any(|o| same_name(o, a)))
 }
 
 /// The room pass over files linted one by one with `linter` (their sources
@@ -257,12 +271,12 @@ pub fn groups<'a>(
 /// is added to each file's findings, which are sorted again. What
 /// `callint check` does, on one thread.
 pub fn pass(linter: &Linter, results: &mut [FileResult]) {
-    let items: Vec<(usize, usize, &str)> = results
-        .iter()
-        .enumerate()
-        .flat_map(|(i, r)| r.calls.iter().map(move |c| (i, 0, c.as_str())))
-        .collect();
-    let groups = groups(items);
+    let groups = groups(
+        results
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.calls.iter().map(move |c| (i, 0, c))),
+    );
     let mut added: Vec<Vec<Diagnostic>> = results.iter().map(|_| Vec::new()).collect();
     for (_, id, files) in &groups {
         let members: Vec<Member<'_>> = files.iter().map(|&i| Member::of(&results[i])).collect();
@@ -880,23 +894,40 @@ mod tests {
     }
 
     #[test]
-    fn groups_need_two_files_of_one_call_and_one_configuration() {
+    fn groups_need_two_files_of_one_call_and_someone_without_a_log() {
+        let seen = |id: &str, me: &str, heard: &[&str]| CallSeen {
+            id: id.to_string(),
+            recorder: Some(me.to_string()),
+            agents: std::iter::once(me)
+                .chain(heard.iter().copied())
+                .map(str::to_string)
+                .collect(),
+        };
+        let (a, b) = (
+            seen("c-1", "Ann", &["Bo", "Sol"]),
+            seen("c-1", "Bo", &["Ann"]),
+        );
+        let other = seen("c-2", "Cy", &["Sol"]);
         let g = groups([
-            (0, 0, "c-1"),
-            (1, 0, "c-2"),
-            (2, 0, "c-1"),
-            (3, 1, "c-1"),
-            (3, 1, "c-1"),
-            (4, 1, "c-1"),
-            (5, 0, "c-3"),
+            (0, 0, &a),
+            (1, 0, &other),
+            (2, 0, &b),
+            (3, 1, &a),
+            (3, 1, &a),
+            (4, 1, &b),
+            (5, 0, &other),
         ]);
         assert_eq!(
             g,
             vec![
                 (0, "c-1".to_string(), vec![0, 2]),
+                (0, "c-2".to_string(), vec![1, 5]),
                 (1, "c-1".to_string(), vec![3, 4]),
             ]
         );
+        // Everyone heard has a log: no room to judge anybody in.
+        let (a, b) = (seen("c-1", "Ann", &["Bo"]), seen("c-1", "Bo", &["ann"]));
+        assert!(groups([(0, 0, &a), (1, 0, &b)]).is_empty());
     }
 
     #[test]
