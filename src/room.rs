@@ -665,8 +665,9 @@ impl Room<'_, '_> {
     }
 
     /// The log agent `k` would have recorded, as far as the room shows it:
-    /// a join, then every line from its first to its last, its own as
-    /// says, the others' as the events that carry them.
+    /// a join, then every line from its first to its last (from the human's
+    /// line before its first when that one named it), its own as says, the
+    /// others' as the events that carry them.
     fn view_of(&self, k: usize) -> Log {
         let me = self.lanes.names[k].as_str();
         let mine: Vec<usize> = (0..self.lines.len())
@@ -721,8 +722,28 @@ impl Room<'_, '_> {
                 Role::Participant
             }
         });
+        let labels: Vec<&str> = self.lanes.names[2..].iter().map(String::as_str).collect();
+        let roster = Roster::new(self.human, self.voicebot, &labels);
+        let names_me = |l: &Line| {
+            if l.addressed_recorded {
+                l.addressed.iter().any(|n| same_name(n, me))
+            } else {
+                roster.addressees(&l.text).iter().any(|n| same_name(n, me))
+            }
+        };
+        // The view starts at the agent's first line, or at the human's line
+        // just before it when that line named the agent: then its first
+        // line answers the human (the human took it to be in the call).
+        let begin = self.lines[..first]
+            .iter()
+            .rposition(|l| l.lane == 0 && !l.dropped)
+            .filter(|&h| {
+                let l = &self.lines[h];
+                self.lines[first].ts - l.ts <= crate::turns::WINDOW_MS && names_me(l)
+            })
+            .unwrap_or(first);
         let langs = self.langs();
-        let t0 = self.lines[first].ts;
+        let t0 = self.lines[begin].ts;
         // The language in force at the agent's first line: the setting
         // before it, or a join's (which holds from the call's start).
         let mut lang_at = langs
@@ -747,11 +768,9 @@ impl Room<'_, '_> {
                 ..Join::default()
             }),
         ));
-        let labels: Vec<&str> = self.lanes.names[2..].iter().map(String::as_str).collect();
-        let roster = Roster::new(self.human, self.voicebot, &labels);
         let mut last_wake: Option<Ms> = None;
         let mut next_lang = lang_at.map_or(0, |i| i + 1);
-        for l in &self.lines[first..=last] {
+        for l in &self.lines[begin..=last] {
             if l.dropped {
                 continue;
             }
@@ -805,11 +824,7 @@ impl Room<'_, '_> {
                 ev.agent_said.push(line(None));
                 ("next", next(ev))
             } else {
-                let to_me = if l.addressed_recorded {
-                    l.addressed.iter().any(|n| same_name(n, me))
-                } else {
-                    roster.addressees(&l.text).iter().any(|n| same_name(n, me))
-                };
+                let to_me = names_me(l);
                 let may_wake = last_wake.is_none_or(|w| l.ts - w >= OPERATOR_EVERY_MS);
                 if to_me && may_wake {
                     last_wake = Some(l.ts);
