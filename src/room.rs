@@ -342,6 +342,13 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
     let mut lanes = RoomLanes::new(human, voicebot);
     let lines = merge(&views, &mut lanes);
 
+    let mut copies = HashMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        for c in &l.copies {
+            let at = calls[c.view].utterances[c.utterance].anchor;
+            copies.entry((parts[c.view].member, at)).or_insert(i);
+        }
+    }
     let room = Room {
         members,
         parts: &parts,
@@ -349,6 +356,7 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
         lines: &lines,
         lanes: &lanes,
         bases: bases(members),
+        copies,
         call,
         human,
         voicebot,
@@ -485,6 +493,8 @@ struct Room<'r, 'c> {
     lines: &'r [Line],
     lanes: &'r RoomLanes,
     bases: Vec<usize>,
+    /// The line of every copy, by member and anchor.
+    copies: HashMap<(usize, Anchor), usize>,
     call: &'r str,
     human: Option<&'c str>,
     voicebot: &'c str,
@@ -547,11 +557,7 @@ impl Room<'_, '_> {
 
     /// The room line whose copy in member `m` is at `at`.
     fn line_at(&self, m: usize, at: &Anchor) -> Option<usize> {
-        self.lines.iter().position(|l| {
-            l.copies
-                .iter()
-                .any(|c| self.member_of(c) == m && self.anchor(c) == *at)
-        })
+        self.copies.get(&(m, *at)).copied()
     }
 
     /// The keys of what the per-file pass found.
