@@ -15,8 +15,10 @@
 //! though, with the human's lines and everyone else's around them. [`check`]
 //! builds, for every such agent, its view of the room (its lines as says,
 //! the others' as events, from its first line to its last: before and after
-//! them nobody can tell whether it was in the call) and runs the room-scope
-//! rules over it. Agents with a log of their own are judged from that log
+//! them nobody can tell whether it was in the call; only a human's line
+//! naming it just before its first line is kept, as the turn it answers)
+//! and runs the room-scope rules over it. A call whose every agent has a
+//! log of its own is not merged at all ([`groups`]). Agents with a log of their own are judged from that log
 //! only: it holds exactly what they knew and did, and the rules' excuses
 //! (a line not yet received, a say the server dropped) depend on it.
 //!
