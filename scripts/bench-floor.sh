@@ -2,13 +2,19 @@
 # Whole-process figures for callint against the parse floor, measured in one
 # run on this machine:
 #   - lint / parse: the full lint (every rule, JSON output) of a large
-#     generated log against a bare serde_json parse of the same lines;
+#     generated log against a bare serde_json parse of the same lines
+#     (examples/parse_floor.rs), best of three wall-clock runs each;
 #   - scaling: the lint of a 4x larger log against the first;
-#   - peak memory against the file's size.
-# Usage: scripts/bench-floor.sh [TURNS]   (default 25000 human turns)
+#   - peak memory (maximum resident set) against the file's size;
+#   - with --instructions, also the instruction counts of both on the first
+#     log (valgrind's callgrind): the same figure on a busy machine.
+# Usage: scripts/bench-floor.sh [--instructions] [TURNS]
+#   (default 100000 human turns: about 80 MB, and 320 MB for the 4x log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-turns=${1:-25000}
+instructions=
+if [ "${1:-}" = --instructions ]; then instructions=1; shift; fi
+turns=${1:-100000}
 dir=target/bench-floor
 mkdir -p "$dir"
 cargo build --release --locked --quiet --bin callint --example genlog --example parse_floor
@@ -16,7 +22,7 @@ bin=target/release
 "$bin/examples/genlog" "$turns" "$dir/small.jsonl"
 "$bin/examples/genlog" "$((turns * 4))" "$dir/large.jsonl"
 
-# best of N wall-clock seconds of a command
+# best of N wall-clock microseconds of a command
 best() {
   local n=$1; shift
   local best=
@@ -30,15 +36,27 @@ best() {
 }
 lint() { "$bin/callint" check "$1" --format json --exit-zero; }
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+# instructions executed by a command, counted by callgrind
+instr() {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
 
 for f in small large; do
   size=$(stat -c %s "$dir/$f.jsonl")
   p=$(best 3 "$bin/examples/parse_floor" "$dir/$f.jsonl")
   l=$(best 3 lint "$dir/$f.jsonl")
   m=$(peak "$bin/callint" check "$dir/$f.jsonl" --format json --exit-zero)
-  printf '%-6s %8.1f MB  parse %7.3f s  lint %7.3f s  lint/parse %5.2f  peak %7.1f MB (file x %.2f)\n' \
+  pm=$(peak "$bin/examples/parse_floor" "$dir/$f.jsonl")
+  printf '%-6s %8.1f MB  parse %7.3f s  lint %7.3f s  lint/parse %5.2f  peak %7.1f MB (2 x file + 30 MB = %.1f; file x %.2f; parse alone %.1f MB)\n' \
     "$f" "$(echo "$size/1000000" | bc -l)" "$(echo "$p/1000000" | bc -l)" "$(echo "$l/1000000" | bc -l)" \
-    "$(echo "$l/$p" | bc -l)" "$(echo "$m/1024" | bc -l)" "$(echo "$m*1024/$size" | bc -l)"
+    "$(echo "$l/$p" | bc -l)" "$(echo "$m/1024" | bc -l)" "$(echo "(2*$size)/1048576+30" | bc -l)" \
+    "$(echo "$m*1024/$size" | bc -l)" "$(echo "$pm/1024" | bc -l)"
   eval "lint_$f=$l"
 done
 printf 'scaling: 4x the log costs %.2fx the time\n' "$(echo "$lint_large/$lint_small" | bc -l)"
+if [ -n "$instructions" ]; then
+  pi=$(instr "$bin/examples/parse_floor" "$dir/small.jsonl")
+  li=$(instr "$bin/callint" check "$dir/small.jsonl" --format json --exit-zero)
+  printf 'instructions (small): parse %d  lint %d  lint/parse %.2f\n' "$pi" "$li" "$(echo "$li/$pi" | bc -l)"
+fi

@@ -111,6 +111,22 @@ pub struct FileResult {
     /// rates per 100 says in `--statistics`.
     pub says: BTreeMap<String, usize>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The native logs' calls in this file that have a call id
+    /// (LOG-FORMAT.md §3): what `callint check` groups the files of one call
+    /// by, to merge them into one room ([`crate::room`]). Empty for other
+    /// inputs.
+    pub calls: Vec<CallSeen>,
+}
+
+/// One call of a native log, as far as the room pass needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSeen {
+    /// The call id ([`crate::room::call_id`]).
+    pub id: String,
+    /// The recording agent.
+    pub recorder: Option<String>,
+    /// Every agent the log shows: the recorder and everyone it heard.
+    pub agents: Vec<String>,
 }
 
 /// Rules chosen and configured, ready to lint files.
@@ -196,9 +212,12 @@ impl Linter {
         self.problems(problems, &mut diagnostics);
         let mut records = 0;
         let mut says = BTreeMap::new();
+        let mut calls = Vec::new();
+        let native = format == input::Format::Native;
         for log in &logs {
             records += log.records.len();
-            self.lint_log(log, &mut diagnostics, &mut says);
+            let seen = if native { Some(&mut calls) } else { None };
+            self.lint_log(log, &mut diagnostics, &mut says, seen);
         }
         sort(&mut diagnostics);
         // One input can yield several views of the same lines (a transcript
@@ -210,15 +229,17 @@ impl Linter {
             records,
             says,
             diagnostics,
+            calls,
         }
     }
 
-    /// Lint every call of one log.
+    /// Lint every call of one log; with `seen`, note each call with an id.
     fn lint_log(
         &self,
         log: &crate::model::Log,
         diagnostics: &mut Vec<Diagnostic>,
         says: &mut BTreeMap<String, usize>,
+        mut seen: Option<&mut Vec<CallSeen>>,
     ) {
         for group in split_calls(&log.records) {
             let owned;
@@ -233,6 +254,14 @@ impl Linter {
                 }
             };
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
+            if let (Some(seen), Some(id)) = (seen.as_deref_mut(), crate::room::call_id(recs.iter()))
+            {
+                seen.push(CallSeen {
+                    id: id.to_string(),
+                    recorder: call.recorder.map(str::to_string),
+                    agents: call.agents.iter().map(|a| a.label.clone()).collect(),
+                });
+            }
             for u in &call.utterances {
                 if u.who == Who::Me && u.via == Via::Say {
                     *says.entry(u.speaker.to_string()).or_default() += 1;
@@ -257,6 +286,30 @@ impl Linter {
             labels: Vec::new(),
             help: p.help,
         }));
+    }
+
+    /// Who is who, as the configuration says.
+    pub fn cast(&self) -> &Cast {
+        &self.cast
+    }
+
+    /// Run the active rules of [`Scope::Room`](rules::Scope::Room) over one
+    /// call: an agent's view of the merged room ([`crate::room`]).
+    pub fn run_room(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+        for a in &self.active {
+            let meta = a.rule.meta();
+            if rules::scope(meta.name) != rules::Scope::Room {
+                continue;
+            }
+            let mut cx = Cx {
+                call,
+                meta,
+                severity: a.severity,
+                options: &a.options,
+                out,
+            };
+            a.rule.check(&mut cx);
+        }
     }
 
     /// Run every active rule over one call.
@@ -298,14 +351,14 @@ pub fn sort(d: &mut [Diagnostic]) {
     });
 }
 
-enum Group {
+pub(crate) enum Group {
     All,
     Some(Vec<usize>),
 }
 
 /// Records of different calls in one file are linted as separate calls. A
 /// record without a call id belongs to the call of the record before it.
-fn split_calls(records: &[Record]) -> Vec<Group> {
+pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
     let mut ids: Vec<&str> = Vec::new();
     for r in records {
         if let Some(c) = r.call.as_deref() {

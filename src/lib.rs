@@ -16,6 +16,7 @@ mod langmodel;
 pub mod lexicon;
 pub mod model;
 pub mod report;
+pub mod room;
 pub mod rules;
 pub mod text;
 pub mod turns;

@@ -39,7 +39,7 @@ enum Command {
     Check(CheckArgs),
     /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
     Report(postmortem::ReportArgs),
-    /// List the rules: name, rulebook rule, default severity, summary.
+    /// List the rules: name, rulebook rule, default severity, scope (own log, or also the merged room), summary.
     Rules {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
@@ -107,6 +107,11 @@ struct CheckArgs {
     /// Also read hidden files and files named in .gitignore or .ignore files.
     #[arg(long)]
     no_ignore: bool,
+    /// Lint each file on its own. By default the native logs of one call
+    /// (same call id) are also merged into one room timeline, where the
+    /// room-scope rules judge the agents whose own log is not among them.
+    #[arg(long)]
+    no_merge: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -270,20 +275,40 @@ fn check(args: CheckArgs) -> u8 {
         Some(format)
     };
     let progress = Progress::new(todo.len(), args.quiet);
-    let done: Vec<Result<(FileResult, Piece), String>> = pool.install(|| {
+    let merge = !args.no_merge;
+    let mut done: Vec<Result<(FileResult, Piece), String>> = pool.install(|| {
         use rayon::prelude::*;
         // One task per file: logs differ a lot in size, and whichever
         // worker is free takes the next one.
         todo.par_iter()
             .with_max_len(1)
             .map(|(file, slot)| {
-                let r = lint_one(&linters[*slot].1, file, what, style, args.input_format);
+                let r = lint_one(
+                    &linters[*slot].1,
+                    file,
+                    what,
+                    style,
+                    args.input_format,
+                    merge,
+                );
                 progress.tick();
                 r
             })
             .collect()
     });
     progress.finish();
+    if merge {
+        rooms(&pool, &linters, &todo, &mut done);
+        pool.install(|| {
+            use rayon::prelude::*;
+            done.par_iter_mut().with_max_len(1).for_each(|d| {
+                if let Ok((r, piece @ Piece::Later)) = d {
+                    *piece = render(r, what, style);
+                    r.source = Vec::new();
+                }
+            });
+        });
+    }
 
     let mut summary = Summary::default();
     let mut text = String::new();
@@ -297,7 +322,7 @@ fn check(args: CheckArgs) -> u8 {
                     Piece::Text(t) => text.push_str(&t),
                     Piece::Json(v) => items.extend(v),
                     Piece::Sarif(v) => results.extend(v),
-                    Piece::Nothing => {}
+                    Piece::Nothing | Piece::Later => {}
                 }
             }
             Err(msg) => {
@@ -348,17 +373,22 @@ enum Piece {
     Json(Vec<report::json::Item>),
     Sarif(Vec<report::sarif::SarifResult>),
     Nothing,
+    /// Not rendered yet: the file is a native log of a call that other
+    /// files may share; it is rendered after the room pass.
+    Later,
 }
 
 /// Read, lint and render one file (`format` none: counts only). The file's
 /// bytes are dropped before returning; the findings are kept for the
-/// summary.
+/// summary. With `merge`, a native log with a call id is kept whole and
+/// rendered later, after the room pass.
 fn lint_one(
     linter: &Linter,
     file: &Path,
     format: Option<Format>,
     style: report::pretty::Style,
     input_format: Option<callint::input::Format>,
+    merge: bool,
 ) -> Result<(FileResult, Piece), String> {
     let bytes = if file.as_os_str() == "-" {
         let mut b = Vec::new();
@@ -374,22 +404,82 @@ fn lint_one(
         Some(f) => linter.lint_as(&name, bytes, f),
         None => linter.lint(&name, bytes),
     };
-    let piece = match format {
+    if merge && !r.calls.is_empty() {
+        return Ok((r, Piece::Later));
+    }
+    let piece = render(&r, format, style);
+    r.source = Vec::new();
+    Ok((r, piece))
+}
+
+/// The room pass: the native logs of one call (same configuration, same
+/// call id, at least two files) are merged, and what the room-scope rules
+/// find there is added to the file each finding points into. Deterministic:
+/// the groups and their files are in the order of `todo`, and every file's
+/// findings are sorted again afterwards.
+fn rooms(
+    pool: &rayon::ThreadPool,
+    linters: &[(Option<PathBuf>, Linter)],
+    todo: &[(PathBuf, usize)],
+    done: &mut [Result<(FileResult, Piece), String>],
+) {
+    let groups = callint::room::groups(done.iter().enumerate().flat_map(|(i, d)| {
+        let calls: &[callint::engine::CallSeen] = match d {
+            Ok((r, Piece::Later)) => &r.calls,
+            _ => &[],
+        };
+        calls.iter().map(move |c| (i, todo[i].1, c))
+    }));
+    if groups.is_empty() {
+        return;
+    }
+    let found: Vec<Vec<Vec<callint::diagnostic::Diagnostic>>> = pool.install(|| {
+        use rayon::prelude::*;
+        groups
+            .par_iter()
+            .with_max_len(1)
+            .map(|(slot, id, files)| {
+                let members: Vec<callint::room::Member<'_>> = files
+                    .iter()
+                    .filter_map(|&i| done[i].as_ref().ok())
+                    .map(|(r, _)| callint::room::Member::of(r))
+                    .collect();
+                callint::room::check(&linters[*slot].1, id, &members)
+            })
+            .collect()
+    });
+    let mut touched = Vec::new();
+    for ((_, _, files), found) in groups.iter().zip(found) {
+        for (&i, new) in files.iter().zip(found) {
+            if let (Ok((r, _)), false) = (&mut done[i], new.is_empty()) {
+                r.diagnostics.extend(new);
+                touched.push(i);
+            }
+        }
+    }
+    for i in touched {
+        if let Ok((r, _)) = &mut done[i] {
+            callint::room::finish(&mut r.diagnostics);
+        }
+    }
+}
+
+/// Render one linted file (`format` none: nothing, counts only).
+fn render(r: &FileResult, format: Option<Format>, style: report::pretty::Style) -> Piece {
+    match format {
         None => Piece::Nothing,
-        Some(Format::Json) => Piece::Json(report::json::items(&r)),
-        Some(Format::Sarif) => Piece::Sarif(report::sarif::results(&r)),
+        Some(Format::Json) => Piece::Json(report::json::items(r)),
+        Some(Format::Sarif) => Piece::Sarif(report::sarif::results(r)),
         Some(f) => {
             let mut out = String::new();
             match f {
-                Format::Pretty => report::pretty::render(&r, style, &mut out),
-                Format::Github => report::github::render(&r, &mut out),
-                _ => report::concise::render(&r, &mut out),
+                Format::Pretty => report::pretty::render(r, style, &mut out),
+                Format::Github => report::github::render(r, &mut out),
+                _ => report::concise::render(r, &mut out),
             }
             Piece::Text(out)
         }
-    };
-    r.source = Vec::new();
-    Ok((r, piece))
+    }
 }
 
 /// The progress bar of a long batch: on standard error, only when that is
@@ -496,6 +586,7 @@ fn list_rules(format: ListFormat) -> u8 {
                         "name": m.name,
                         "seed": m.seed,
                         "default_severity": m.default_severity.name(),
+                        "scope": rules::scope(m.name).name(),
                         "summary": m.summary,
                         "options": m.options.iter().map(|o| serde_json::json!({
                             "name": o.name, "default": o.default.to_string(), "help": o.help
@@ -506,16 +597,23 @@ fn list_rules(format: ListFormat) -> u8 {
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         }
         ListFormat::Text => {
-            println!("{:<28} {:<10} {:<8} SUMMARY", "RULE", "SEED", "DEFAULT");
+            println!(
+                "{:<28} {:<10} {:<8} {:<5} SUMMARY",
+                "RULE", "SEED", "DEFAULT", "SCOPE"
+            );
             for m in cat {
                 println!(
-                    "{:<28} {:<10} {:<8} {}",
+                    "{:<28} {:<10} {:<8} {:<5} {}",
                     m.name,
                     m.seed,
                     m.default_severity.name(),
+                    rules::scope(m.name).name(),
                     m.summary
                 );
             }
+            println!(
+                "\nscope room: with several logs of one call, `check` also runs the rule on the merged room,\nfor the agents whose own log is not among the files; own: each agent's own log only."
+            );
         }
     }
     0

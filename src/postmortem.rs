@@ -1,14 +1,16 @@
 //! `callint report FILES... [--html OUT]`: the post-mortem of one call.
 //!
 //! Each file is one agent's log of the same call. Every file is linted with
-//! the normal [`Linter`] (all rules, the nearest `callint.toml`), and the
-//! files are merged into one room timeline: each agent's own says come from
-//! its own log, and a line that several logs saw (the same speaker and text
-//! within [`MERGE_MS`]) is kept once. The summary goes to the terminal; with
-//! `--html` the same view is written as one self-contained page
-//! ([`callint::report::html`]).
+//! the normal [`Linter`] (all rules, the nearest `callint.toml`) and the
+//! room pass of `check` ([`callint::room::pass`]), and the files are merged
+//! into one room timeline with [`callint::room::merge`], the merge `check`
+//! uses too: each agent's own says come from its own log, and a line that
+//! several logs saw (the same speaker and text within
+//! [`callint::room::MERGE_MS`]) is kept once. The summary goes to the
+//! terminal; with `--html` the same view is written as one self-contained
+//! page ([`callint::report::html`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -21,11 +23,8 @@ use callint::report::html::{
     self, clock, seconds, AgentRow, FileInfo, FindingRow, Lane, LaneKind, Mark, Page,
 };
 use callint::report::{resolve, LineIndex, Summary};
+use callint::room::{self, Lanes as _, Line};
 use callint::turns::{self, same_name};
-
-/// Copies of one line in different logs are merged when their times are at
-/// most this far apart.
-pub const MERGE_MS: Ms = 3_000;
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
@@ -61,20 +60,6 @@ struct View<'a> {
     call: Call<'a>,
 }
 
-/// A line of the merged room timeline.
-struct Line {
-    lane: usize,
-    text: String,
-    ts: Ms,
-    /// From the speaker's own log.
-    own: bool,
-    dropped: bool,
-    addressed: Vec<String>,
-    addressed_recorded: bool,
-    /// `(view, record)` of every copy.
-    copies: Vec<(usize, usize)>,
-}
-
 /// Run `callint report`; the exit code.
 pub fn run(args: ReportArgs) -> u8 {
     let config_path = if args.no_config {
@@ -95,7 +80,8 @@ pub fn run(args: ReportArgs) -> u8 {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
-    let mut sources = Vec::new();
+    let mut results = Vec::new();
+    let mut logs = Vec::new();
     for f in &args.files {
         let bytes = match std::fs::read(f) {
             Ok(b) => b,
@@ -103,13 +89,20 @@ pub fn run(args: ReportArgs) -> u8 {
         };
         let path = f.to_string_lossy().into_owned();
         let parsed = input::parse(input::detect(&path, &bytes), &bytes);
-        let result = linter.lint(&path, bytes);
-        sources.push(Source {
-            path,
-            result,
-            logs: parsed.logs,
-        });
+        results.push(linter.lint(&path, bytes));
+        logs.push(parsed.logs);
     }
+    // What the room of the call shows beyond each log, as `check` finds it.
+    room::pass(&linter, &mut results);
+    let sources: Vec<Source> = results
+        .into_iter()
+        .zip(logs)
+        .map(|(result, logs)| Source {
+            path: result.path.clone(),
+            result,
+            logs,
+        })
+        .collect();
     let cast = Cast {
         human: config.human.clone(),
         voicebot: config.voicebot.clone(),
@@ -186,7 +179,8 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
         }
     }
 
-    let mut lines = merge(&views, &mut lanes);
+    let calls: Vec<&Call<'_>> = views.iter().map(|v| &v.call).collect();
+    let mut lines = room::merge(&calls, &mut lanes);
     order_agents(&views, &mut lanes, &mut lines);
 
     // The call runs from the first join (or line) to the last function call
@@ -291,8 +285,8 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
         .collect();
     let mut by_copy: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
     for (k, l) in lines.iter().enumerate() {
-        for &c in &l.copies {
-            by_copy.entry(c).or_default().push(k);
+        for c in &l.copies {
+            by_copy.entry((c.view, c.record)).or_default().push(k);
         }
     }
 
@@ -490,7 +484,15 @@ impl Lanes {
         }
         self.lanes.iter().position(|l| same_name(&l.name, name))
     }
+}
 
+impl room::Lanes for Lanes {
+    fn human(&self) -> usize {
+        self.human
+    }
+    fn voicebot(&self) -> usize {
+        self.voicebot
+    }
     /// An agent's lane, made on first use.
     fn agent(&mut self, name: &str) -> usize {
         if let Some(k) = self.find(name) {
@@ -504,129 +506,6 @@ impl Lanes {
         });
         self.lanes.len() - 1
     }
-}
-
-/// Merge the lines of every view into one timeline.
-fn merge(views: &[View<'_>], lanes: &mut Lanes) -> Vec<Line> {
-    struct Copy {
-        view: usize,
-        record: usize,
-        lane: usize,
-        text: String,
-        ts: Ms,
-        own: bool,
-        dropped: bool,
-        addressed: Vec<String>,
-        recorded: bool,
-    }
-    let mut copies: Vec<Copy> = Vec::new();
-    let untimed = views
-        .iter()
-        .all(|v| v.call.records.iter().all(|r| r.ts.is_none()));
-    for (vi, v) in views.iter().enumerate() {
-        let dropped = dropped_says(&v.call);
-        let mut last: Option<Ms> = None;
-        for u in &v.call.utterances {
-            // Logs without any time keep their lines in record order, a
-            // second apart.
-            let ts = if untimed {
-                Some(u.record as Ms * 1000)
-            } else {
-                u.ts.or(v.call.records[u.record].ts).or(last)
-            };
-            let Some(ts) = ts else { continue };
-            last = Some(ts);
-            let lane = match u.who {
-                Who::Human => lanes.human,
-                Who::Voicebot => lanes.voicebot,
-                Who::Me | Who::Agent => lanes.agent(u.speaker),
-            };
-            copies.push(Copy {
-                view: vi,
-                record: u.record,
-                lane,
-                text: u.text.to_string(),
-                ts,
-                own: u.who == Who::Me,
-                dropped: u.who == Who::Me && dropped.contains(&u.record),
-                addressed: u.addressed_to.iter().map(|n| n.to_string()).collect(),
-                recorded: !u.addressed_computed,
-            });
-        }
-    }
-    // Own lines first, so that their times anchor the merge.
-    copies.sort_by_key(|c| (!c.own, c.ts));
-    let mut lines: Vec<Line> = Vec::new();
-    let mut index: HashMap<(usize, String), Vec<usize>> = HashMap::new();
-    for c in copies {
-        let key = (c.lane, c.text.clone());
-        let same = index.get(&key).and_then(|ks| {
-            ks.iter()
-                .copied()
-                .filter(|&k| {
-                    (lines[k].ts - c.ts).abs() <= MERGE_MS
-                        && !lines[k].copies.iter().any(|&(v, _)| v == c.view)
-                })
-                .min_by_key(|&k| (lines[k].ts - c.ts).abs())
-        });
-        match same {
-            Some(k) => {
-                let l = &mut lines[k];
-                l.copies.push((c.view, c.record));
-                if !l.own {
-                    l.ts = l.ts.min(c.ts);
-                }
-                if !l.addressed_recorded && c.recorded {
-                    l.addressed = c.addressed;
-                    l.addressed_recorded = true;
-                }
-            }
-            None => {
-                index.entry(key).or_default().push(lines.len());
-                lines.push(Line {
-                    lane: c.lane,
-                    text: c.text,
-                    ts: c.ts,
-                    own: c.own,
-                    dropped: c.dropped,
-                    addressed: c.addressed,
-                    addressed_recorded: c.recorded,
-                    copies: vec![(c.view, c.record)],
-                });
-            }
-        }
-    }
-    // Spoken order; the human's line before what answers it at the same ms.
-    lines.sort_by_key(|l| l.ts);
-    lines
-}
-
-/// Records of the recorder's says that were never heard: refused, dropped,
-/// or revised by the server.
-fn dropped_says(call: &Call<'_>) -> HashSet<usize> {
-    let revised: HashSet<&str> = call
-        .records
-        .iter()
-        .filter_map(next_event)
-        .filter_map(|ev| match &ev.kind {
-            EventKind::Revise {
-                say_id: Some(id), ..
-            } => Some(id.as_str()),
-            _ => None,
-        })
-        .collect();
-    call.records
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            let Some(f) = r.as_fn() else { return false };
-            let Op::Say(s) = &f.op else { return false };
-            !f.ok()
-                || s.say_status.as_deref() == Some("dropped")
-                || s.say_id.as_deref().is_some_and(|id| revised.contains(id))
-        })
-        .map(|(i, _)| i)
-        .collect()
 }
 
 fn agent_rows(

@@ -435,6 +435,17 @@ fn rules_and_explain() {
         .unwrap();
     assert_eq!(ltl["default_severity"], "error");
     assert_eq!(ltl["options"][0]["name"], "max-chars");
+    assert_eq!(ltl["scope"], "own");
+    let sod = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "spoke-over-delta")
+        .unwrap();
+    assert_eq!(sod["scope"], "room");
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("spoke-over-delta") && l.contains(" room ")));
 
     let page = stdout(&callint(&["explain", "board-bundle"]));
     assert!(page.starts_with("# board-bundle") && page.contains("**Bad**"));

@@ -467,3 +467,25 @@ fn unreadable_file_fails_with_2() {
     let o = callint(&["report"]);
     assert_eq!(o.status.code(), Some(2), "FILES are required");
 }
+
+#[test]
+fn the_room_findings_of_check_are_in_the_report() {
+    // Osprey has no log here; the room pass of `check` judges it, and the
+    // report shows the same findings, on Osprey's row.
+    let files = [
+        "corpus/several-logs/marlin.jsonl",
+        "corpus/several-logs/wren.jsonl",
+    ];
+    let out = report(&files);
+    let mut args = vec!["check", "--format", "json"];
+    args.extend_from_slice(&files);
+    let check: Value = serde_json::from_slice(&callint(&args).stdout).expect("check json");
+    let total = check["summary"]["diagnostics"].as_u64().unwrap();
+    assert_eq!(total, 3);
+    assert!(out.contains(&format!("Found {total} problems")), "{out}");
+    assert_eq!(row(&out, "Osprey")[11], "2", "{out}");
+    assert!(
+        out.contains("  spoke-over-delta               1  Osprey 1\n"),
+        "{out}"
+    );
+}

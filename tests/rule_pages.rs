@@ -71,5 +71,21 @@ fn pages_have_the_sections_users_look_for() {
             "rules/{}.md should say `{sev}`",
             meta.name
         );
+        // The scope is on the page, and a rule of the room says what it
+        // does with several logs of one call.
+        let scope = rules::scope(meta.name);
+        let line = format!("scope: {}", scope.name());
+        assert!(
+            page.lines().nth(2).is_some_and(|l| l.ends_with(&line)),
+            "rules/{}.md should say `{line}` on its third line",
+            meta.name
+        );
+        if scope == rules::Scope::Room {
+            assert!(
+                page.contains("With several logs of one call"),
+                "rules/{}.md should say what the room adds",
+                meta.name
+            );
+        }
     }
 }

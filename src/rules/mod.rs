@@ -64,6 +64,56 @@ pub static INVALID_RECORD: RuleMeta = RuleMeta {
     options: &[],
 };
 
+/// Where a rule can judge an agent: from its own log only, or also from the
+/// room that other agents' logs show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The rule needs the agent's own records: its joins, boards, decisions,
+    /// messages to its user, tools, say outcomes, or the events it received.
+    Own,
+    /// The rule judges what an agent said against what was said in the
+    /// room. With several logs of one call it also judges, on the merged
+    /// room timeline, the agents whose own log is not among them
+    /// ([`crate::room`]).
+    Room,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Own => "own",
+            Scope::Room => "room",
+        }
+    }
+}
+
+/// The rules in [`Scope::Room`]: each judges a line by its text and by the
+/// lines around it in the room (who was addressed, who spoke before), which
+/// every agent's log holds alike. The others need the agent's own records.
+pub const ROOM_SCOPE: &[&str] = &[
+    "ack-not-addressed",
+    "answered-agent",
+    "answered-human-question",
+    "asked-delta",
+    "long-say",
+    "participant-offered-action",
+    "repeated-say",
+    "spoke-for-addressed",
+    "spoke-over-delta",
+    "unaddressed-request",
+    "unanswered-agent",
+    "wrong-language",
+];
+
+/// The scope of a rule.
+pub fn scope(name: &str) -> Scope {
+    if ROOM_SCOPE.contains(&name) {
+        Scope::Room
+    } else {
+        Scope::Own
+    }
+}
+
 /// Every rule, in catalogue order.
 pub fn all() -> &'static [&'static dyn Rule] {
     ALL
@@ -134,6 +184,15 @@ mod tests {
         let mut names: Vec<_> = cat.iter().map(|m| m.name).collect();
         names.dedup();
         assert_eq!(names.len(), cat.len());
+    }
+
+    #[test]
+    fn room_scope_names_real_rules() {
+        for name in ROOM_SCOPE {
+            assert!(meta(name).is_some(), "{name}");
+            assert_eq!(scope(name), Scope::Room);
+        }
+        assert_eq!(scope("board-bundle"), Scope::Own);
     }
 
     #[test]

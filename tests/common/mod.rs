@@ -19,6 +19,18 @@ pub fn lint(name: &str, bytes: &[u8], select: &[&str]) -> FileResult {
     linter.lint(name, bytes.to_vec())
 }
 
+/// Lint several files together, the way `callint check` does: each on its
+/// own, then the native logs of one call merged into one room (all rules).
+pub fn lint_together(files: &[(String, Vec<u8>)]) -> Vec<FileResult> {
+    let linter = Linter::new(&Config::default(), None, &[]).expect("valid selection");
+    let mut results: Vec<FileResult> = files
+        .iter()
+        .map(|(name, bytes)| linter.lint(name, bytes.clone()))
+        .collect();
+    callint::room::pass(&linter, &mut results);
+    results
+}
+
 /// Findings as `(line, rule)` pairs.
 pub fn lines_and_rules(f: &FileResult) -> Vec<(usize, String)> {
     let index = callint::report::LineIndex::new(&f.source);

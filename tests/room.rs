@@ -1,0 +1,238 @@
+//! Several native logs of one call in one `check` run: each is linted on
+//! its own, and the logs of one call are merged into one room, where the
+//! agents without a log of their own are judged (src/room.rs).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn callint_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run callint")
+}
+
+fn callint(args: &[&str]) -> Output {
+    callint_in(root(), args)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn scratch() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "callint-room-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const MARLIN: &str = "corpus/several-logs/marlin.jsonl";
+const WREN: &str = "corpus/several-logs/wren.jsonl";
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap()
+}
+
+/// Findings as `(file, line, rule, agent)`, from `check --format json`.
+fn findings(o: &Output) -> Vec<(String, u64, String, String)> {
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let file = Path::new(d["file"].as_str().unwrap())
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            (
+                file,
+                d["line"].as_u64().unwrap(),
+                d["rule"].as_str().unwrap().to_string(),
+                d["agent"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn about(f: &[(String, u64, String, String)], agent: &str) -> usize {
+    f.iter().filter(|x| x.3 == agent).count()
+}
+
+#[test]
+fn the_room_judges_the_agent_without_a_log_once() {
+    let both = findings(&callint(&["check", MARLIN, WREN, "--format", "json"]));
+    // Osprey has no log: its two breaches are found in the room, each once,
+    // although both logs hold its lines.
+    let osprey: Vec<_> = both.iter().filter(|x| x.3 == "Osprey").collect();
+    assert_eq!(osprey.len(), 2, "{both:?}");
+    assert!(osprey
+        .iter()
+        .any(|x| x.2 == "spoke-over-delta" && x.0 == "marlin.jsonl" && x.1 == 28));
+    assert!(osprey
+        .iter()
+        .any(|x| x.2 == "answered-human-question" && x.0 == "marlin.jsonl" && x.1 == 20));
+    // Wren's own breach is in its own log only, not again through the copy
+    // of its line in Marlin's log.
+    assert_eq!(about(&both, "Wren"), 1, "{both:?}");
+    assert_eq!(both.len(), 3);
+
+    // The order of the files does not change what is found, nor where.
+    let swapped = findings(&callint(&["check", WREN, MARLIN, "--format", "json"]));
+    let mut a = both.clone();
+    let mut b = swapped;
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+
+    // A folder is the same as naming its files.
+    let folder = findings(&callint(&[
+        "check",
+        "corpus/several-logs",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(folder, both);
+}
+
+#[test]
+fn a_log_alone_has_no_room() {
+    for alone in [MARLIN, WREN] {
+        let f = findings(&callint(&["check", alone, "--format", "json"]));
+        assert_eq!(about(&f, "Osprey"), 0, "{alone}: {f:?}");
+    }
+}
+
+#[test]
+fn no_merge_lints_each_file_alone() {
+    let merged = callint(&["check", MARLIN, WREN, "--format", "concise"]);
+    let apart = callint(&["check", MARLIN, WREN, "--format", "concise", "--no-merge"]);
+    assert_eq!(
+        about(
+            &findings(&callint(&[
+                "check",
+                MARLIN,
+                WREN,
+                "--format",
+                "json",
+                "--no-merge"
+            ])),
+            "Osprey"
+        ),
+        0
+    );
+    assert_ne!(stdout(&merged), stdout(&apart));
+    // Each file alone, one after the other, gives the same lines.
+    let mut each = String::new();
+    for f in [MARLIN, WREN] {
+        let o = callint(&["check", f, "--format", "concise", "--quiet"]);
+        each.push_str(&stdout(&o));
+    }
+    let apart = stdout(&apart);
+    let (body, summary) = apart.rsplit_once("Found").unwrap();
+    assert_eq!(body, each);
+    assert!(summary.contains("1 problem"), "{summary}");
+    assert!(stdout(&merged).contains("Found 3 problems"));
+    let help = stdout(&callint(&["check", "--help"]));
+    assert!(help.contains("--no-merge"), "{help}");
+}
+
+#[test]
+fn logs_of_different_calls_are_not_merged() {
+    let dir = scratch();
+    std::fs::write(dir.join("marlin.jsonl"), read(MARLIN)).unwrap();
+    // Wren's log of another call with the same lines.
+    std::fs::write(
+        dir.join("wren.jsonl"),
+        read(WREN).replace("c-r00m7", "c-0ther1"),
+    )
+    .unwrap();
+    let f = findings(&callint_in(&dir, &["check", ".", "--format", "json"]));
+    assert_eq!(about(&f, "Osprey"), 0, "{f:?}");
+    assert_eq!(about(&f, "Wren"), 1, "{f:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_log_without_a_call_id_is_not_merged() {
+    let dir = scratch();
+    std::fs::write(dir.join("marlin.jsonl"), read(MARLIN)).unwrap();
+    // Wren's log with no `call` key and a join that names no call.
+    let bare = read(WREN)
+        .replace(r#""call":"c-r00m7","#, "")
+        .replace(r#""call_id":"c-r00m7","#, "");
+    assert!(!bare.contains("c-r00m7"));
+    std::fs::write(dir.join("wren.jsonl"), bare).unwrap();
+    let f = findings(&callint_in(&dir, &["check", ".", "--format", "json"]));
+    assert_eq!(about(&f, "Osprey"), 0, "{f:?}");
+    assert_eq!(about(&f, "Wren"), 1, "{f:?}");
+
+    // The call id of a log may come from its join alone: then it is merged.
+    let joined = read(WREN).replace(r#""call":"c-r00m7","#, "");
+    assert!(joined.contains(r#""call_id":"c-r00m7""#));
+    std::fs::write(dir.join("wren.jsonl"), joined).unwrap();
+    let f = findings(&callint_in(&dir, &["check", ".", "--format", "json"]));
+    assert_eq!(about(&f, "Osprey"), 2, "{f:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_agent_without_a_log_is_found_like_its_own_log_would_show() {
+    // corpus/turn-taking without Juno's log: Juno's breaches, which its own
+    // log shows, are found in the room from Claude's and Promo's logs.
+    let dir = scratch();
+    for f in ["claude.jsonl", "promo.jsonl"] {
+        std::fs::copy(root().join("corpus/turn-taking").join(f), dir.join(f)).unwrap();
+    }
+    let room = findings(&callint_in(&dir, &["check", ".", "--format", "json"]));
+    let mut juno: Vec<&str> = room
+        .iter()
+        .filter(|x| x.3 == "Juno")
+        .map(|x| x.2.as_str())
+        .collect();
+    juno.sort();
+    let own = findings(&callint(&[
+        "check",
+        "corpus/turn-taking/juno.jsonl",
+        "--format",
+        "json",
+    ]));
+    let mut expected: Vec<&str> = own.iter().map(|x| x.2.as_str()).collect();
+    expected.sort();
+    assert_eq!(juno, expected);
+    // Nothing is added about the agents whose logs are here.
+    let apart = findings(&callint_in(
+        &dir,
+        &["check", ".", "--format", "json", "--no-merge"],
+    ));
+    let mut others: Vec<_> = room.into_iter().filter(|x| x.3 != "Juno").collect();
+    let mut apart = apart;
+    others.sort();
+    apart.sort();
+    assert_eq!(others, apart);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn one_job_and_many_give_the_same_bytes() {
+    let args = ["check", "corpus/", "--format", "json"];
+    let one = callint(&[&args[..], &["--jobs", "1"]].concat());
+    for jobs in ["2", "7"] {
+        let many = callint(&[&args[..], &["--jobs", jobs]].concat());
+        assert!(many.stdout == one.stdout, "--jobs {jobs}");
+    }
+}
