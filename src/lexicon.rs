@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::words::Phrases;
+
 const SOURCES: &[(&str, &str)] = &[
     ("en", include_str!("../rules/lexicon/en.toml")),
     ("de", include_str!("../rules/lexicon/de.toml")),
@@ -14,6 +16,8 @@ const SOURCES: &[(&str, &str)] = &[
 /// and lower-cased.
 pub struct Lexicon {
     lists: HashMap<String, Vec<String>>,
+    /// Each list compiled for matching, on first use.
+    compiled: HashMap<String, OnceLock<Phrases>>,
 }
 
 impl Lexicon {
@@ -51,7 +55,8 @@ impl Lexicon {
                 }
             }
         }
-        Ok(Lexicon { lists })
+        let compiled = lists.keys().map(|k| (k.clone(), OnceLock::new())).collect();
+        Ok(Lexicon { lists, compiled })
     }
 
     /// A list by `section.key`; empty if no language has it.
@@ -59,9 +64,19 @@ impl Lexicon {
         self.lists.get(key).map(Vec::as_slice).unwrap_or(&[])
     }
 
+    /// A list compiled for matching words and phrases; empty if no
+    /// language has it. Look it up once, outside a loop over words.
+    pub fn phrases(&self, key: &str) -> &Phrases {
+        static EMPTY: OnceLock<Phrases> = OnceLock::new();
+        match self.compiled.get(key) {
+            Some(p) => p.get_or_init(|| Phrases::new(self.list(key))),
+            None => EMPTY.get_or_init(Phrases::default),
+        }
+    }
+
     /// True if `word` (already lower-cased) is in the list.
     pub fn has(&self, key: &str, word: &str) -> bool {
-        self.list(key).iter().any(|w| w == word)
+        self.phrases(key).has(word)
     }
 }
 

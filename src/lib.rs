@@ -20,3 +20,4 @@ pub mod rules;
 pub mod text;
 pub mod turns;
 pub mod walk;
+pub mod words;

@@ -21,6 +21,7 @@ use std::collections::{HashMap, HashSet};
 use crate::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
+use crate::words::{push_lower, Phrases};
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
 
 /// How long a line keeps its hold on the room: a say more than this long
@@ -80,6 +81,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     let lex = Lexicon::get();
     let heard = heard_says(call);
     let names = call.name_words();
+    let mut questions = Questions::new(lex);
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
     let mut st = TurnState::default();
@@ -92,7 +94,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                     me: names_me(call, u),
                     delta: u.addressed_to.iter().any(|n| call.is_voicebot(n)),
                     others: u.addressed_to.iter().any(|n| is_someone_else(call, n)),
-                    asks: is_question(lex, u.text, &names),
+                    asks: questions.ask(u.text, &names),
                     ..TurnState::default()
                 };
             }
@@ -100,7 +102,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                 if names_me(call, u) {
                     st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
                 } else if speaks_to_human(call, u) && !is_greeting(lex, u) {
-                    if is_question(lex, u.text, &names) {
+                    if questions.ask(u.text, &names) {
                         st.question = Some(k);
                     }
                     st.to_human
@@ -267,10 +269,24 @@ pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
 pub fn same_name(a: &str, b: &str) -> bool {
     // Compared as folded character streams: no allocation, as this runs for
     // every name of every line.
+    if a.is_ascii() && b.is_ascii() {
+        // The same folding, byte by byte: for ASCII, `is_alphanumeric` and
+        // `to_lowercase` are their ASCII forms.
+        if ascii_folded(a).next().is_none() || ascii_folded(b).next().is_none() {
+            return a.trim() == b.trim();
+        }
+        return ascii_folded(a).eq(ascii_folded(b));
+    }
     if folded(a).next().is_none() || folded(b).next().is_none() {
         return a.trim() == b.trim();
     }
     folded(a).eq(folded(b))
+}
+
+fn ascii_folded(s: &str) -> impl Iterator<Item = u8> + '_ {
+    s.bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
 }
 
 fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
@@ -331,16 +347,18 @@ pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
     !me.is_empty() && fold(u.text).contains(&me)
 }
 
-/// A token with the punctuation around it stripped and lower-cased, and
-/// whether punctuation followed it.
-fn token(t: &str) -> (String, bool) {
+/// A token with the punctuation around it stripped and lower-cased (into
+/// `buf`, as the range it takes there), and whether punctuation followed it.
+fn token(buf: &mut String, t: &str) -> (std::ops::Range<usize>, bool) {
     let core = t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
     let core = core.trim_matches(['\'', '’']);
     let punct = t
         .chars()
         .last()
         .is_some_and(|c| !c.is_alphanumeric() && c != '\'' && c != '’');
-    (core.to_lowercase(), punct)
+    let start = buf.len();
+    push_lower(buf, core);
+    (start..buf.len(), punct)
 }
 
 /// The text asks something: it holds a `?`, or a sentence opens (after
@@ -349,44 +367,70 @@ fn token(t: &str) -> (String, bool) {
 /// "soll ich ..."), or a question word, a verb and a subject ("what do you
 /// think", "wie soll ich ...").
 pub fn is_question(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
-    if text.contains(['?', '？', '⁇', '⁈', '⁉']) {
-        return true;
+    Questions::new(lex).ask(text, names)
+}
+
+/// [`is_question`] with its word lists looked up once and its buffer kept
+/// from line to line.
+pub struct Questions<'l> {
+    yes_no: &'l Phrases,
+    wh: &'l Phrases,
+    subjects: &'l Phrases,
+    buf: String,
+}
+
+impl<'l> Questions<'l> {
+    pub fn new(lex: &'l Lexicon) -> Questions<'l> {
+        Questions {
+            yes_no: lex.phrases("turns.yes-no-openers"),
+            wh: lex.phrases("turns.wh-openers"),
+            subjects: lex.phrases("turns.subject-pronouns"),
+            buf: String::new(),
+        }
     }
-    let has = |key: &str, w: &str| lex.has(key, w);
-    for range in sentences(text) {
-        // Only the opening matters: up to four skipped words, then three.
-        let toks: Vec<(String, bool)> = text[range].split_whitespace().take(8).map(token).collect();
-        let mut i = 0;
-        while i < toks.len()
-            && i < 4
-            && (toks[i].0.is_empty()
-                || names.contains(&toks[i].0)
-                || skippable_greeting(&toks[i].0))
-        {
-            i += 1;
+
+    pub fn ask(&mut self, text: &str, names: &HashSet<String>) -> bool {
+        if text.contains(['?', '？', '⁇', '⁈', '⁉']) {
+            return true;
         }
-        let t = &toks[i.min(toks.len())..];
-        let [(w0, p0), rest @ ..] = t else { continue };
-        if *p0 {
-            continue;
-        }
-        if has("turns.yes-no-openers", w0) {
-            // "Is it green", "Soll ich taggen": a subject and more after it.
-            if let [(w1, false), _, ..] = rest {
-                if has("turns.subject-pronouns", w1) {
+        for range in sentences(text) {
+            // Only the opening matters: up to four skipped words, then three.
+            self.buf.clear();
+            let mut spans: [(std::ops::Range<usize>, bool); 8] = Default::default();
+            let mut len = 0;
+            for t in text[range].split_whitespace().take(8) {
+                spans[len] = token(&mut self.buf, t);
+                len += 1;
+            }
+            let buf = self.buf.as_str();
+            let toks = &spans[..len];
+            let w = |k: usize| &buf[toks[k].0.clone()];
+            let mut i = 0;
+            while i < len
+                && i < 4
+                && (w(i).is_empty() || names.contains(w(i)) || skippable_greeting(w(i)))
+            {
+                i += 1;
+            }
+            if i >= len || toks[i].1 {
+                continue;
+            }
+            let rest = len - i - 1;
+            if self.yes_no.has(w(i)) {
+                // "Is it green", "Soll ich taggen": a subject and more after it.
+                if rest >= 2 && !toks[i + 1].1 && self.subjects.has(w(i + 1)) {
+                    return true;
+                }
+            }
+            if self.wh.has(w(i)) && rest >= 2 {
+                let (w1, p1) = (w(i + 1), toks[i + 1].1);
+                if !p1 && !self.subjects.has(w1) && self.subjects.has(w(i + 2)) {
                     return true;
                 }
             }
         }
-        if has("turns.wh-openers", w0) {
-            if let [(w1, p1), (w2, _), ..] = rest {
-                if !p1 && !has("turns.subject-pronouns", w1) && has("turns.subject-pronouns", w2) {
-                    return true;
-                }
-            }
-        }
+        false
     }
-    false
 }
 
 /// A greeting or interjection that may open a sentence before its question
