@@ -9,7 +9,7 @@ use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Via, Who};
 use crate::report::escape::quote;
-use crate::text::lower_words;
+use crate::words::Words;
 
 pub struct Check;
 
@@ -48,13 +48,15 @@ impl Rule for Check {
         let names = call.name_words();
         // Each line's content words, worked out once however many says
         // look back at it.
-        let mut seen: Vec<Option<HashSet<String>>> = vec![None; call.utterances.len()];
+        let mut seen: Vec<Option<Words>> = vec![None; call.utterances.len()];
+        let mut words = Words::default();
+        let mut mine = Words::default();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say {
                 continue;
             }
-            let mine = content(lex, u.text, &names);
+            content_into(&mut mine, &mut words, lex, u.text, &names);
             if mine.len() < 2 {
                 continue;
             }
@@ -70,8 +72,12 @@ impl Rule for Check {
                 {
                     continue;
                 }
-                let theirs = seen[j].get_or_insert_with(|| content(lex, p.text, &names));
-                let shared = mine.intersection(theirs).count();
+                let theirs = seen[j].get_or_insert_with(|| {
+                    let mut c = Words::default();
+                    content_into(&mut c, &mut words, lex, p.text, &names);
+                    c
+                });
+                let shared = mine.common(theirs);
                 if shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64 {
                     let ago = match (u.ts, p.ts) {
                         (Some(a), Some(b)) => {
@@ -97,16 +103,35 @@ impl Rule for Check {
 
 /// The words of a line that carry its content: no stop words, no names,
 /// plural `s` dropped.
+#[cfg(test)]
 fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String> {
-    let stop = lex.list("speech.stopwords");
-    lower_words(text)
-        .into_iter()
-        .filter(|w| !names.contains(w) && !stop.iter().any(|s| s == w))
-        .map(|w| match w.strip_suffix('s') {
-            Some(stem) if stem.chars().count() > 3 => stem.to_string(),
-            _ => w,
-        })
-        .collect()
+    let mut out = Words::default();
+    content_into(&mut out, &mut Words::default(), lex, text, names);
+    out.iter().map(str::to_string).collect()
+}
+
+/// The content words of `text` (see [`content`]) into `out`, as a set for
+/// [`Words::common`]; `words` is a scratch buffer.
+fn content_into(
+    out: &mut Words,
+    words: &mut Words,
+    lex: &Lexicon,
+    text: &str,
+    names: &HashSet<String>,
+) {
+    let stop = lex.phrases("speech.stopwords");
+    words.fill(text);
+    out.clear();
+    for w in words.iter() {
+        if names.contains(w) || stop.has(w) {
+            continue;
+        }
+        match w.strip_suffix('s') {
+            Some(stem) if stem.chars().count() > 3 => out.push_lowered(stem),
+            _ => out.push_lowered(w),
+        }
+    }
+    out.sort_unique();
 }
 
 #[cfg(test)]
