@@ -312,6 +312,13 @@ fn top_two(v: &[f32; N]) -> (usize, usize) {
 /// `Some(..)`; questions (`"Is German spoken here?"`), negations
 /// (`"We are not speaking German"`) and anything else -> `None`.
 pub fn claimed_language(text: &str) -> Option<Lang> {
+    // Every claim names a language: most texts are out after this cheap
+    // search for the names alone.
+    static NAMES: OnceLock<regex::Regex> = OnceLock::new();
+    let names = NAMES.get_or_init(|| regex::Regex::new(r"(?i)engl|german|deutsch").expect("valid regex"));
+    if !names.is_match(text) {
+        return None;
+    }
     static RE: OnceLock<regex::Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         let lang = r"(?:english|englisch|german|deutsch)";
