@@ -18,6 +18,7 @@ use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::text::{lower_words, starts_with_phrase};
+use crate::words::{WordList, Words};
 
 pub struct Check;
 
@@ -231,27 +232,44 @@ pub(crate) struct Claim {
 
 /// Every claim that a line did not arrive, one per sentence at most.
 pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
+    let missed = lex.phrases("reading.missed-claims");
+    let none_from = lex.phrases("reading.missed-none-from");
     let mut out = Vec::new();
+    let mut w = Words::default();
     for range in crate::addressing::sentences(text) {
-        let w = words(&text[range]);
-        let found = find_any(&w, lex.list("reading.missed-claims")).or_else(|| {
+        let sentence = &text[range];
+        // As `words`: typographic apostrophes made straight first.
+        if sentence.contains(['\u{2019}', '\u{2018}']) {
+            w.fill(&sentence.replace(['\u{2019}', '\u{2018}'], "'"));
+        } else {
+            w.fill(sentence);
+        }
+        let found = missed.find_gapped(&w).or_else(|| {
             // "... but no messages from the Promo agent": a none-from phrase
             // counts only next to a first-person verb of receiving.
-            let (i, n) = find_any(&w, lex.list("reading.missed-none-from"))?;
-            let first_person = contains_any(&w, lex.list("reading.first-person"));
-            let receiving = contains_any(&w, lex.list("reading.receive-verbs"));
+            let (i, n) = none_from.find_gapped(&w)?;
+            let first_person = lex.phrases("reading.first-person").find_gapped(&w).is_some();
+            let receiving = lex.phrases("reading.receive-verbs").find_gapped(&w).is_some();
             // "anything from Promo" denies only after a negation.
-            let denied = !w[i].starts_with("any") || w[..i].iter().any(|x| is_negation(x));
+            let denied =
+                !w.word(i).starts_with("any") || w.iter().take(i).any(is_negation);
             (first_person && receiving && denied).then_some((i, n))
         });
         let Some((start, n)) = found else { continue };
         // "If your question did not reach me, ..." is no claim.
-        if contains_any(&w[..start], lex.list("reading.conditionals")) {
+        if lex
+            .phrases("reading.conditionals")
+            .find_gapped(&w.slice(0, start))
+            .is_some()
+        {
             continue;
         }
-        let question = contains_any(&w, lex.list("reading.question-words"));
+        let question = lex
+            .phrases("reading.question-words")
+            .find_gapped(&w)
+            .is_some();
         out.push(Claim {
-            words: w,
+            words: w.to_vec(),
             start,
             end: start + n,
             question,
