@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use crate::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
-use crate::words::{push_lower, Phrases};
+use crate::words::{push_lower, FastSet, Phrases};
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
 
 /// How long a line keeps its hold on the room: a say more than this long
@@ -81,7 +81,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     let lex = Lexicon::get();
     let heard = heard_says(call);
     let names = call.name_words();
-    let mut questions = Questions::new(lex);
+    let mut questions = Questions::new(lex, &names);
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
     let mut st = TurnState::default();
@@ -94,7 +94,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                     me: names_me(call, u),
                     delta: u.addressed_to.iter().any(|n| call.is_voicebot(n)),
                     others: u.addressed_to.iter().any(|n| is_someone_else(call, n)),
-                    asks: questions.ask(u.text, &names),
+                    asks: questions.ask(u.text),
                     ..TurnState::default()
                 };
             }
@@ -102,7 +102,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                 if names_me(call, u) {
                     st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
                 } else if speaks_to_human(call, u) && !is_greeting(lex, u) {
-                    if questions.ask(u.text, &names) {
+                    if questions.ask(u.text) {
                         st.question = Some(k);
                     }
                     st.to_human
@@ -367,7 +367,7 @@ fn token(buf: &mut String, t: &str) -> (std::ops::Range<usize>, bool) {
 /// "soll ich ..."), or a question word, a verb and a subject ("what do you
 /// think", "wie soll ich ...").
 pub fn is_question(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
-    Questions::new(lex).ask(text, names)
+    Questions::new(lex, names).ask(text)
 }
 
 /// [`is_question`] with its word lists looked up once and its buffer kept
@@ -376,20 +376,22 @@ pub struct Questions<'l> {
     yes_no: &'l Phrases,
     wh: &'l Phrases,
     subjects: &'l Phrases,
+    names: FastSet<Box<str>>,
     buf: String,
 }
 
 impl<'l> Questions<'l> {
-    pub fn new(lex: &'l Lexicon) -> Questions<'l> {
+    pub fn new(lex: &'l Lexicon, names: &HashSet<String>) -> Questions<'l> {
         Questions {
             yes_no: lex.phrases("turns.yes-no-openers"),
             wh: lex.phrases("turns.wh-openers"),
             subjects: lex.phrases("turns.subject-pronouns"),
+            names: names.iter().map(|n| Box::from(n.as_str())).collect(),
             buf: String::new(),
         }
     }
 
-    pub fn ask(&mut self, text: &str, names: &HashSet<String>) -> bool {
+    pub fn ask(&mut self, text: &str) -> bool {
         if text.contains(['?', '？', '⁇', '⁈', '⁉']) {
             return true;
         }
@@ -408,7 +410,7 @@ impl<'l> Questions<'l> {
             let mut i = 0;
             while i < len
                 && i < 4
-                && (w(i).is_empty() || names.contains(w(i)) || skippable_greeting(w(i)))
+                && (w(i).is_empty() || self.names.contains(w(i)) || skippable_greeting(w(i)))
             {
                 i += 1;
             }

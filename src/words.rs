@@ -80,6 +80,51 @@ pub fn push_lower(buf: &mut String, w: &str) {
     }
 }
 
+/// The words of an ASCII text exactly as `unicode_words` finds them, without
+/// its general machinery. For ASCII, the word-boundary rules of Unicode
+/// (UAX #29) come down to: letters, digits and `_` stick together; `:`, `.`
+/// and `'` join two letters; `,`, `;`, `.` and `'` join two digits;
+/// anything else splits. Segments without a letter or digit are no words.
+pub fn ascii_words(s: &str) -> impl Iterator<Item = &str> + '_ {
+    let b = s.as_bytes();
+    let core = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    std::iter::from_fn(move || loop {
+        while i < b.len() && !core(b[i]) {
+            i += 1;
+        }
+        if i >= b.len() {
+            return None;
+        }
+        let start = i;
+        let mut alnum = false;
+        loop {
+            while i < b.len() && core(b[i]) {
+                alnum |= b[i] != b'_';
+                i += 1;
+            }
+            // A joiner between two letters or two digits continues the word.
+            if i + 1 < b.len() && i > start {
+                let (x, m, y) = (b[i - 1], b[i], b[i + 1]);
+                let letters = x.is_ascii_alphabetic()
+                    && y.is_ascii_alphabetic()
+                    && matches!(m, b':' | b'.' | b'\'');
+                let digits = x.is_ascii_digit()
+                    && y.is_ascii_digit()
+                    && matches!(m, b',' | b';' | b'.' | b'\'');
+                if letters || digits {
+                    i += 1;
+                    continue;
+                }
+            }
+            break;
+        }
+        if alnum {
+            return Some(&s[start..i]);
+        }
+    })
+}
+
 /// Anything with numbered, lower-cased words.
 pub trait WordList {
     fn count(&self) -> usize;
@@ -123,8 +168,14 @@ impl Words {
     pub fn fill(&mut self, s: &str) {
         self.buf.clear();
         self.spans.clear();
-        for w in s.unicode_words() {
-            self.push(w);
+        if s.is_ascii() {
+            for w in ascii_words(s) {
+                self.push(w);
+            }
+        } else {
+            for w in s.unicode_words() {
+                self.push(w);
+            }
         }
     }
 
@@ -375,6 +426,7 @@ fn match_gapped<W: WordList + ?Sized>(w: &W, i: usize, toks: &[Box<str>]) -> Opt
 mod tests {
     use super::*;
     use crate::text::{find_phrase, lower_words, starts_with_any};
+    use unicode_segmentation::UnicodeSegmentation;
 
     fn list(s: &[&str]) -> Vec<String> {
         s.iter().map(|x| x.to_string()).collect()
@@ -389,6 +441,40 @@ mod tests {
             "  🧩 opencode: İstanbul",
         ] {
             assert_eq!(Words::of(t).to_vec(), lower_words(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn ascii_words_split_like_unicode_words() {
+        // Every string of up to four characters from a set that covers each
+        // rule, then longer pseudo-random ones.
+        let alphabet: Vec<char> = "aZ0_ .,;:'-?\n\t\"!".chars().collect();
+        let mut cases: Vec<String> = vec![String::new()];
+        let mut last = cases.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|c| alphabet.iter().map(move |a| format!("{c}{a}")))
+                .collect();
+            cases.extend(last.iter().cloned());
+        }
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..20000 {
+            let mut s = String::new();
+            for _ in 0..(x % 24) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s.push(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            cases.push(s);
+        }
+        for t in cases.iter().map(String::as_str).chain([
+            "deploy.yml, 2.4 and 1,000; it's 10:30 e.g. a.b.c __x_ x__ 3'4 a'1",
+        ]) {
+            let ours: Vec<&str> = ascii_words(t).collect();
+            let theirs: Vec<&str> = t.unicode_words().collect();
+            assert_eq!(ours, theirs, "{t:?}");
         }
     }
 
