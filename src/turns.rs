@@ -81,7 +81,12 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     let lex = Lexicon::get();
     let heard = heard_says(call);
     let names = call.name_words();
-    let mut questions = Questions::new(lex, &names);
+    // Whether a line asks something is worked out only for the lines a
+    // judged say depends on, once each.
+    let mut asked = Asked {
+        questions: Questions::new(lex, &names),
+        memo: vec![None; call.utterances.len()],
+    };
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
     let mut st = TurnState::default();
@@ -94,7 +99,6 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                     me: names_me(call, u),
                     delta: u.addressed_to.iter().any(|n| call.is_voicebot(n)),
                     others: u.addressed_to.iter().any(|n| is_someone_else(call, n)),
-                    asks: questions.ask(u.text),
                     ..TurnState::default()
                 };
             }
@@ -102,16 +106,14 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                 if names_me(call, u) {
                     st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
                 } else if speaks_to_human(call, u) && !is_greeting(lex, u) {
-                    if questions.ask(u.text) {
-                        st.question = Some(k);
-                    }
+                    st.lines_to_human.push(k);
                     st.to_human
                         .retain(|&j| call.utterances[j].speaker != u.speaker);
                     st.to_human.push(k);
                 }
             }
             Who::Me if u.via == Via::Say && heard.contains(&u.record) => {
-                if let Some((breach, against)) = judge(call, lex, &st, prev, k) {
+                if let Some((breach, against)) = judge(call, lex, &st, prev, k, &mut asked) {
                     match seen.get(&(breach, against)) {
                         Some(&i) => out[i].again.push(k),
                         None => {
@@ -144,13 +146,12 @@ struct TurnState {
     delta: bool,
     /// The human addressed another agent (or someone else by name).
     others: bool,
-    /// The human's line is a question.
-    asks: bool,
     /// The earliest record that brought another agent's line addressing
     /// the recorder in this turn.
     woken: Option<usize>,
-    /// The latest question another agent asked the human.
-    question: Option<usize>,
+    /// The other agents' lines to the human (greetings left out), in
+    /// order: the latest of them that asks something is the open question.
+    lines_to_human: Vec<usize>,
     /// The latest line to the human of each other agent.
     to_human: Vec<usize>,
 }
@@ -161,6 +162,7 @@ fn judge(
     st: &TurnState,
     prev: Option<usize>,
     k: usize,
+    asked: &mut Asked<'_>,
 ) -> Option<(Breach, usize)> {
     let u = &call.utterances[k];
     let known = |j: usize| call.utterances[j].record < u.record;
@@ -186,7 +188,13 @@ fn judge(
     if let (true, Some(h)) = (st.delta, human) {
         return Some((Breach::OverDelta, h));
     }
-    if let Some(q) = st.question.filter(|&q| live(q)) {
+    let question = st
+        .lines_to_human
+        .iter()
+        .rev()
+        .copied()
+        .find(|&q| asked.get(call, q));
+    if let Some(q) = question.filter(|&q| live(q)) {
         return Some((Breach::HumanQuestion, q));
     }
     if let (true, Some(h)) = (st.others, human) {
@@ -204,15 +212,32 @@ fn judge(
     // human's own line was a question that the "yes" may answer.
     let j = prev?;
     let other = &call.utterances[j];
-    if !st.asks
-        && other.who == Who::Agent
+    if other.who == Who::Agent
         && st.to_human.contains(&j)
         && live(j)
         && answer_marker(lex, u.text)
+        && !st.human.is_some_and(|h| asked.get(call, h))
     {
         return Some((Breach::AnsweredAgent, j));
     }
     None
+}
+
+/// Whether lines ask something, each worked out at most once.
+struct Asked<'l> {
+    questions: Questions<'l>,
+    memo: Vec<Option<bool>>,
+}
+
+impl Asked<'_> {
+    fn get(&mut self, call: &Call<'_>, k: usize) -> bool {
+        if let Some(b) = self.memo[k] {
+            return b;
+        }
+        let b = self.questions.ask(call.utterances[k].text);
+        self.memo[k] = Some(b);
+        b
+    }
 }
 
 /// Records of the recorder's says that the room heard: accepted by the
@@ -329,11 +354,24 @@ pub fn speaks_to_human(call: &Call<'_>, u: &Utterance<'_>) -> bool {
 /// speaker ("Hi, this is Claude, I'm in and listening. What's up?"). Its
 /// question is a formula, not one for the human to decide.
 pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
-    let low = u.text.trim_start().to_lowercase();
-    let opens = lex.list("turns.greetings").iter().any(|g| {
-        low.strip_prefix(g.as_str())
-            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
-    });
+    let text = u.text.trim_start();
+    let greetings = lex.list("turns.greetings");
+    let opens = if text.is_ascii() {
+        // Lower case of ASCII is ASCII, byte for byte: compare in place.
+        let t = text.as_bytes();
+        greetings.iter().any(|g| {
+            let g = g.as_bytes();
+            t.len() >= g.len()
+                && t[..g.len()].eq_ignore_ascii_case(g)
+                && !t.get(g.len()).is_some_and(u8::is_ascii_alphanumeric)
+        })
+    } else {
+        let low = text.to_lowercase();
+        greetings.iter().any(|g| {
+            low.strip_prefix(g.as_str())
+                .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+        })
+    };
     if !opens {
         return false;
     }
