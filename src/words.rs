@@ -168,6 +168,11 @@ impl Words {
     pub fn fill(&mut self, s: &str) {
         self.buf.clear();
         self.spans.clear();
+        self.extend(s);
+    }
+
+    /// Append the words of `s`.
+    pub fn extend(&mut self, s: &str) {
         if s.is_ascii() {
             for w in ascii_words(s) {
                 self.push(w);
@@ -176,6 +181,30 @@ impl Words {
             for w in s.unicode_words() {
                 self.push(w);
             }
+        }
+    }
+
+    /// Replace the words with those of `s` that `keep` keeps: it sees each
+    /// word lower-cased and answers `None` to drop it or `Some(n)` to keep
+    /// its first `n` bytes.
+    pub fn fill_kept(&mut self, s: &str, mut keep: impl FnMut(&str) -> Option<usize>) {
+        self.buf.clear();
+        self.spans.clear();
+        let mut add = |w: &str| {
+            let start = self.buf.len();
+            push_lower(&mut self.buf, w);
+            match keep(&self.buf[start..]) {
+                Some(n) => {
+                    self.buf.truncate(start + n);
+                    self.spans.push((start as u32, self.buf.len() as u32));
+                }
+                None => self.buf.truncate(start),
+            }
+        };
+        if s.is_ascii() {
+            ascii_words(s).for_each(&mut add);
+        } else {
+            s.unicode_words().for_each(&mut add);
         }
     }
 

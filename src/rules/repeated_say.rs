@@ -9,7 +9,7 @@ use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Via, Who};
 use crate::report::escape::quote;
-use crate::words::Words;
+use crate::words::{FastSet, Phrases, Words};
 
 pub struct Check;
 
@@ -48,15 +48,15 @@ impl Rule for Check {
         let names = call.name_words();
         // Each line's content words, worked out once however many says
         // look back at it.
+        let content = Content::new(lex, &names);
         let mut seen: Vec<Option<Words>> = vec![None; call.utterances.len()];
-        let mut words = Words::default();
         let mut mine = Words::default();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say {
                 continue;
             }
-            content_into(&mut mine, &mut words, lex, u.text, &names);
+            content.fill(&mut mine, u.text);
             if mine.len() < 2 {
                 continue;
             }
@@ -74,7 +74,7 @@ impl Rule for Check {
                 }
                 let theirs = seen[j].get_or_insert_with(|| {
                     let mut c = Words::default();
-                    content_into(&mut c, &mut words, lex, p.text, &names);
+                    content.fill(&mut c, p.text);
                     c
                 });
                 let shared = mine.common(theirs);
@@ -106,32 +106,38 @@ impl Rule for Check {
 #[cfg(test)]
 fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String> {
     let mut out = Words::default();
-    content_into(&mut out, &mut Words::default(), lex, text, names);
+    Content::new(lex, names).fill(&mut out, text);
     out.iter().map(str::to_string).collect()
 }
 
-/// The content words of `text` (see [`content`]) into `out`, as a set for
-/// [`Words::common`]; `words` is a scratch buffer.
-fn content_into(
-    out: &mut Words,
-    words: &mut Words,
-    lex: &Lexicon,
-    text: &str,
-    names: &HashSet<String>,
-) {
-    let stop = lex.phrases("speech.stopwords");
-    words.fill(text);
-    out.clear();
-    for w in words.iter() {
-        if names.contains(w) || stop.has(w) {
-            continue;
-        }
-        match w.strip_suffix('s') {
-            Some(stem) if stem.chars().count() > 3 => out.push_lowered(stem),
-            _ => out.push_lowered(w),
+/// What [`content`] leaves out, looked up once per call.
+struct Content<'l> {
+    stop: &'l Phrases,
+    names: FastSet<Box<str>>,
+}
+
+impl<'l> Content<'l> {
+    fn new(lex: &'l Lexicon, names: &HashSet<String>) -> Content<'l> {
+        Content {
+            stop: lex.phrases("speech.stopwords"),
+            names: names.iter().map(|n| Box::from(n.as_str())).collect(),
         }
     }
-    out.sort_unique();
+
+    /// The content words of `text` into `out`, as a set for
+    /// [`Words::common`].
+    fn fill(&self, out: &mut Words, text: &str) {
+        out.fill_kept(text, |w| {
+            if self.names.contains(w) || self.stop.has(w) {
+                return None;
+            }
+            Some(match w.strip_suffix('s') {
+                Some(stem) if stem.chars().count() > 3 => stem.len(),
+                _ => w.len(),
+            })
+        });
+        out.sort_unique();
+    }
 }
 
 #[cfg(test)]
