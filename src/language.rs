@@ -315,7 +315,8 @@ pub fn claimed_language(text: &str) -> Option<Lang> {
     // Every claim names a language: most texts are out after this cheap
     // search for the names alone.
     static NAMES: OnceLock<regex::Regex> = OnceLock::new();
-    let names = NAMES.get_or_init(|| regex::Regex::new(r"(?i)engl|german|deutsch").expect("valid regex"));
+    let names =
+        NAMES.get_or_init(|| regex::Regex::new(r"(?i)engl|german|deutsch").expect("valid regex"));
     if !names.is_match(text) {
         return None;
     }

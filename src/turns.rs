@@ -21,8 +21,8 @@ use std::collections::{HashMap, HashSet};
 use crate::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
-use crate::words::{push_lower, FastSet, Phrases};
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
+use crate::words::{push_lower, NameList, Phrases};
 
 /// How long a line keeps its hold on the room: a say more than this long
 /// after the human's line (or after another agent's question or line to the
@@ -414,7 +414,7 @@ pub struct Questions<'l> {
     yes_no: &'l Phrases,
     wh: &'l Phrases,
     subjects: &'l Phrases,
-    names: FastSet<Box<str>>,
+    names: NameList,
     buf: String,
 }
 
@@ -424,7 +424,7 @@ impl<'l> Questions<'l> {
             yes_no: lex.phrases("turns.yes-no-openers"),
             wh: lex.phrases("turns.wh-openers"),
             subjects: lex.phrases("turns.subject-pronouns"),
-            names: names.iter().map(|n| Box::from(n.as_str())).collect(),
+            names: NameList::new(names),
             buf: String::new(),
         }
     }

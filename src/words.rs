@@ -51,6 +51,11 @@ impl Hasher for FastHasher {
     }
 
     #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
     fn write_usize(&mut self, i: usize) {
         self.add(i as u64);
     }
@@ -330,8 +335,37 @@ pub struct Phrases {
     by_first: FastMap<Box<str>, Vec<u32>>,
     /// Phrases whose text begins with `*`.
     star_first: Vec<u32>,
-    /// Every phrase, whole.
-    entries: FastSet<Box<str>>,
+    /// Every phrase, whole: up to seven bytes packed (see [`packed`]), the
+    /// longer ones as text.
+    short: FastSet<u64>,
+    long: FastSet<Box<str>>,
+}
+
+/// A text of up to seven bytes as one number: its bytes and its length.
+#[inline]
+fn packed(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() > 7 {
+        return None;
+    }
+    let mut k = [0u8; 8];
+    k[..b.len()].copy_from_slice(b);
+    k[7] = b.len() as u8;
+    Some(u64::from_le_bytes(k))
+}
+
+/// A few names, compared one by one: for a handful, cheaper than hashing.
+#[derive(Clone, Debug, Default)]
+pub struct NameList(Vec<Box<str>>);
+
+impl NameList {
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a String>) -> NameList {
+        NameList(names.into_iter().map(|n| Box::from(n.as_str())).collect())
+    }
+
+    pub fn contains(&self, w: &str) -> bool {
+        self.0.iter().any(|n| **n == *w)
+    }
 }
 
 /// How many words a `*` in a phrase stands for, at most.
@@ -347,7 +381,10 @@ impl Phrases {
             if s.starts_with('*') {
                 p.star_first.push(i);
             }
-            p.entries.insert(Box::from(s.as_str()));
+            match packed(s) {
+                Some(k) => p.short.insert(k),
+                None => p.long.insert(Box::from(s.as_str())),
+            };
             p.gapped.push(s.contains('*'));
             p.toks.push(toks);
         }
@@ -356,16 +393,15 @@ impl Phrases {
 
     /// True if `word` is one of the phrases, whole.
     pub fn has(&self, word: &str) -> bool {
-        self.entries.contains(word)
+        match packed(word) {
+            Some(k) => self.short.contains(&k),
+            None => self.long.contains(word),
+        }
     }
 
     fn literal_at<W: WordList + ?Sized>(&self, w: &W, i: usize, p: u32) -> bool {
         let toks = &self.toks[p as usize];
-        i + toks.len() <= w.count()
-            && toks
-                .iter()
-                .enumerate()
-                .all(|(k, t)| w.word(i + k) == &**t)
+        i + toks.len() <= w.count() && toks.iter().enumerate().all(|(k, t)| w.word(i + k) == &**t)
     }
 
     /// Token count of the longest phrase that matches word for word at
@@ -498,9 +534,11 @@ mod tests {
             }
             cases.push(s);
         }
-        for t in cases.iter().map(String::as_str).chain([
-            "deploy.yml, 2.4 and 1,000; it's 10:30 e.g. a.b.c __x_ x__ 3'4 a'1",
-        ]) {
+        for t in cases
+            .iter()
+            .map(String::as_str)
+            .chain(["deploy.yml, 2.4 and 1,000; it's 10:30 e.g. a.b.c __x_ x__ 3'4 a'1"])
+        {
             let ours: Vec<&str> = ascii_words(t).collect();
             let theirs: Vec<&str> = t.unicode_words().collect();
             assert_eq!(ours, theirs, "{t:?}");

@@ -9,7 +9,7 @@ use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Via, Who};
 use crate::report::escape::quote;
-use crate::words::{FastSet, Phrases, Words};
+use crate::words::{NameList, Phrases, Words};
 
 pub struct Check;
 
@@ -113,14 +113,14 @@ fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String
 /// What [`content`] leaves out, looked up once per call.
 struct Content<'l> {
     stop: &'l Phrases,
-    names: FastSet<Box<str>>,
+    names: NameList,
 }
 
 impl<'l> Content<'l> {
     fn new(lex: &'l Lexicon, names: &HashSet<String>) -> Content<'l> {
         Content {
             stop: lex.phrases("speech.stopwords"),
-            names: names.iter().map(|n| Box::from(n.as_str())).collect(),
+            names: NameList::new(names),
         }
     }
 
