@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::words::Phrases;
+use crate::words::{FastMap, Phrases};
 
 const SOURCES: &[(&str, &str)] = &[
     ("en", include_str!("../rules/lexicon/en.toml")),
@@ -17,7 +17,7 @@ const SOURCES: &[(&str, &str)] = &[
 pub struct Lexicon {
     lists: HashMap<String, Vec<String>>,
     /// Each list compiled for matching, on first use.
-    compiled: HashMap<String, OnceLock<Phrases>>,
+    compiled: FastMap<String, OnceLock<Phrases>>,
 }
 
 impl Lexicon {

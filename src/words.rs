@@ -91,7 +91,12 @@ pub fn push_lower(buf: &mut String, w: &str) {
 /// and `'` join two letters; `,`, `;`, `.` and `'` join two digits;
 /// anything else splits. Segments without a letter or digit are no words.
 pub fn ascii_words(s: &str) -> impl Iterator<Item = &str> + '_ {
-    let b = s.as_bytes();
+    ascii_word_ranges(s.as_bytes()).map(move |(a, b)| &s[a..b])
+}
+
+/// Byte ranges of [`ascii_words`] (in any ASCII text: case does not change
+/// where words end).
+fn ascii_word_ranges(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let core = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut i = 0;
     std::iter::from_fn(move || loop {
@@ -125,7 +130,7 @@ pub fn ascii_words(s: &str) -> impl Iterator<Item = &str> + '_ {
             break;
         }
         if alnum {
-            return Some(&s[start..i]);
+            return Some((start, i));
         }
     })
 }
@@ -178,24 +183,33 @@ impl Words {
 
     /// Append the words of `s`.
     pub fn extend(&mut self, s: &str) {
-        if s.is_ascii() {
-            for w in ascii_words(s) {
-                self.push(w);
-            }
-        } else {
-            for w in s.unicode_words() {
-                self.push(w);
-            }
-        }
+        self.extend_kept(s, |w| Some(w.len()));
     }
 
     /// Replace the words with those of `s` that `keep` keeps: it sees each
     /// word lower-cased and answers `None` to drop it or `Some(n)` to keep
     /// its first `n` bytes.
-    pub fn fill_kept(&mut self, s: &str, mut keep: impl FnMut(&str) -> Option<usize>) {
+    pub fn fill_kept(&mut self, s: &str, keep: impl FnMut(&str) -> Option<usize>) {
         self.buf.clear();
         self.spans.clear();
-        let mut add = |w: &str| {
+        self.extend_kept(s, keep);
+    }
+
+    fn extend_kept(&mut self, s: &str, mut keep: impl FnMut(&str) -> Option<usize>) {
+        if s.is_ascii() {
+            // Lower-case the whole text once; the words are ranges of it.
+            let base = self.buf.len();
+            self.buf.push_str(s);
+            self.buf[base..].make_ascii_lowercase();
+            for (a, b) in ascii_word_ranges(s.as_bytes()) {
+                let (a, b) = (base + a, base + b);
+                if let Some(n) = keep(&self.buf[a..b]) {
+                    self.spans.push((a as u32, (a + n) as u32));
+                }
+            }
+            return;
+        }
+        for w in s.unicode_words() {
             let start = self.buf.len();
             push_lower(&mut self.buf, w);
             match keep(&self.buf[start..]) {
@@ -205,11 +219,6 @@ impl Words {
                 }
                 None => self.buf.truncate(start),
             }
-        };
-        if s.is_ascii() {
-            ascii_words(s).for_each(&mut add);
-        } else {
-            s.unicode_words().for_each(&mut add);
         }
     }
 

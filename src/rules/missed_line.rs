@@ -11,14 +11,13 @@
 //! as `user` events, and "I didn't get that" after the human's speech is
 //! about understanding, not delivery.
 
-use std::collections::HashMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::text::{lower_words, starts_with_phrase};
-use crate::words::{WordList, Words};
+use crate::words::{FastMap, WordList, Words};
 
 pub struct Check;
 
@@ -112,24 +111,34 @@ impl Tally {
 
 /// What others said, as delivered so far.
 #[derive(Default)]
-struct Seen {
+struct Seen<'a> {
     /// Per other agent (lower-cased speaker).
-    agents: HashMap<String, Tally>,
+    agents: FastMap<String, Tally>,
+    /// The lower-cased name of each speaker as written, worked out once.
+    lowered: FastMap<&'a str, String>,
     any_agent: Tally,
     voicebot: Tally,
     /// The latest line not spoken by the recorder.
     recent: Option<usize>,
 }
 
-impl Seen {
-    fn add(&mut self, k: usize, u: &Utterance<'_>) {
+impl<'a> Seen<'a> {
+    fn add(&mut self, k: usize, u: &Utterance<'a>) {
         let q = u.text.contains('?');
         match u.who {
             Who::Agent => {
-                self.agents
-                    .entry(u.speaker.to_lowercase())
-                    .or_default()
-                    .add(k, q);
+                let low = self
+                    .lowered
+                    .entry(u.speaker)
+                    .or_insert_with(|| u.speaker.to_lowercase());
+                match self.agents.get_mut(low.as_str()) {
+                    Some(t) => t.add(k, q),
+                    None => {
+                        let mut t = Tally::default();
+                        t.add(k, q);
+                        self.agents.insert(low.clone(), t);
+                    }
+                }
                 self.any_agent.add(k, q);
             }
             Who::Voicebot => self.voicebot.add(k, q),
