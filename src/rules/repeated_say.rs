@@ -51,6 +51,7 @@ impl Rule for Check {
         let content = Content::new(lex, &names);
         let mut seen: Vec<Option<Words>> = vec![None; call.utterances.len()];
         let mut mine = Words::default();
+        let mut low = String::new();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say {
@@ -72,13 +73,25 @@ impl Rule for Check {
                 {
                     continue;
                 }
+                let enough =
+                    |shared: usize| shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64;
+                if seen[j].is_none() && p.text.is_ascii() {
+                    // A shared word is a word of the line, or the stem of
+                    // one, so it appears in the line's lower-cased text:
+                    // when too few do, the line's words need no splitting.
+                    low.clear();
+                    low.push_str(p.text);
+                    low.make_ascii_lowercase();
+                    if !enough(mine.iter().filter(|m| low.contains(m)).count()) {
+                        continue;
+                    }
+                }
                 let theirs = seen[j].get_or_insert_with(|| {
                     let mut c = Words::default();
                     content.fill(&mut c, p.text);
                     c
                 });
-                let shared = mine.common(theirs);
-                if shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64 {
+                if enough(mine.common(theirs)) {
                     let ago = match (u.ts, p.ts) {
                         (Some(a), Some(b)) => {
                             format!(" {:.0} s before", (a - b).max(0) as f64 / 1000.0)
