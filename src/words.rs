@@ -341,7 +341,9 @@ pub struct Phrases {
     toks: Vec<Vec<Box<str>>>,
     /// The phrase holds a `*` (see [`Phrases::gapped_at`]).
     gapped: Vec<bool>,
-    by_first: FastMap<Box<str>, Vec<u32>>,
+    /// Phrases by first word: packed when it is short (see [`packed`]).
+    by_first: FastMap<u64, Vec<u32>>,
+    by_first_long: FastMap<Box<str>, Vec<u32>>,
     /// Phrases whose text begins with `*`.
     star_first: Vec<u32>,
     /// Every phrase, whole: up to seven bytes packed (see [`packed`]), the
@@ -386,7 +388,10 @@ impl Phrases {
         for (i, s) in list.iter().enumerate() {
             let toks: Vec<Box<str>> = s.split(' ').map(Box::from).collect();
             let i = i as u32;
-            p.by_first.entry(toks[0].clone()).or_default().push(i);
+            match packed(&toks[0]) {
+                Some(k) => p.by_first.entry(k).or_default().push(i),
+                None => p.by_first_long.entry(toks[0].clone()).or_default().push(i),
+            }
             if s.starts_with('*') {
                 p.star_first.push(i);
             }
@@ -398,6 +403,15 @@ impl Phrases {
             p.toks.push(toks);
         }
         p
+    }
+
+    /// The phrases whose first word is `word`.
+    fn firsts(&self, word: &str) -> &[u32] {
+        let found = match packed(word) {
+            Some(k) => self.by_first.get(&k),
+            None => self.by_first_long.get(word),
+        };
+        found.map_or(&[], Vec::as_slice)
     }
 
     /// True if `word` is one of the phrases, whole.
@@ -419,7 +433,10 @@ impl Phrases {
         if i >= w.count() {
             return None;
         }
-        let cands = self.by_first.get(w.word(i))?;
+        let cands = self.firsts(w.word(i));
+        if cands.is_empty() {
+            return None;
+        }
         cands
             .iter()
             .filter(|&&p| self.literal_at(w, i, p))
@@ -443,7 +460,7 @@ impl Phrases {
         w: &'a W,
     ) -> impl Iterator<Item = (usize, usize)> + 'a {
         (0..w.count()).flat_map(move |i| {
-            let cands: &[u32] = self.by_first.get(w.word(i)).map_or(&[], Vec::as_slice);
+            let cands = self.firsts(w.word(i));
             cands
                 .iter()
                 .filter(move |&&p| self.literal_at(w, i, p))
@@ -458,7 +475,7 @@ impl Phrases {
         if i >= w.count() {
             return None;
         }
-        let firsts: &[u32] = self.by_first.get(w.word(i)).map_or(&[], Vec::as_slice);
+        let firsts = self.firsts(w.word(i));
         firsts
             .iter()
             .chain(self.star_first.iter().filter(|&&p| {
