@@ -22,7 +22,7 @@ use crate::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
-use crate::words::{push_lower, NameList, Phrases};
+use crate::words::{push_lower, FastMap, NameList, Phrases};
 
 /// How long a line keeps its hold on the room: a say more than this long
 /// after the human's line (or after another agent's question or line to the
@@ -87,6 +87,10 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
         questions: Questions::new(lex, &names),
         memo: vec![None; call.utterances.len()],
     };
+    let mut roles = Roles {
+        call,
+        memo: FastMap::default(),
+    };
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
     let mut st = TurnState::default();
@@ -94,18 +98,29 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     for (k, u) in call.utterances.iter().enumerate() {
         match u.who {
             Who::Human => {
+                let mut to_human = std::mem::take(&mut st.to_human);
+                let mut lines_to_human = std::mem::take(&mut st.lines_to_human);
+                to_human.clear();
+                lines_to_human.clear();
                 st = TurnState {
                     human: Some(k),
-                    me: names_me(call, u),
-                    delta: u.addressed_to.iter().any(|n| call.is_voicebot(n)),
-                    others: u.addressed_to.iter().any(|n| is_someone_else(call, n)),
+                    me: roles.names_me(u),
+                    delta: u.addressed_to.iter().any(|n| roles.of(n).voicebot),
+                    // Someone other than the recorder, the voicebot and
+                    // the human.
+                    others: u.addressed_to.iter().any(|n| {
+                        let r = roles.of(n);
+                        !r.me && !r.voicebot && !r.human
+                    }),
+                    to_human,
+                    lines_to_human,
                     ..TurnState::default()
                 };
             }
             Who::Agent => {
-                if names_me(call, u) {
+                if roles.names_me(u) {
                     st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
-                } else if speaks_to_human(call, u) && !is_greeting(lex, u) {
+                } else if roles.speaks_to_human(u) && !is_greeting(lex, u) {
                     st.lines_to_human.push(k);
                     st.to_human
                         .retain(|&j| call.utterances[j].speaker != u.speaker);
@@ -223,6 +238,47 @@ fn judge(
     None
 }
 
+/// Who a name addressed stands for: the recorder, the human, the voicebot.
+#[derive(Clone, Copy)]
+struct Role {
+    me: bool,
+    human: bool,
+    voicebot: bool,
+}
+
+/// [`Role`]s of the names lines address, each name worked out once.
+struct Roles<'c, 'a> {
+    call: &'c Call<'a>,
+    memo: FastMap<&'c str, Role>,
+}
+
+impl<'c> Roles<'c, '_> {
+    fn of(&mut self, name: &'c str) -> Role {
+        let call = self.call;
+        *self.memo.entry(name).or_insert_with(|| Role {
+            me: is_me(call, name),
+            human: is_human(call, name),
+            voicebot: call.is_voicebot(name),
+        })
+    }
+
+    /// As [`names_me`].
+    fn names_me(&mut self, u: &'c Utterance<'_>) -> bool {
+        u.addressed_to_you == Some(true)
+            || u.via == Via::OperatorEvent
+            || u.addressed_to.iter().any(|n| self.of(n).me)
+    }
+
+    /// As [`speaks_to_human`].
+    fn speaks_to_human(&mut self, u: &'c Utterance<'_>) -> bool {
+        u.addressed_to.iter().any(|n| self.of(n).human)
+            || match u.to_human {
+                Some(t) => t,
+                None => u.addressed_to.is_empty(),
+            }
+    }
+}
+
 /// Whether lines ask something, each worked out at most once.
 struct Asked<'l> {
     questions: Questions<'l>,
@@ -326,11 +382,6 @@ fn is_me(call: &Call<'_>, name: &str) -> bool {
 
 fn is_human(call: &Call<'_>, name: &str) -> bool {
     call.human.is_some_and(|h| same_name(h, name))
-}
-
-/// A name of someone other than the recorder, the voicebot and the human.
-fn is_someone_else(call: &Call<'_>, name: &str) -> bool {
-    !is_me(call, name) && !call.is_voicebot(name) && !is_human(call, name)
 }
 
 /// The line addresses the recorder.
