@@ -641,7 +641,18 @@ impl Iterator for Sentences<'_> {
             return None;
         }
         let mut i = start;
-        while let Some(c) = t[i..].chars().next() {
+        let bytes = t.as_bytes();
+        loop {
+            // Skip plain ASCII that neither ends a sentence nor breaks a line.
+            while i < bytes.len()
+                && bytes[i].is_ascii()
+                && !matches!(bytes[i], b'\n' | b'\r' | 0x0B | 0x0C | b'.' | b'!' | b'?')
+            {
+                i += 1;
+            }
+            let Some(c) = t[i..].chars().next() else {
+                break;
+            };
             let n = i + c.len_utf8();
             if is_line_break(c) {
                 self.pos = n;

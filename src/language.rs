@@ -317,6 +317,25 @@ fn top_two(v: &[f32; N]) -> (usize, usize) {
 /// `Some(..)`; questions (`"Is German spoken here?"`), negations
 /// (`"We are not speaking German"`) and anything else -> `None`.
 pub fn claimed_language(text: &str) -> Option<Lang> {
+    // Every claim names a language: most texts are out after this cheap
+    // search for the names alone.
+    let named = if text.is_ascii() {
+        // In ASCII text, matching without case is ASCII matching without case.
+        let has = |name: &[u8]| {
+            text.as_bytes()
+                .windows(name.len())
+                .any(|w| w.eq_ignore_ascii_case(name))
+        };
+        has(b"engl") || has(b"german") || has(b"deutsch")
+    } else {
+        static NAMES: OnceLock<regex::Regex> = OnceLock::new();
+        NAMES
+            .get_or_init(|| regex::Regex::new(r"(?i)engl|german|deutsch").expect("valid regex"))
+            .is_match(text)
+    };
+    if !named {
+        return None;
+    }
     static RE: OnceLock<regex::Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         let lang = r"(?:english|englisch|german|deutsch)";

@@ -21,3 +21,4 @@ pub mod rules;
 pub mod text;
 pub mod turns;
 pub mod walk;
+pub mod words;

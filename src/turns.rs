@@ -22,6 +22,7 @@ use crate::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
+use crate::words::{push_lower, FastMap, NameList, Phrases};
 
 /// How long a line keeps its hold on the room: a say more than this long
 /// after the human's line (or after another agent's question or line to the
@@ -80,6 +81,16 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     let lex = Lexicon::get();
     let heard = heard_says(call);
     let names = call.name_words();
+    // Whether a line asks something is worked out only for the lines a
+    // judged say depends on, once each.
+    let mut asked = Asked {
+        questions: Questions::new(lex, &names),
+        memo: vec![None; call.utterances.len()],
+    };
+    let mut roles = Roles {
+        call,
+        memo: FastMap::default(),
+    };
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
     let mut st = TurnState::default();
@@ -87,29 +98,37 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     for (k, u) in call.utterances.iter().enumerate() {
         match u.who {
             Who::Human => {
+                let mut to_human = std::mem::take(&mut st.to_human);
+                let mut lines_to_human = std::mem::take(&mut st.lines_to_human);
+                to_human.clear();
+                lines_to_human.clear();
                 st = TurnState {
                     human: Some(k),
-                    me: names_me(call, u),
-                    delta: u.addressed_to.iter().any(|n| call.is_voicebot(n)),
-                    others: u.addressed_to.iter().any(|n| is_someone_else(call, n)),
-                    asks: is_question(lex, u.text, &names),
+                    me: roles.names_me(u),
+                    delta: u.addressed_to.iter().any(|n| roles.of(n).voicebot),
+                    // Someone other than the recorder, the voicebot and
+                    // the human.
+                    others: u.addressed_to.iter().any(|n| {
+                        let r = roles.of(n);
+                        !r.me && !r.voicebot && !r.human
+                    }),
+                    to_human,
+                    lines_to_human,
                     ..TurnState::default()
                 };
             }
             Who::Agent => {
-                if names_me(call, u) {
+                if roles.names_me(u) {
                     st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
-                } else if speaks_to_human(call, u) && !is_greeting(lex, u) {
-                    if is_question(lex, u.text, &names) {
-                        st.question = Some(k);
-                    }
+                } else if roles.speaks_to_human(u) && !is_greeting(lex, u) {
+                    st.lines_to_human.push(k);
                     st.to_human
                         .retain(|&j| call.utterances[j].speaker != u.speaker);
                     st.to_human.push(k);
                 }
             }
             Who::Me if u.via == Via::Say && heard.contains(&u.record) => {
-                if let Some((breach, against)) = judge(call, lex, &st, prev, k) {
+                if let Some((breach, against)) = judge(call, lex, &st, prev, k, &mut asked) {
                     match seen.get(&(breach, against)) {
                         Some(&i) => out[i].again.push(k),
                         None => {
@@ -142,13 +161,12 @@ struct TurnState {
     delta: bool,
     /// The human addressed another agent (or someone else by name).
     others: bool,
-    /// The human's line is a question.
-    asks: bool,
     /// The earliest record that brought another agent's line addressing
     /// the recorder in this turn.
     woken: Option<usize>,
-    /// The latest question another agent asked the human.
-    question: Option<usize>,
+    /// The other agents' lines to the human (greetings left out), in
+    /// order: the latest of them that asks something is the open question.
+    lines_to_human: Vec<usize>,
     /// The latest line to the human of each other agent.
     to_human: Vec<usize>,
 }
@@ -159,6 +177,7 @@ fn judge(
     st: &TurnState,
     prev: Option<usize>,
     k: usize,
+    asked: &mut Asked<'_>,
 ) -> Option<(Breach, usize)> {
     let u = &call.utterances[k];
     let known = |j: usize| call.utterances[j].record < u.record;
@@ -184,7 +203,13 @@ fn judge(
     if let (true, Some(h)) = (st.delta, human) {
         return Some((Breach::OverDelta, h));
     }
-    if let Some(q) = st.question.filter(|&q| live(q)) {
+    let question = st
+        .lines_to_human
+        .iter()
+        .rev()
+        .copied()
+        .find(|&q| asked.get(call, q));
+    if let Some(q) = question.filter(|&q| live(q)) {
         return Some((Breach::HumanQuestion, q));
     }
     if let (true, Some(h)) = (st.others, human) {
@@ -202,15 +227,73 @@ fn judge(
     // human's own line was a question that the "yes" may answer.
     let j = prev?;
     let other = &call.utterances[j];
-    if !st.asks
-        && other.who == Who::Agent
+    if other.who == Who::Agent
         && st.to_human.contains(&j)
         && live(j)
         && answer_marker(lex, u.text)
+        && !st.human.is_some_and(|h| asked.get(call, h))
     {
         return Some((Breach::AnsweredAgent, j));
     }
     None
+}
+
+/// Who a name addressed stands for: the recorder, the human, the voicebot.
+#[derive(Clone, Copy)]
+struct Role {
+    me: bool,
+    human: bool,
+    voicebot: bool,
+}
+
+/// [`Role`]s of the names lines address, each name worked out once.
+struct Roles<'c, 'a> {
+    call: &'c Call<'a>,
+    memo: FastMap<&'c str, Role>,
+}
+
+impl<'c> Roles<'c, '_> {
+    fn of(&mut self, name: &'c str) -> Role {
+        let call = self.call;
+        *self.memo.entry(name).or_insert_with(|| Role {
+            me: is_me(call, name),
+            human: is_human(call, name),
+            voicebot: call.is_voicebot(name),
+        })
+    }
+
+    /// As [`names_me`].
+    fn names_me(&mut self, u: &'c Utterance<'_>) -> bool {
+        u.addressed_to_you == Some(true)
+            || u.via == Via::OperatorEvent
+            || u.addressed_to.iter().any(|n| self.of(n).me)
+    }
+
+    /// As [`speaks_to_human`].
+    fn speaks_to_human(&mut self, u: &'c Utterance<'_>) -> bool {
+        u.addressed_to.iter().any(|n| self.of(n).human)
+            || match u.to_human {
+                Some(t) => t,
+                None => u.addressed_to.is_empty(),
+            }
+    }
+}
+
+/// Whether lines ask something, each worked out at most once.
+struct Asked<'l> {
+    questions: Questions<'l>,
+    memo: Vec<Option<bool>>,
+}
+
+impl Asked<'_> {
+    fn get(&mut self, call: &Call<'_>, k: usize) -> bool {
+        if let Some(b) = self.memo[k] {
+            return b;
+        }
+        let b = self.questions.ask(call.utterances[k].text);
+        self.memo[k] = Some(b);
+        b
+    }
 }
 
 /// Records of the recorder's says that the room heard: accepted by the
@@ -267,10 +350,24 @@ pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
 pub fn same_name(a: &str, b: &str) -> bool {
     // Compared as folded character streams: no allocation, as this runs for
     // every name of every line.
+    if a.is_ascii() && b.is_ascii() {
+        // The same folding, byte by byte: for ASCII, `is_alphanumeric` and
+        // `to_lowercase` are their ASCII forms.
+        if ascii_folded(a).next().is_none() || ascii_folded(b).next().is_none() {
+            return a.trim() == b.trim();
+        }
+        return ascii_folded(a).eq(ascii_folded(b));
+    }
     if folded(a).next().is_none() || folded(b).next().is_none() {
         return a.trim() == b.trim();
     }
     folded(a).eq(folded(b))
+}
+
+fn ascii_folded(s: &str) -> impl Iterator<Item = u8> + '_ {
+    s.bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
 }
 
 fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
@@ -285,11 +382,6 @@ fn is_me(call: &Call<'_>, name: &str) -> bool {
 
 fn is_human(call: &Call<'_>, name: &str) -> bool {
     call.human.is_some_and(|h| same_name(h, name))
-}
-
-/// A name of someone other than the recorder, the voicebot and the human.
-fn is_someone_else(call: &Call<'_>, name: &str) -> bool {
-    !is_me(call, name) && !call.is_voicebot(name) && !is_human(call, name)
 }
 
 /// The line addresses the recorder.
@@ -313,11 +405,24 @@ pub fn speaks_to_human(call: &Call<'_>, u: &Utterance<'_>) -> bool {
 /// speaker ("Hi, this is Claude, I'm in and listening. What's up?"). Its
 /// question is a formula, not one for the human to decide.
 pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
-    let low = u.text.trim_start().to_lowercase();
-    let opens = lex.list("turns.greetings").iter().any(|g| {
-        low.strip_prefix(g.as_str())
-            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
-    });
+    let text = u.text.trim_start();
+    let greetings = lex.list("turns.greetings");
+    let opens = if text.is_ascii() {
+        // Lower case of ASCII is ASCII, byte for byte: compare in place.
+        let t = text.as_bytes();
+        greetings.iter().any(|g| {
+            let g = g.as_bytes();
+            t.len() >= g.len()
+                && t[..g.len()].eq_ignore_ascii_case(g)
+                && !t.get(g.len()).is_some_and(u8::is_ascii_alphanumeric)
+        })
+    } else {
+        let low = text.to_lowercase();
+        greetings.iter().any(|g| {
+            low.strip_prefix(g.as_str())
+                .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+        })
+    };
     if !opens {
         return false;
     }
@@ -331,16 +436,18 @@ pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
     !me.is_empty() && fold(u.text).contains(&me)
 }
 
-/// A token with the punctuation around it stripped and lower-cased, and
-/// whether punctuation followed it.
-fn token(t: &str) -> (String, bool) {
+/// A token with the punctuation around it stripped and lower-cased (into
+/// `buf`, as the range it takes there), and whether punctuation followed it.
+fn token(buf: &mut String, t: &str) -> (std::ops::Range<usize>, bool) {
     let core = t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
     let core = core.trim_matches(['\'', '’']);
     let punct = t
         .chars()
         .last()
         .is_some_and(|c| !c.is_alphanumeric() && c != '\'' && c != '’');
-    (core.to_lowercase(), punct)
+    let start = buf.len();
+    push_lower(buf, core);
+    (start..buf.len(), punct)
 }
 
 /// The text asks something: it holds a `?`, or a sentence opens (after
@@ -349,44 +456,72 @@ fn token(t: &str) -> (String, bool) {
 /// "soll ich ..."), or a question word, a verb and a subject ("what do you
 /// think", "wie soll ich ...").
 pub fn is_question(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
-    if text.contains(['?', '？', '⁇', '⁈', '⁉']) {
-        return true;
+    Questions::new(lex, names).ask(text)
+}
+
+/// [`is_question`] with its word lists looked up once and its buffer kept
+/// from line to line.
+pub struct Questions<'l> {
+    yes_no: &'l Phrases,
+    wh: &'l Phrases,
+    subjects: &'l Phrases,
+    names: NameList,
+    buf: String,
+}
+
+impl<'l> Questions<'l> {
+    pub fn new(lex: &'l Lexicon, names: &HashSet<String>) -> Questions<'l> {
+        Questions {
+            yes_no: lex.phrases("turns.yes-no-openers"),
+            wh: lex.phrases("turns.wh-openers"),
+            subjects: lex.phrases("turns.subject-pronouns"),
+            names: NameList::new(names),
+            buf: String::new(),
+        }
     }
-    let has = |key: &str, w: &str| lex.has(key, w);
-    for range in sentences(text) {
-        // Only the opening matters: up to four skipped words, then three.
-        let toks: Vec<(String, bool)> = text[range].split_whitespace().take(8).map(token).collect();
-        let mut i = 0;
-        while i < toks.len()
-            && i < 4
-            && (toks[i].0.is_empty()
-                || names.contains(&toks[i].0)
-                || skippable_greeting(&toks[i].0))
-        {
-            i += 1;
+
+    pub fn ask(&mut self, text: &str) -> bool {
+        if text.contains(['?', '？', '⁇', '⁈', '⁉']) {
+            return true;
         }
-        let t = &toks[i.min(toks.len())..];
-        let [(w0, p0), rest @ ..] = t else { continue };
-        if *p0 {
-            continue;
-        }
-        if has("turns.yes-no-openers", w0) {
-            // "Is it green", "Soll ich taggen": a subject and more after it.
-            if let [(w1, false), _, ..] = rest {
-                if has("turns.subject-pronouns", w1) {
+        for range in sentences(text) {
+            // Only the opening matters: up to four skipped words, then three.
+            self.buf.clear();
+            let mut spans: [(std::ops::Range<usize>, bool); 8] = Default::default();
+            let mut len = 0;
+            for t in text[range].split_whitespace().take(8) {
+                spans[len] = token(&mut self.buf, t);
+                len += 1;
+            }
+            let buf = self.buf.as_str();
+            let toks = &spans[..len];
+            let w = |k: usize| &buf[toks[k].0.clone()];
+            let mut i = 0;
+            while i < len
+                && i < 4
+                && (w(i).is_empty() || self.names.contains(w(i)) || skippable_greeting(w(i)))
+            {
+                i += 1;
+            }
+            if i >= len || toks[i].1 {
+                continue;
+            }
+            let rest = len - i - 1;
+            if self.yes_no.has(w(i)) {
+                // "Is it green", "Soll ich taggen": a subject and more after it.
+                if rest >= 2 && !toks[i + 1].1 && self.subjects.has(w(i + 1)) {
+                    return true;
+                }
+            }
+            if self.wh.has(w(i)) && rest >= 2 {
+                let (w1, p1) = (w(i + 1), toks[i + 1].1);
+                if !p1 && !self.subjects.has(w1) && self.subjects.has(w(i + 2)) {
                     return true;
                 }
             }
         }
-        if has("turns.wh-openers", w0) {
-            if let [(w1, p1), (w2, _), ..] = rest {
-                if !p1 && !has("turns.subject-pronouns", w1) && has("turns.subject-pronouns", w2) {
-                    return true;
-                }
-            }
-        }
+        false
     }
-    false
 }
 
 /// A greeting or interjection that may open a sentence before its question

@@ -8,7 +8,7 @@ use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::report::escape::quote;
-use crate::text::{lower_words, starts_with_any};
+use crate::words::Words;
 
 pub struct Check;
 
@@ -69,14 +69,15 @@ impl Rule for Check {
 
 /// The text is nothing but acknowledgement phrases (and names).
 pub(crate) fn bare_ack(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
-    let mut w: &[String] = &lower_words(text);
-    let list = lex.list("speech.acknowledgements");
+    let w = Words::of(text);
+    let list = lex.phrases("speech.acknowledgements");
+    let mut i = 0;
     let mut phrases = 0;
-    while let Some(first) = w.first() {
+    while let Some(first) = w.get(i) {
         if names.contains(first) {
-            w = &w[1..];
-        } else if let Some(n) = starts_with_any(w, list) {
-            w = &w[n..];
+            i += 1;
+        } else if let Some(n) = list.len_at(&w, i) {
+            i += n;
             phrases += 1;
         } else {
             return false;

@@ -9,7 +9,8 @@ use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::report::escape::quote;
 use crate::rules::Once;
-use crate::text::{lower_words, starts_with_any, strip_bullet};
+use crate::text::strip_bullet;
+use crate::words::{Phrases, Slice, WordList, Words};
 
 pub struct Check;
 
@@ -106,87 +107,100 @@ fn trailing_count_re() -> &'static Regex {
 }
 
 /// Parts of an item split at commas, semicolons, sentence ends and
-/// joining words; each part as its lower-case words.
-fn parts(item: &str) -> Vec<Vec<String>> {
+/// joining words: the item's lower-case words, and each part as a range of
+/// them.
+fn parts(item: &str) -> (Words, Vec<(usize, usize)>) {
     const JOINERS: &[&str] = &["and", "und", "then", "dann", "sowie", "plus", "&", "+", "/"];
-    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut words = Words::default();
+    let mut out = Vec::new();
     for chunk in item.split([',', ';']).flat_map(|c| c.split(". ")) {
-        let mut cur: Vec<String> = Vec::new();
+        let mut start = words.len();
         for tok in chunk.split_whitespace() {
-            let low = tok.to_lowercase();
-            if JOINERS.contains(&low.as_str()) {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
+            let joiner = if tok.is_ascii() {
+                JOINERS.iter().any(|j| tok.eq_ignore_ascii_case(j))
+            } else {
+                JOINERS.contains(&tok.to_lowercase().as_str())
+            };
+            if joiner {
+                if words.len() > start {
+                    out.push((start, words.len()));
+                    start = words.len();
                 }
                 continue;
             }
-            cur.extend(lower_words(tok));
+            words.extend(tok);
         }
-        if !cur.is_empty() {
-            out.push(cur);
+        if words.len() > start {
+            out.push((start, words.len()));
         }
     }
-    out
+    (words, out)
 }
 
 const PRONOUNS: &[&str] = &[
     "it", "them", "this", "that", "these", "those", "es", "sie", "das", "dies", "diese", "ihn",
 ];
 
+/// The list's words of a part, joined by spaces.
+fn joined(p: &Slice<'_>) -> String {
+    (0..p.count()).map(|i| p.word(i)).collect::<Vec<_>>().join(" ")
+}
+
 /// A part that is a task of its own: led by an action verb (or, in German,
 /// closed by an infinitive) and with an object that is not a pronoun.
-fn is_task(lex: &Lexicon, p: &[String]) -> bool {
-    if p.len() < 2 {
+fn is_task(verbs: &Phrases, finals: &Phrases, p: &Slice<'_>) -> bool {
+    let n = p.count();
+    if n < 2 {
         return false;
     }
-    let led = lex.has("board.action-verbs", &p[0]);
-    let closed = lex.has("board.action-verbs-final", &p[p.len() - 1]);
+    let led = verbs.has(p.word(0));
+    let closed = finals.has(p.word(n - 1));
     if !(led || closed) {
         return false;
     }
-    let object: Vec<&String> = if led {
-        p[1..].iter().collect()
-    } else {
-        p[..p.len() - 1].iter().collect()
-    };
-    !object.iter().all(|w| PRONOUNS.contains(&w.as_str()))
+    let object = if led { 1..n } else { 0..n - 1 };
+    !object.into_iter().all(|i| PRONOUNS.contains(&p.word(i)))
 }
 
-fn count_word(lex: &Lexicon, w: &[String]) -> Option<(String, usize)> {
-    let first = w.first()?;
+fn count_word(lex: &Lexicon, w: &Words) -> Option<(String, usize)> {
+    let first = w.get(0)?;
     if let Ok(n) = first.parse::<u32>() {
-        return (n >= 2).then(|| (first.clone(), 1));
+        return (n >= 2).then(|| (first.to_string(), 1));
     }
-    let n = starts_with_any(w, lex.list("board.counts"))?;
-    Some((w[..n].join(" "), n))
+    let n = lex.phrases("board.counts").len_at(w, 0)?;
+    Some((w.iter().take(n).collect::<Vec<_>>().join(" "), n))
 }
 
 /// The reason `item` bundles several things, if it does.
 pub fn bundle(item: &str) -> Option<Bundle> {
     let lex = Lexicon::get();
     let item = strip_bullet(item);
-    let words = lower_words(item);
+    let words = Words::of(item);
     if words.is_empty() {
         return None;
     }
-    // "1) … 2) …"
-    let numbered = numbered_re().find_iter(item).count();
-    if numbered >= 2 {
-        return Some(Bundle::Numbered(numbered));
+    // "1) … 2) …": each match holds a digit and its own `.` or `)`.
+    let marks = item.bytes().filter(|b| matches!(b, b'.' | b')')).count();
+    if marks >= 2 && item.chars().any(char::is_numeric) {
+        let numbered = numbered_re().find_iter(item).count();
+        if numbered >= 2 {
+            return Some(Bundle::Numbered(numbered));
+        }
     }
+    let nouns = lex.phrases("board.bundle-nouns");
     // "6 Entscheidungen von Oliver", "4 decisions pending", "3 open questions"
     if let Some((count, n)) = count_word(lex, &words) {
         let mut k = n;
         if words
             .get(k)
-            .is_some_and(|w| lex.has("board.bundle-adjectives", w))
+            .is_some_and(|w| lex.phrases("board.bundle-adjectives").has(w))
         {
             k += 1;
         }
-        if let Some(noun) = words.get(k).filter(|w| lex.has("board.bundle-nouns", w)) {
+        if let Some(noun) = words.get(k).filter(|w| nouns.has(w)) {
             let original = item
                 .split_whitespace()
-                .find(|t| t.to_lowercase().starts_with(noun.as_str()))
+                .find(|t| t.to_lowercase().starts_with(noun))
                 .unwrap_or(noun);
             return Some(Bundle::Count {
                 count,
@@ -196,19 +210,20 @@ pub fn bundle(item: &str) -> Option<Bundle> {
             });
         }
     }
-    // "Decisions (6)", "Offene Fragen: 3"
-    if let Some(c) = trailing_count_re().captures(item) {
+    // "Decisions (6)", "Offene Fragen: 3": the item ends in `)` or a digit.
+    let counted = item
+        .trim_end()
+        .chars()
+        .next_back()
+        .is_some_and(|c| c == ')' || c.is_numeric());
+    if let Some(c) = counted.then(|| trailing_count_re().captures(item)).flatten() {
         let n: u32 = c
             .name("a")
             .or(c.name("b"))
             .and_then(|m| m.as_str().parse().ok())
             .unwrap_or(0);
-        let noun_words = lower_words(&c["noun"]);
-        if n >= 2
-            && noun_words
-                .last()
-                .is_some_and(|w| lex.has("board.bundle-nouns", w))
-        {
+        let noun_words = Words::of(&c["noun"]);
+        if n >= 2 && noun_words.iter().next_back().is_some_and(|w| nouns.has(w)) {
             return Some(Bundle::Count {
                 count: n.to_string(),
                 noun: c["noun"].trim().to_string(),
@@ -216,33 +231,36 @@ pub fn bundle(item: &str) -> Option<Bundle> {
         }
     }
     // "Diverses für Mara", "Misc", "Login, docs etc."
-    if let Some(n) = starts_with_any(&words, lex.list("board.grab-bag")) {
+    if let Some(n) = lex.phrases("board.grab-bag").len_at(&words, 0) {
         let first: Vec<&str> = item.split_whitespace().take(n).collect();
         return Some(Bundle::GrabBag(
             first.join(" ").trim_end_matches([':', ',']).to_string(),
         ));
     }
-    if matches!(words.last().map(String::as_str), Some("etc" | "usw")) {
-        return Some(Bundle::GrabBag(words.last().cloned().unwrap_or_default()));
+    if let Some(last @ ("etc" | "usw")) = words.iter().next_back() {
+        return Some(Bundle::GrabBag(last.to_string()));
     }
-    let parts = parts(item);
-    if parts.len() < 2 {
+    let (pw, ranges) = parts(item);
+    if ranges.len() < 2 {
         return None;
     }
+    let parts: Vec<Slice<'_>> = ranges.iter().map(|&(a, b)| pw.slice(a, b)).collect();
+    let verbs = lex.phrases("board.action-verbs");
+    let finals = lex.phrases("board.action-verbs-final");
     // "Fix login, update docs and tag release"
     let tasks: Vec<String> = parts
         .iter()
-        .filter(|p| is_task(lex, p))
-        .map(|p| p.join(" "))
+        .filter(|p| is_task(verbs, finals, p))
+        .map(joined)
         .collect();
     if tasks.len() >= 2 {
         return Some(Bundle::Tasks(tasks));
     }
     // "Login, docs and release notes": three or more short noun parts, no verb.
-    let any_verb = parts.iter().any(|p| {
-        lex.has("board.action-verbs", &p[0]) || lex.has("board.action-verbs-final", &p[p.len() - 1])
-    });
-    if parts.len() >= 3 && !any_verb && parts.iter().all(|p| p.len() <= 2) && item.contains(',') {
+    let any_verb = parts
+        .iter()
+        .any(|p| verbs.has(p.word(0)) || finals.has(p.word(p.count() - 1)));
+    if parts.len() >= 3 && !any_verb && parts.iter().all(|p| p.count() <= 2) && item.contains(',') {
         return Some(Bundle::List(parts.len()));
     }
     None

@@ -9,6 +9,7 @@ use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::report::escape::quote;
 use crate::text::{find_phrase, lower_words};
+use crate::words::Words;
 
 pub struct Check;
 
@@ -29,6 +30,8 @@ impl Rule for Check {
         let call = cx.call;
         let Some(me) = call.recorder else { return };
         let lex = Lexicon::get();
+        let checking = lex.phrases("conduct.checking");
+        let mut w = Words::default();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say {
@@ -36,12 +39,8 @@ impl Rule for Check {
             }
             for r in sentences(u.text) {
                 let sentence = &u.text[r];
-                let w = lower_words(sentence);
-                if lex
-                    .list("conduct.checking")
-                    .iter()
-                    .any(|c| find_phrase(&w, c).is_some())
-                {
+                w.fill(sentence);
+                if checking.occurs(&w) {
                     continue;
                 }
                 if let Some(f) = language_claim(call, u, sentence) {
@@ -88,11 +87,13 @@ fn reception_claim(
     call: &Call<'_>,
     me: &str,
     k: usize,
-    w: &[String],
+    w: &Words,
 ) -> Option<(String, usize)> {
-    lex.list("conduct.no-reception-claims")
-        .iter()
-        .find(|p| find_phrase(w, p).is_some())?;
+    if !lex.phrases("conduct.no-reception-claims").occurs(w) {
+        return None;
+    }
+    // A claim: rare enough to look at its words one by one.
+    let w = &w.to_vec();
     let named: Vec<&str> = call
         .agents
         .iter()
@@ -103,11 +104,7 @@ fn reception_claim(
             !lw.is_empty() && find_phrase(w, &lw.join(" ")).is_some()
         })
         .collect();
-    let everyone = named.is_empty()
-        && lex
-            .list("conduct.all-agents")
-            .iter()
-            .any(|p| find_phrase(w, p).is_some());
+    let everyone = named.is_empty() && lex.phrases("conduct.all-agents").occurs(w);
     if named.is_empty() && !everyone {
         return None;
     }

@@ -11,13 +11,13 @@
 //! as `user` events, and "I didn't get that" after the human's speech is
 //! about understanding, not delivery.
 
-use std::collections::HashMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::text::{lower_words, starts_with_phrase};
+use crate::words::{FastMap, WordList, Words};
 
 pub struct Check;
 
@@ -111,24 +111,34 @@ impl Tally {
 
 /// What others said, as delivered so far.
 #[derive(Default)]
-struct Seen {
+struct Seen<'a> {
     /// Per other agent (lower-cased speaker).
-    agents: HashMap<String, Tally>,
+    agents: FastMap<String, Tally>,
+    /// The lower-cased name of each speaker as written, worked out once.
+    lowered: FastMap<&'a str, String>,
     any_agent: Tally,
     voicebot: Tally,
     /// The latest line not spoken by the recorder.
     recent: Option<usize>,
 }
 
-impl Seen {
-    fn add(&mut self, k: usize, u: &Utterance<'_>) {
+impl<'a> Seen<'a> {
+    fn add(&mut self, k: usize, u: &Utterance<'a>) {
         let q = u.text.contains('?');
         match u.who {
             Who::Agent => {
-                self.agents
-                    .entry(u.speaker.to_lowercase())
-                    .or_default()
-                    .add(k, q);
+                let low = self
+                    .lowered
+                    .entry(u.speaker)
+                    .or_insert_with(|| u.speaker.to_lowercase());
+                match self.agents.get_mut(low.as_str()) {
+                    Some(t) => t.add(k, q),
+                    None => {
+                        let mut t = Tally::default();
+                        t.add(k, q);
+                        self.agents.insert(low.clone(), t);
+                    }
+                }
                 self.any_agent.add(k, q);
             }
             Who::Voicebot => self.voicebot.add(k, q),
@@ -231,27 +241,44 @@ pub(crate) struct Claim {
 
 /// Every claim that a line did not arrive, one per sentence at most.
 pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
+    let missed = lex.phrases("reading.missed-claims");
+    let none_from = lex.phrases("reading.missed-none-from");
     let mut out = Vec::new();
+    let mut w = Words::default();
     for range in crate::addressing::sentences(text) {
-        let w = words(&text[range]);
-        let found = find_any(&w, lex.list("reading.missed-claims")).or_else(|| {
+        let sentence = &text[range];
+        // As `words`: typographic apostrophes made straight first.
+        if sentence.contains(['\u{2019}', '\u{2018}']) {
+            w.fill(&sentence.replace(['\u{2019}', '\u{2018}'], "'"));
+        } else {
+            w.fill(sentence);
+        }
+        let found = missed.find_gapped(&w).or_else(|| {
             // "... but no messages from the Promo agent": a none-from phrase
             // counts only next to a first-person verb of receiving.
-            let (i, n) = find_any(&w, lex.list("reading.missed-none-from"))?;
-            let first_person = contains_any(&w, lex.list("reading.first-person"));
-            let receiving = contains_any(&w, lex.list("reading.receive-verbs"));
+            let (i, n) = none_from.find_gapped(&w)?;
+            let first_person = lex.phrases("reading.first-person").find_gapped(&w).is_some();
+            let receiving = lex.phrases("reading.receive-verbs").find_gapped(&w).is_some();
             // "anything from Promo" denies only after a negation.
-            let denied = !w[i].starts_with("any") || w[..i].iter().any(|x| is_negation(x));
+            let denied =
+                !w.word(i).starts_with("any") || w.iter().take(i).any(is_negation);
             (first_person && receiving && denied).then_some((i, n))
         });
         let Some((start, n)) = found else { continue };
         // "If your question did not reach me, ..." is no claim.
-        if contains_any(&w[..start], lex.list("reading.conditionals")) {
+        if lex
+            .phrases("reading.conditionals")
+            .find_gapped(&w.slice(0, start))
+            .is_some()
+        {
             continue;
         }
-        let question = contains_any(&w, lex.list("reading.question-words"));
+        let question = lex
+            .phrases("reading.question-words")
+            .find_gapped(&w)
+            .is_some();
         out.push(Claim {
-            words: w,
+            words: w.to_vec(),
             start,
             end: start + n,
             question,

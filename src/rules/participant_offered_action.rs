@@ -6,7 +6,7 @@ use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Via, Who};
-use crate::text::{find_phrase, lower_words};
+use crate::words::{WordList, Words};
 
 pub struct Check;
 
@@ -58,15 +58,17 @@ impl Rule for Check {
 /// A sentence with an offer ("I can", "shall I", "soll ich") followed by an
 /// action ("edit", "forward", "ändern").
 pub(crate) fn offers_action(lex: &Lexicon, text: &str) -> bool {
+    let offers = lex.phrases("conduct.offers");
+    let actions = lex.phrases("conduct.offer-actions");
+    let mut w = Words::default();
     sentences(text).any(|r| {
-        let w = lower_words(&text[r]);
-        lex.list("conduct.offers").iter().any(|o| {
-            find_phrase(&w, o).is_some_and(|at| {
-                w[at + o.split(' ').count()..]
-                    .iter()
-                    .any(|x| lex.has("conduct.offer-actions", x))
-            })
-        })
+        w.fill(&text[r]);
+        // An offer with an action anywhere after it: the last action word
+        // must come after the end of the offer.
+        let Some(last) = (0..w.len()).rev().find(|&k| actions.has(w.word(k))) else {
+            return false;
+        };
+        offers.each(&w).any(|(at, n)| at + n <= last)
     })
 }
 

@@ -6,7 +6,8 @@ use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::report::escape::quote;
 use crate::rules::Once;
-use crate::text::{find_phrase, lower_words, starts_with_any, strip_bullet};
+use crate::text::{lower_words, strip_bullet};
+use crate::words::{WordList, Words};
 
 pub struct Check;
 
@@ -34,10 +35,14 @@ impl Rule for Check {
         let mut once = Once::new();
         for (r, b) in cx.call.boards() {
             for item in b.open.iter().chain(b.doing.as_ref()) {
-                let n = normal(&item.value);
-                let twin = decides
-                    .iter()
-                    .find(|(_, _, q)| !n.is_empty() && (q.contains(&n) || n.contains(q.as_str())));
+                let twin = if decides.is_empty() {
+                    None
+                } else {
+                    let n = normal(&item.value);
+                    decides.iter().find(|(_, _, q)| {
+                        !n.is_empty() && (q.contains(&n) || n.contains(q.as_str()))
+                    })
+                };
                 let reason = match twin {
                     Some(_) => Some("also asked with `decide`"),
                     None => for_human(lex, &item.value, human),
@@ -73,25 +78,24 @@ fn normal(s: &str) -> String {
 /// may well be the agent's own open question.
 pub(crate) fn for_human(lex: &Lexicon, item: &str, human: Option<&str>) -> Option<&'static str> {
     let item = strip_bullet(item);
-    let w = lower_words(item);
+    let w = Words::of(item);
     let question = item.contains('?');
     let human = human.map(str::to_lowercase);
     let names_human = human.as_deref().is_some_and(|h| w.iter().any(|x| x == h));
-    let marker = lex
-        .list("questions.decision-markers")
-        .iter()
-        .filter_map(|m| find_phrase(&w, m))
-        .min();
+    let marker = lex.phrases("questions.decision-markers").first_at(&w);
     // Skip a leading "Oliver:" before looking at how the question opens.
-    let body: &[String] = match (&human, w.first()) {
-        (Some(h), Some(f)) if f == h => &w[1..],
-        _ => &w,
+    let body = match (&human, w.get(0)) {
+        (Some(h), Some(f)) if f == h => w.slice(1, w.len()),
+        _ => w.slice(0, w.len()),
     };
-    let asks_leave = starts_with_any(body, lex.list("board.decision-starts")).is_some();
+    let asks_leave = lex
+        .phrases("board.decision-starts")
+        .len_at(&body, 0)
+        .is_some();
     if question && names_human {
         return Some("asks the human");
     }
-    if question && body.iter().any(|x| x == "or" || x == "oder") {
+    if question && (0..body.count()).any(|k| matches!(body.word(k), "or" | "oder")) {
         return Some("a choice only the human can make");
     }
     if question && asks_leave {

@@ -9,7 +9,7 @@ use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Via, Who};
 use crate::report::escape::quote;
-use crate::text::lower_words;
+use crate::words::{NameList, Phrases, Words};
 
 pub struct Check;
 
@@ -48,13 +48,16 @@ impl Rule for Check {
         let names = call.name_words();
         // Each line's content words, worked out once however many says
         // look back at it.
-        let mut seen: Vec<Option<HashSet<String>>> = vec![None; call.utterances.len()];
+        let content = Content::new(lex, &names);
+        let mut seen: Vec<Option<Words>> = vec![None; call.utterances.len()];
+        let mut mine = Words::default();
+        let mut low = String::new();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say {
                 continue;
             }
-            let mine = content(lex, u.text, &names);
+            content.fill(&mut mine, u.text);
             if mine.len() < 2 {
                 continue;
             }
@@ -70,9 +73,25 @@ impl Rule for Check {
                 {
                     continue;
                 }
-                let theirs = seen[j].get_or_insert_with(|| content(lex, p.text, &names));
-                let shared = mine.intersection(theirs).count();
-                if shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64 {
+                let enough =
+                    |shared: usize| shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64;
+                if seen[j].is_none() && p.text.is_ascii() {
+                    // A shared word is a word of the line, or the stem of
+                    // one, so it appears in the line's lower-cased text:
+                    // when too few do, the line's words need no splitting.
+                    low.clear();
+                    low.push_str(p.text);
+                    low.make_ascii_lowercase();
+                    if !enough(mine.iter().filter(|m| low.contains(m)).count()) {
+                        continue;
+                    }
+                }
+                let theirs = seen[j].get_or_insert_with(|| {
+                    let mut c = Words::default();
+                    content.fill(&mut c, p.text);
+                    c
+                });
+                if enough(mine.common(theirs)) {
                     let ago = match (u.ts, p.ts) {
                         (Some(a), Some(b)) => {
                             format!(" {:.0} s before", (a - b).max(0) as f64 / 1000.0)
@@ -97,16 +116,41 @@ impl Rule for Check {
 
 /// The words of a line that carry its content: no stop words, no names,
 /// plural `s` dropped.
+#[cfg(test)]
 fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String> {
-    let stop = lex.list("speech.stopwords");
-    lower_words(text)
-        .into_iter()
-        .filter(|w| !names.contains(w) && !stop.iter().any(|s| s == w))
-        .map(|w| match w.strip_suffix('s') {
-            Some(stem) if stem.chars().count() > 3 => stem.to_string(),
-            _ => w,
-        })
-        .collect()
+    let mut out = Words::default();
+    Content::new(lex, names).fill(&mut out, text);
+    out.iter().map(str::to_string).collect()
+}
+
+/// What [`content`] leaves out, looked up once per call.
+struct Content<'l> {
+    stop: &'l Phrases,
+    names: NameList,
+}
+
+impl<'l> Content<'l> {
+    fn new(lex: &'l Lexicon, names: &HashSet<String>) -> Content<'l> {
+        Content {
+            stop: lex.phrases("speech.stopwords"),
+            names: NameList::new(names),
+        }
+    }
+
+    /// The content words of `text` into `out`, as a set for
+    /// [`Words::common`].
+    fn fill(&self, out: &mut Words, text: &str) {
+        out.fill_kept(text, |w| {
+            if self.names.contains(w) || self.stop.has(w) {
+                return None;
+            }
+            Some(match w.strip_suffix('s') {
+                Some(stem) if stem.chars().count() > 3 => stem.len(),
+                _ => w.len(),
+            })
+        });
+        out.sort_unique();
+    }
 }
 
 #[cfg(test)]
