@@ -22,7 +22,7 @@ use crate::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
-use crate::words::{push_lower, FastMap, NameList, Phrases};
+use crate::words::{push_lower, NameList, Phrases};
 
 /// How long a line keeps its hold on the room: a say more than this long
 /// after the human's line (or after another agent's question or line to the
@@ -89,7 +89,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     };
     let mut roles = Roles {
         call,
-        memo: FastMap::default(),
+        memo: HashMap::new(),
     };
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
@@ -249,7 +249,7 @@ struct Role {
 /// [`Role`]s of the names lines address, each name worked out once.
 struct Roles<'c, 'a> {
     call: &'c Call<'a>,
-    memo: FastMap<&'c str, Role>,
+    memo: HashMap<&'c str, Role>,
 }
 
 impl<'c> Roles<'c, '_> {

@@ -2,12 +2,13 @@
 //! so the server resolves addressing to either of them to no one (seed
 //! rule 5, and the server's addressing).
 
+use std::collections::HashMap;
+
 use crate::addressing::similar_labels;
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::model::{is_voicebot, next_event, Anchor, Call, EventKind, Greet, Line, Op};
 use crate::report::escape::quote;
-use crate::words::FastMap;
 
 pub struct Check;
 
@@ -79,7 +80,8 @@ fn collide(voicebot: &str, a: &Part<'_>, b: &Part<'_>) -> bool {
 /// Everyone in the call, each once per role, in order of appearance.
 fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
     let mut parts: Vec<Part<'a>> = Vec::new();
-    let mut index: FastMap<(&'a str, Kind), usize> = FastMap::default();
+    // Keyed by names from the log: the standard (flood-resistant) hasher.
+    let mut index: HashMap<(&'a str, Kind), usize> = HashMap::new();
     let mut see = |name: &'a str, kind: Kind, first: Option<(usize, Anchor)>| match index
         .get(&(name, kind))
     {

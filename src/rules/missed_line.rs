@@ -12,12 +12,14 @@
 //! about understanding, not delivery.
 
 
+use std::collections::HashMap;
+
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::text::{lower_words, starts_with_phrase};
-use crate::words::{FastMap, WordList, Words};
+use crate::words::{WordList, Words};
 
 pub struct Check;
 
@@ -113,9 +115,9 @@ impl Tally {
 #[derive(Default)]
 struct Seen<'a> {
     /// Per other agent (lower-cased speaker).
-    agents: FastMap<String, Tally>,
+    agents: HashMap<String, Tally>,
     /// The lower-cased name of each speaker as written, worked out once.
-    lowered: FastMap<&'a str, String>,
+    lowered: HashMap<&'a str, String>,
     any_agent: Tally,
     voicebot: Tally,
     /// The latest line not spoken by the recorder.
