@@ -178,7 +178,7 @@ pub fn check_result(f: &FileResult) -> Result<(), String> {
     check_concise(f, &positions)?;
     check_github(f)?;
     check_json(f, &positions)?;
-    check_sarif(f)?;
+    check_sarif(f, &positions)?;
     Ok(())
 }
 
@@ -284,21 +284,28 @@ fn check_json(f: &FileResult, positions: &[Located]) -> Result<(), String> {
     Ok(())
 }
 
-fn check_sarif(f: &FileResult) -> Result<(), String> {
-    // Without findings the document is the catalogue alone: the same for
-    // every input, and the slowest part to write.
-    if f.diagnostics.is_empty() {
-        return Ok(());
-    }
-    let out = report::sarif::render(std::slice::from_ref(f));
+fn check_sarif(f: &FileResult, positions: &[Located]) -> Result<(), String> {
+    // The results alone: the rest of the document is the rule catalogue,
+    // the same for every input (tests/report.rs validates it against the
+    // SARIF schema), and by far the slowest part to write.
+    let out = report::to_json(&report::sarif::results(f));
     let v: serde_json::Value =
         serde_json::from_str(&out).map_err(|e| format!("sarif output does not parse: {e}"))?;
-    let n = v["runs"][0]["results"].as_array().map_or(0, Vec::len);
-    if n != f.diagnostics.len() {
+    let results = v.as_array().ok_or("sarif results are no list")?;
+    if results.len() != f.diagnostics.len() {
         return Err(format!(
-            "sarif: {n} results for {} findings",
+            "sarif: {} results for {} findings",
+            results.len(),
             f.diagnostics.len()
         ));
+    }
+    for (r, at) in results.iter().zip(primaries(f, positions)) {
+        let region = &r["locations"][0]["physicalLocation"]["region"];
+        let got = ["startLine", "startColumn", "endLine", "endColumn"].map(|k| region[k].as_u64());
+        let want = [at.line, at.column, at.end_line, at.end_column].map(|n| Some(n as u64));
+        if got != want {
+            return Err(format!("sarif: region {got:?}, located at {want:?}"));
+        }
     }
     Ok(())
 }
