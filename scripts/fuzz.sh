@@ -6,9 +6,9 @@
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # Targets (fuzz/fuzz_targets/): native mcp transcript board prompt check.
-# Seeds are written to target/fuzz-seeds/TARGET from corpus/ (whole files
-# and windows of a few lines) and fuzz/seeds/TARGET (small hand-made edge
-# cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
+# Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
+# six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
+# (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
 # committed), crashes land in fuzz/artifacts/TARGET. A crash ends that
 # target's run; replay it with
 #   cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/crash-...
@@ -36,15 +36,15 @@ seed() { # dir selector-or-empty file [suffix]
     fi
 }
 
-# Windows of 12 lines of a file, each a seed.
+# Windows of 6 lines of a file, each a seed (small inputs run fast).
 windows() { # dir selector-or-empty file
     local n i=0 tmp
     n=$(wc -l < "$3")
     tmp=$(mktemp)
     while [ "$i" -lt "$n" ]; do
-        sed -n "$((i + 1)),$((i + 12))p" "$3" > "$tmp"
+        sed -n "$((i + 1)),$((i + 6))p" "$3" > "$tmp"
         seed "$1" "$2" "$tmp" ".$(basename "$3").$i"
-        i=$((i + 12))
+        i=$((i + 6))
     done
     rm -f "$tmp"
 }
@@ -75,9 +75,9 @@ make_seeds() {
 
 make_seeds
 if [ $# -eq 0 ]; then
-    nice -n 19 cargo +nightly fuzz build --debug-assertions
+    cargo +nightly fuzz build --debug-assertions
 else
-    for t in "${targets[@]}"; do nice -n 19 cargo +nightly fuzz build --debug-assertions "$t"; done
+    for t in "${targets[@]}"; do cargo +nightly fuzz build --debug-assertions "$t"; done
 fi
 
 printf '%-11s %10s %9s %8s %8s %8s\n' target runs execs/s cov ft crashes
@@ -86,7 +86,7 @@ for t in "${targets[@]}"; do
     log="target/fuzz-$t.log"
     before=$(find "fuzz/artifacts/$t" -type f | wc -l)
     nice -n 19 cargo +nightly fuzz run --debug-assertions "$t" "fuzz/corpus/$t" "$seeds/$t" -- \
-        -max_total_time="$secs" -max_len=8192 -timeout=20 -rss_limit_mb=3072 \
+        -max_total_time="$secs" -max_len=4096 -timeout=20 -rss_limit_mb=3072 \
         -dict=fuzz/callint.dict -print_final_stats=1 > "$log" 2>&1 || true
     after=$(find "fuzz/artifacts/$t" -type f | wc -l)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
