@@ -24,7 +24,11 @@ fn bench(c: &mut Criterion) {
     let inputs = [
         ("native", Format::Native, native.clone()),
         ("mcp", Format::Mcp, genlog::mcp_trace(&native)),
-        ("transcript", Format::Transcript, genlog::transcript(&native)),
+        (
+            "transcript",
+            Format::Transcript,
+            genlog::transcript(&native),
+        ),
     ];
     let mut g = c.benchmark_group("parse");
     g.measurement_time(Duration::from_secs(3))

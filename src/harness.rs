@@ -250,9 +250,7 @@ fn check_github(f: &FileResult) -> Result<(), String> {
     let mut out = String::new();
     report::github::render(f, &mut out);
     no_raw_control("github", &out)?;
-    if out.lines().count() != f.diagnostics.len()
-        || out.lines().any(|l| !l.starts_with("::"))
-    {
+    if out.lines().count() != f.diagnostics.len() || out.lines().any(|l| !l.starts_with("::")) {
         return Err(format!("github: not one command per finding: {out:?}"));
     }
     Ok(())

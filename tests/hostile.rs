@@ -28,14 +28,27 @@ const AFTER: &str = r#"{"ts":"2026-10-10T10:00:09.000Z","fn":"join","args":{"cal
 
 /// `BEFORE`, the hostile bytes, `AFTER`: the hostile part starts on line 2.
 fn sandwich(middle: &[u8]) -> Vec<u8> {
-    [BEFORE.as_bytes(), b"\n", middle, b"\n", AFTER.as_bytes(), b"\n"].concat()
+    [
+        BEFORE.as_bytes(),
+        b"\n",
+        middle,
+        b"\n",
+        AFTER.as_bytes(),
+        b"\n",
+    ]
+    .concat()
 }
 
 /// Lint as a native log, check every invariant, and return the result with
 /// each finding's line and rule.
 fn lint(bytes: &[u8]) -> (FileResult, Vec<(usize, &'static str)>) {
-    let f = harness::lint(&harness::linter(), "call.jsonl", bytes, Some(Format::Native))
-        .unwrap_or_else(|e| panic!("invariant broken: {e}"));
+    let f = harness::lint(
+        &harness::linter(),
+        "call.jsonl",
+        bytes,
+        Some(Format::Native),
+    )
+    .unwrap_or_else(|e| panic!("invariant broken: {e}"));
     let index = LineIndex::new(&f.source);
     let found = f
         .diagnostics
@@ -87,20 +100,9 @@ fn cut_lines_in_the_middle_and_at_the_end() {
         // The same cut as the last line of the file, with and without its
         // line end.
         for end in [&b""[..], b"\n"] {
-            let bytes = [
-                BEFORE.as_bytes(),
-                b"\n",
-                AFTER.as_bytes(),
-                b"\n",
-                part,
-                end,
-            ]
-            .concat();
+            let bytes = [BEFORE.as_bytes(), b"\n", AFTER.as_bytes(), b"\n", part, end].concat();
             let (_, found) = lint(&bytes);
-            assert!(
-                invalid_at(&found, 3),
-                "cut at {cut} at the end: {found:?}"
-            );
+            assert!(invalid_at(&found, 3), "cut at {cut} at the end: {found:?}");
             assert!(
                 found.contains(&(1, "board-bundle")) && found.contains(&(2, "label-too-long")),
                 "cut at {cut} at the end: {found:?}"
@@ -112,16 +114,34 @@ fn cut_lines_in_the_middle_and_at_the_end() {
 #[test]
 fn invalid_utf8_and_nul_bytes() {
     let cases: &[(&str, &[u8])] = &[
-        ("bad byte in a text", b"{\"fn\":\"say\",\"args\":{\"text\":\"\xff\xfe\"}}"),
+        (
+            "bad byte in a text",
+            b"{\"fn\":\"say\",\"args\":{\"text\":\"\xff\xfe\"}}",
+        ),
         ("bad byte in a key", b"{\"f\xc0\":\"say\"}"),
-        ("surrogate as UTF-8", b"{\"fn\":\"say\",\"args\":{\"text\":\"\xed\xa0\x80\"}}"),
-        ("overlong", b"{\"fn\":\"say\",\"args\":{\"text\":\"\xc0\xaf\"}}"),
-        ("cut character", b"{\"fn\":\"say\",\"args\":{\"text\":\"\xc3"),
+        (
+            "surrogate as UTF-8",
+            b"{\"fn\":\"say\",\"args\":{\"text\":\"\xed\xa0\x80\"}}",
+        ),
+        (
+            "overlong",
+            b"{\"fn\":\"say\",\"args\":{\"text\":\"\xc0\xaf\"}}",
+        ),
+        (
+            "cut character",
+            b"{\"fn\":\"say\",\"args\":{\"text\":\"\xc3",
+        ),
         ("NUL before", b"\0\0{\"fn\":\"leave\"}"),
-        ("NUL in a text", b"{\"fn\":\"say\",\"args\":{\"text\":\"a\0b\"}}"),
+        (
+            "NUL in a text",
+            b"{\"fn\":\"say\",\"args\":{\"text\":\"a\0b\"}}",
+        ),
         ("NUL after", b"{\"fn\":\"leave\"}\0"),
         ("NULs only", b"\0\0\0\0"),
-        ("lone surrogate escape", b"{\"fn\":\"say\",\"args\":{\"text\":\"\\ud800\"}}"),
+        (
+            "lone surrogate escape",
+            b"{\"fn\":\"say\",\"args\":{\"text\":\"\\ud800\"}}",
+        ),
     ];
     for (what, middle) in cases {
         broken(what, middle);
@@ -139,7 +159,10 @@ fn deep_nesting() {
     let n = 200_000;
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("open brackets", b"[".repeat(n)),
-        ("balanced brackets", [b"[".repeat(n), b"]".repeat(n)].concat()),
+        (
+            "balanced brackets",
+            [b"[".repeat(n), b"]".repeat(n)].concat(),
+        ),
         ("open objects", b"{\"a\":".repeat(n)),
         (
             "deep value in a record",
@@ -162,7 +185,9 @@ fn a_30_mb_line() {
     let text = "x".repeat(30 * 1024 * 1024);
     // A valid record whose text is huge and starts with escape sequences
     // (a cut line of any length is the same case as a short one, above).
-    let record = format!(r#"{{"fn":"status","args":{{"emoji":"\u001b[2J","open":["\u001b]0;pwned\u0007{text}, B and C"]}}}}"#);
+    let record = format!(
+        r#"{{"fn":"status","args":{{"emoji":"\u001b[2J","open":["\u001b]0;pwned\u0007{text}, B and C"]}}}}"#
+    );
     let bytes = sandwich(record.as_bytes());
     let (f, found) = lint(&bytes);
     still_linted("30 MB record", &bytes, &found);
@@ -213,35 +238,51 @@ fn full_records() -> Vec<Value> {
     vec![
         json!({"meta": {"format": 1, "recorder": "r 0.1", "client": "c", "human": "Oliver",
             "voicebot": "Delta"}}),
-        common(json!({"fn": "create_call", "args": {"lang": "en", "title": "t"},
+        common(
+            json!({"fn": "create_call", "args": {"lang": "en", "title": "t"},
             "result": {"call_id": "c1", "link": "https://voicehook.ai/c/abc",
-                "share_text": "Join: https://voicehook.ai/c/abc"}})),
-        common(json!({"fn": "join", "args": {"call_id": "c1", "label": "opencode", "emoji": "🛠️",
+                "share_text": "Join: https://voicehook.ai/c/abc"}}),
+        ),
+        common(
+            json!({"fn": "join", "args": {"call_id": "c1", "label": "opencode", "emoji": "🛠️",
             "greet": true, "quiet": false}, "result": {"status": "joined", "instructions": "i",
-            "context": ctx, "role": "owner"}})),
-        common(json!({"fn": "say", "args": {"text": "Hi Oliver, opencode here."},
-            "result": {"say_id": "s1", "say_status": "dropped", "reason": "addressed_other"}})),
-        common(json!({"fn": "status", "args": {"emoji": "🛠️", "doing": "fixing the login",
+            "context": ctx, "role": "owner"}}),
+        ),
+        common(
+            json!({"fn": "say", "args": {"text": "Hi Oliver, opencode here."},
+            "result": {"say_id": "s1", "say_status": "dropped", "reason": "addressed_other"}}),
+        ),
+        common(
+            json!({"fn": "status", "args": {"emoji": "🛠️", "doing": "fixing the login",
             "open": ["Fix login redirect"], "done": ["Tag v1"]},
-            "result": {"peers": ["Promo"], "operators": ["Promo"]}})),
+            "result": {"peers": ["Promo"], "operators": ["Promo"]}}),
+        ),
         common(json!({"fn": "activity", "args": {"text": "reading logs"}})),
-        common(json!({"fn": "decide", "args": {"question": "Ship v1 today?",
-            "options": ["yes", "no"]}, "result": {"decision_id": "d1"}})),
+        common(
+            json!({"fn": "decide", "args": {"question": "Ship v1 today?",
+            "options": ["yes", "no"]}, "result": {"decision_id": "d1"}}),
+        ),
         common(json!({"fn": "show", "args": {"panel": "board"}})),
         common(json!({"fn": "share", "args": {"text": "notes", "url": "https://x"}})),
         common(json!({"fn": "say", "args": {"text": "x"},
             "error": {"status": 422, "message": "too long"}})),
-        next(json!({"type": "user", "speaker": "Oliver", "text": "Promo, status?",
+        next(
+            json!({"type": "user", "speaker": "Oliver", "text": "Promo, status?",
             "addressed_to": ["Promo"], "addressed_to_you": false,
-            "operators_said": [line.clone()], "agent_said": [line.clone()]})),
-        next(json!({"type": "operator", "op": "Promo", "speaker": "Promo", "model": "m",
+            "operators_said": [line.clone()], "agent_said": [line.clone()]}),
+        ),
+        next(
+            json!({"type": "operator", "op": "Promo", "speaker": "Promo", "model": "m",
             "text": "opencode, can you check?", "addressed_to": ["opencode"],
-            "addressed_to_you": true})),
+            "addressed_to_you": true}),
+        ),
         next(json!({"type": "revise", "say_id": "s1", "reason": "addressed_other", "text": "x"})),
         next(json!({"type": "context", "context": ctx})),
         next(json!({"type": "decision", "decision_id": "d1", "answer": "yes"})),
-        common(json!({"chat": "assistant", "text": "Join me: https://voicehook.ai/c/abc",
-            "turn_end": true})),
+        common(
+            json!({"chat": "assistant", "text": "Join me: https://voicehook.ai/c/abc",
+            "turn_end": true}),
+        ),
         common(json!({"tool": "edit_file", "args": {"path": "skills/SKILL.md"}})),
     ]
 }
@@ -284,10 +325,14 @@ fn set(v: &mut Value, path: &[String], new: Value) {
 
 /// Values of every type but the one of `v`.
 fn wrong_types(v: &Value) -> Vec<Value> {
-    let all = [json!(7), json!("seven"), json!(true), json!(["x"]), json!({"x": 1})];
-    let same = |w: &Value| {
-        std::mem::discriminant(w) == std::mem::discriminant(v)
-    };
+    let all = [
+        json!(7),
+        json!("seven"),
+        json!(true),
+        json!(["x"]),
+        json!({"x": 1}),
+    ];
+    let same = |w: &Value| std::mem::discriminant(w) == std::mem::discriminant(v);
     all.into_iter().filter(|w| !same(w)).collect()
 }
 
@@ -461,9 +506,15 @@ fn escape_sequences_in_every_kind_of_text() {
         // Texts that end up in messages, labels and source lines.
         let records = [
             format!(r#"{{"fn":"status","args":{{"emoji":"🛠️","open":["6 decisions {esc}"]}}}}"#),
-            format!(r#"{{"fn":"join","args":{{"call_id":"c1","label":"{esc}opencode-session-2026-10-10-long"}}}}"#),
-            format!(r#"{{"ts":"2026-10-10T10:00:01Z","fn":"next","result":{{"type":"user","speaker":"Oliver{esc}","text":"Delta{esc}, what time is it?","addressed_to":["Delta"]}}}}"#),
-            format!(r#"{{"ts":"2026-10-10T10:00:02Z","fn":"say","args":{{"text":"Delta, it is ten {esc} o'clock, and I also wanted to say that the build is green and the docs are updated and the release is tagged and everything else is fine too."}}}}"#),
+            format!(
+                r#"{{"fn":"join","args":{{"call_id":"c1","label":"{esc}opencode-session-2026-10-10-long"}}}}"#
+            ),
+            format!(
+                r#"{{"ts":"2026-10-10T10:00:01Z","fn":"next","result":{{"type":"user","speaker":"Oliver{esc}","text":"Delta{esc}, what time is it?","addressed_to":["Delta"]}}}}"#
+            ),
+            format!(
+                r#"{{"ts":"2026-10-10T10:00:02Z","fn":"say","args":{{"text":"Delta, it is ten {esc} o'clock, and I also wanted to say that the build is green and the docs are updated and the release is tagged and everything else is fine too."}}}}"#
+            ),
             format!(r#"{{"fn":"decide","args":{{"question":"What should we do about {esc}?"}}}}"#),
             format!(r#"{{"chat":"assistant","text":"done {esc}","turn_end":true}}"#),
             format!(r#"{{"tool":"shell{esc}","args":{{"command":"deploy {esc}"}}}}"#),
@@ -473,11 +524,21 @@ fn escape_sequences_in_every_kind_of_text() {
         still_linted(esc, &bytes, &found);
         assert!(found.len() > 3, "{esc}: {found:?}");
         let out = harness::pretty(&f);
-        assert!(out.contains("\\e") || !esc.contains("001b"), "escaped form shown: {out}");
+        assert!(
+            out.contains("\\e") || !esc.contains("001b"),
+            "escaped form shown: {out}"
+        );
     }
     // Raw (unescaped) controls make a line invalid JSON; it is shown in its
     // source line, escaped.
-    for raw in ["\x1b[2J", "\x1b]0;t\x07", "\u{9b}1m", "\u{202e}", "\x7f", "\x08"] {
+    for raw in [
+        "\x1b[2J",
+        "\x1b]0;t\x07",
+        "\u{9b}1m",
+        "\u{202e}",
+        "\x7f",
+        "\x08",
+    ] {
         let rec = format!(r#"{{"fn":"say","args":{{"text":"a{raw}b"}}}}"#);
         let bytes = sandwich(rec.as_bytes());
         let (f, found) = lint(&bytes);
@@ -491,7 +552,13 @@ fn escape_sequences_in_every_kind_of_text() {
 #[test]
 fn escape_sequences_in_the_other_inputs() {
     let linter = harness::linter();
-    for esc in ["\x1b[2J", "\x1b]0;pwned\x07", "\u{9b}31m", "\u{202e}", "\x07"] {
+    for esc in [
+        "\x1b[2J",
+        "\x1b]0;pwned\x07",
+        "\u{9b}31m",
+        "\u{202e}",
+        "\x07",
+    ] {
         let inputs: Vec<(&str, String)> = vec![
             (
                 "room.txt",

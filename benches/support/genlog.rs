@@ -169,7 +169,6 @@ pub fn write(turns: u64, w: &mut impl Write) -> std::io::Result<()> {
     w.flush()
 }
 
-
 /// The log of a call of `turns` turns, in memory.
 pub fn native(turns: u64) -> Vec<u8> {
     let mut out = Vec::new();
