@@ -11,8 +11,9 @@
 //!   past the line's last character: the end of a span, or an empty line);
 //! - the pretty output (without colour) holds no raw control character:
 //!   no ESC, BEL or other C0 control but the newline, no DEL, no C1
-//!   control, no bidirectional override; the concise and GitHub outputs
-//!   none either, and are one line per finding;
+//!   control, no bidirectional override; the concise output none either,
+//!   the GitHub output none but tabs (which end no workflow command), and
+//!   both are one line per finding;
 //! - the JSON and SARIF outputs parse as JSON, and their positions are the
 //!   ones the other renderers print.
 //!
@@ -192,7 +193,11 @@ pub fn raw_control(out: &str) -> Option<char> {
 }
 
 fn no_raw_control(renderer: &str, out: &str) -> Result<(), String> {
-    match raw_control(out) {
+    let found = match renderer {
+        "github" => raw_control(&out.replace('\t', " ")),
+        _ => raw_control(out),
+    };
+    match found {
         Some(c) => Err(format!(
             "{renderer} output holds the raw control character U+{:04X}: {out:?}",
             c as u32
