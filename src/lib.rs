@@ -7,6 +7,8 @@ pub mod addressing;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;
+#[doc(hidden)]
+pub mod harness;
 pub mod input;
 pub mod language;
 // Building and encoding the tables run in build.rs (and in the test that

@@ -335,6 +335,12 @@ impl MietteDiagnostic for Shown<'_> {
     }
 }
 
+/// Text for miette: unsafe characters escaped, and tabs too (a tab from a
+/// log would reach the terminal raw and break miette's wrapping).
+fn visible(s: &str) -> String {
+    terminal(s).replace('\t', "\\t")
+}
+
 /// Secondary places at most this many lines from the main one are drawn in
 /// the same snippet; farther ones become notes after it.
 const NEAR_LINES: usize = 2;
@@ -364,7 +370,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         .map(|l| (copy.map(l.span.start, false), (l.line, l.column)))
         .collect();
     let source = CopySource {
-        name: terminal(&f.path).into_owned(),
+        name: visible(&f.path),
         text: copy.text.clone(),
         columns,
     };
@@ -386,7 +392,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
             .zip(spans)
             .enumerate()
         {
-            let text = l.text.as_deref().map(|t| terminal(t).into_owned());
+            let text = l.text.as_deref().map(visible);
             let span = copy.map_span(s.span);
             if i == 0 {
                 labels.push(LabeledSpan::new_primary_with_span(text, span));
@@ -411,8 +417,8 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
                 Severity::Warning => miette::Severity::Warning,
                 Severity::Info => miette::Severity::Advice,
             },
-            message: terminal(&d.message).into_owned(),
-            help: d.help.as_deref().map(|h| terminal(h).into_owned()),
+            message: visible(&d.message),
+            help: d.help.as_deref().map(visible),
             labels,
             source: &source,
             notes,
@@ -421,7 +427,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         if handler.render_report(&mut buf, &shown).is_err() {
             buf = format!(
                 "{}: {}[{}] {}\n",
-                terminal(&f.path),
+                visible(&f.path),
                 d.severity,
                 d.rule,
                 shown.message

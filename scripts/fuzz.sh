@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Fuzz every input reader and the whole `check` path, one target after
+# another, each for SECONDS (default 300), at the lowest CPU priority.
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#
+# Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+# Targets (fuzz/fuzz_targets/): native mcp transcript board prompt check.
+# Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
+# six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
+# (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
+# committed), crashes land in fuzz/artifacts/TARGET. A crash ends that
+# target's run; replay it with
+#   cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/crash-...
+# and keep it as a regression in tests/regressions/ (without its first
+# byte for the prompt and check targets, which picks the format).
+set -euo pipefail
+
+secs=${1:-300}
+shift || true
+all=(native mcp transcript board prompt check)
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seeds=target/fuzz-seeds
+
+# One seed file: a selector byte (or none) and the bytes of a file.
+seed() { # dir selector-or-empty file [suffix]
+    local out="$1/$(basename "$3")${4:-}"
+    if [ -n "$2" ]; then
+        { printf "\\x$2"; cat "$3"; } > "$out"
+    else
+        cp "$3" "$out"
+    fi
+}
+
+# Windows of 6 lines of a file, each a seed (small inputs run fast).
+windows() { # dir selector-or-empty file
+    local n i=0 tmp
+    n=$(wc -l < "$3")
+    tmp=$(mktemp)
+    while [ "$i" -lt "$n" ]; do
+        sed -n "$((i + 1)),$((i + 6))p" "$3" > "$tmp"
+        seed "$1" "$2" "$tmp" ".$(basename "$3").$i"
+        i=$((i + 6))
+    done
+    rm -f "$tmp"
+}
+
+make_seeds() {
+    rm -rf "$seeds"
+    for t in "${all[@]}"; do mkdir -p "$seeds/$t"; cp fuzz/seeds/"$t"/* "$seeds/$t/" 2>/dev/null || true; done
+    for f in corpus/*/*.jsonl; do
+        case "$f" in
+            *-mcp/*) seed "$seeds/mcp" "" "$f"; windows "$seeds/mcp" "" "$f"
+                     seed "$seeds/check" 0a "$f" .mcp ;;
+            *)       seed "$seeds/native" "" "$f"; windows "$seeds/native" "" "$f"
+                     windows "$seeds/check" 09 "$f" ;;
+        esac
+    done
+    for f in corpus/*/*.txt; do
+        seed "$seeds/transcript" "" "$f"; windows "$seeds/transcript" "" "$f"
+        seed "$seeds/check" 0c "$f"
+    done
+    for f in corpus/*/*.json; do seed "$seeds/board" "" "$f"; seed "$seeds/check" 0d "$f"; done
+    # prompt target: 00 markdown, 01 python, 02 javascript, 03 shell;
+    # check target: 0e SKILL.md, 0f poll.py, 10 poll.ts, 11 poll.sh.
+    for f in corpus/*/*.md; do seed "$seeds/prompt" 00 "$f"; seed "$seeds/check" 0e "$f"; done
+    for f in corpus/*/*.py; do seed "$seeds/prompt" 01 "$f"; seed "$seeds/check" 0f "$f"; done
+    for f in corpus/*/*.ts corpus/*/*.js; do [ -e "$f" ] || continue; seed "$seeds/prompt" 02 "$f"; seed "$seeds/check" 10 "$f"; done
+    for f in corpus/*/*.sh; do seed "$seeds/prompt" 03 "$f"; seed "$seeds/check" 11 "$f"; done
+}
+
+make_seeds
+if [ $# -eq 0 ]; then
+    cargo +nightly fuzz build --debug-assertions
+else
+    for t in "${targets[@]}"; do cargo +nightly fuzz build --debug-assertions "$t"; done
+fi
+
+printf '%-11s %10s %9s %8s %8s %8s\n' target runs execs/s cov ft crashes
+for t in "${targets[@]}"; do
+    mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+    log="target/fuzz-$t.log"
+    before=$(find "fuzz/artifacts/$t" -type f | wc -l)
+    nice -n 19 cargo +nightly fuzz run --debug-assertions "$t" "fuzz/corpus/$t" "$seeds/$t" -- \
+        -max_total_time="$secs" -max_len=4096 -timeout=20 -rss_limit_mb=3072 \
+        -dict=fuzz/callint.dict -print_final_stats=1 > "$log" 2>&1 || true
+    after=$(find "fuzz/artifacts/$t" -type f | wc -l)
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+    ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+    printf '%-11s %10s %9s %8s %8s %8s\n' "$t" "${runs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$((after - before))"
+    if [ "$after" -gt "$before" ]; then
+        grep -m 3 -E 'panicked|ERROR: libFuzzer|SUMMARY' "$log" | sed 's/^/    /' >&2 || true
+    fi
+done

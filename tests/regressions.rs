@@ -1,0 +1,95 @@
+//! Inputs that once broke an invariant of `callint::harness` (found by the
+//! fuzz targets in `fuzz/`, or by hand), kept in `tests/regressions/`: each
+//! file is linted in every format and under every name the harness knows,
+//! and every invariant must hold. The corpus is checked the same way.
+
+mod common;
+
+use callint::harness;
+
+fn check_all(what: &str, bytes: &[u8]) {
+    let linter = harness::linter();
+    for &format in harness::FORMATS {
+        if let Err(e) = harness::lint(&linter, "input", bytes, Some(format)) {
+            panic!("{what} read as {}: {e}", format.name());
+        }
+    }
+    for name in harness::NAMES {
+        if let Err(e) = harness::lint(&linter, name, bytes, None) {
+            panic!("{what} named {name}: {e}");
+        }
+    }
+}
+
+#[test]
+fn every_corpus_file_keeps_the_invariants() {
+    for case in common::corpus_cases() {
+        for p in common::case_logs(&case) {
+            check_all(&p.display().to_string(), &std::fs::read(&p).unwrap());
+        }
+    }
+}
+
+#[test]
+fn every_regression_input_keeps_the_invariants() {
+    let dir = common::root().join("tests/regressions");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_file() && p.extension().is_none_or(|x| x != "md") {
+            check_all(&p.display().to_string(), &std::fs::read(&p).unwrap());
+            n += 1;
+        }
+    }
+    assert!(n > 0, "no inputs in {}", dir.display());
+}
+
+/// The harness itself catches what it promises to catch.
+#[test]
+fn the_harness_catches_broken_promises() {
+    use callint::diagnostic::{Diagnostic, Label, Severity};
+    use callint::model::{Anchor, Span};
+
+    assert_eq!(harness::raw_control("ok\nfine"), None);
+    for bad in [
+        "\u{1b}[2J",
+        "\u{7}",
+        "\t",
+        "\r",
+        "\0",
+        "\u{7f}",
+        "\u{9b}",
+        "\u{202e}",
+    ] {
+        assert!(
+            harness::raw_control(&format!("a{bad}b")).is_some(),
+            "{bad:?}"
+        );
+    }
+    let linter = harness::linter();
+    let mut f = linter.lint("call.jsonl", b"{\"fn\":\"leave\"}\nnot json\n".to_vec());
+    assert!(harness::check_result(&f).is_ok());
+    let finding = |span: Span| Diagnostic {
+        rule: "invalid-record",
+        severity: Severity::Error,
+        message: "x".into(),
+        agent: None,
+        primary: Label {
+            at: Anchor::bytes(span),
+            text: None,
+        },
+        labels: Vec::new(),
+        help: None,
+    };
+    // Past the end of the input, and ending before it starts.
+    for span in [Span::new(5, 500), Span::new(9, 3)] {
+        f.diagnostics = vec![finding(span)];
+        let e = harness::check_result(&f).expect_err("a finding outside the input");
+        assert!(e.contains("not inside"), "{e}");
+    }
+    // A message with a raw escape never reaches the pretty output raw.
+    f.diagnostics = vec![finding(Span::new(0, 4))];
+    f.diagnostics[0].message = "\u{1b}]0;t\u{7}".into();
+    assert!(harness::check_result(&f).is_ok());
+    assert!(!harness::pretty(&f).contains('\u{1b}'));
+}
