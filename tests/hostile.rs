@@ -354,35 +354,9 @@ fn accepted(path: &str, wrong: &Value) -> bool {
         || path.starts_with("args.path")
 }
 
-/// Fields whose wrong types the native reader does not report yet: it
-/// reads only what a rule uses (the context's instructions, functions,
-/// rules and skill URL; a join's instructions; a board's peers and
-/// operators; a tool's arguments as a whole; a share's `url` beside a
-/// `text`). The log format asks for a diagnostic on every line that
-/// breaks it; `a_wrong_type_in_any_field_is_reported` checks these too
-/// and is ignored until the reader checks them.
-const NOT_YET: &[&str] = &[
-    "result.context.functions",
-    "result.context.instructions",
-    "result.context.rules",
-    "result.context.skill_url",
-    "result.instructions",
-    "result.peers",
-    "result.operators",
-    "args.url",
-];
-
-fn not_yet(path: &str, rec: &Value) -> bool {
-    NOT_YET
-        .iter()
-        .any(|p| path == *p || path.starts_with(&format!("{p}.")))
-        || (path == "args" && rec.get("tool").is_some())
-}
-
 /// The wrong types in fields of every record that got no diagnostic on
-/// their line, but those `skip` passes over; the rest of the file is
-/// linted in every case.
-fn unreported(skip: impl Fn(&str, &Value) -> bool) -> Vec<String> {
+/// their line; the rest of the file is linted in every case.
+fn unreported() -> Vec<String> {
     let mut out = Vec::new();
     for rec in full_records() {
         let (_, found) = lint(&sandwich(rec.to_string().as_bytes()));
@@ -401,7 +375,7 @@ fn unreported(skip: impl Fn(&str, &Value) -> bool) -> Vec<String> {
                 let (_, found) = lint(&bytes);
                 let what = format!("{p} = {wrong} in {bad}");
                 still_linted(&what, &bytes, &found);
-                if !invalid_at(&found, 2) && !accepted(&p, &wrong) && !skip(&p, &rec) {
+                if !invalid_at(&found, 2) && !accepted(&p, &wrong) {
                     out.push(what);
                 }
             }
@@ -411,20 +385,8 @@ fn unreported(skip: impl Fn(&str, &Value) -> bool) -> Vec<String> {
 }
 
 #[test]
-fn a_wrong_type_in_every_field() {
-    let missed = unreported(not_yet);
-    assert!(
-        missed.is_empty(),
-        "{} wrong types not reported:\n{}",
-        missed.len(),
-        missed.join("\n")
-    );
-}
-
-#[test]
-#[ignore = "the native reader does not check the fields in NOT_YET yet"]
 fn a_wrong_type_in_any_field_is_reported() {
-    let missed = unreported(|_, _| false);
+    let missed = unreported();
     assert!(
         missed.is_empty(),
         "{} wrong types not reported:\n{}",

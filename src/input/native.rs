@@ -151,7 +151,7 @@ fn parse_line(
             };
             Body::Tool(Box::new(Tool {
                 name,
-                args: obj.field("args").map(J::to_value),
+                args: rd.obj(&obj, root, "args").map(J::to_value),
             }))
         }
         [] => {
@@ -402,6 +402,31 @@ impl Reader<'_> {
         }
     }
 
+    /// A list of strings, checked and not kept.
+    fn check_names<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<()> {
+        let path = at.key(key);
+        let v = self.get(obj, key)?;
+        match v.view() {
+            View::Arr(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if !matches!(item.view(), View::Str(_) | View::Null) {
+                        self.wrong_type(path.index(i), "a string", item);
+                    }
+                }
+            }
+            _ => self.wrong_type(path, "a list of strings", v),
+        }
+        Some(())
+    }
+
+    /// `text`, else `url`, of `share` and `notice`; both are checked.
+    fn text_or_url<N: Node>(&mut self, args: Option<&N>, a: Path) -> Option<Box<Text>> {
+        let o = args?;
+        let text = self.text(o, a, "text");
+        let url = self.text(o, a, "url");
+        text.or(url).map(Box::new)
+    }
+
     fn names<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Vec<String>> {
         self.texts(obj, at, key)
             .map(|v| v.into_iter().map(|t| t.value).collect())
@@ -466,30 +491,36 @@ impl Reader<'_> {
                 link: res!(str, "link"),
                 share_text: res!(text, "share_text"),
             })),
-            "join" => Op::Join(Box::new(Join {
-                call_id: arg!(str, "call_id"),
-                label: arg!(text, "label"),
-                emoji: arg!(str, "emoji"),
-                greet: match args.and_then(|o| self.get(o, "greet")) {
-                    None => None,
-                    Some(v) => match v.view() {
-                        View::Bool(b) => Some(Greet::Flag(b)),
-                        View::Str(s) => Some(Greet::Text(Text::new(s.to_string(), a.key("greet")))),
-                        _ => {
-                            self.wrong_type(a.key("greet"), "true, false or a text", v);
-                            None
-                        }
+            "join" => {
+                // The server's instructions: checked, not kept.
+                res!(str_ref, "instructions");
+                Op::Join(Box::new(Join {
+                    call_id: arg!(str, "call_id"),
+                    label: arg!(text, "label"),
+                    emoji: arg!(str, "emoji"),
+                    greet: match args.and_then(|o| self.get(o, "greet")) {
+                        None => None,
+                        Some(v) => match v.view() {
+                            View::Bool(b) => Some(Greet::Flag(b)),
+                            View::Str(s) => {
+                                Some(Greet::Text(Text::new(s.to_string(), a.key("greet"))))
+                            }
+                            _ => {
+                                self.wrong_type(a.key("greet"), "true, false or a text", v);
+                                None
+                            }
+                        },
                     },
-                },
-                quiet: arg!(bool, "quiet"),
-                status: res!(str, "status"),
-                context: res!(obj, "context").map(|c| self.context(c, res_path.key("context"))),
-                role: match res!(str, "role").as_deref() {
-                    Some("owner") => Some(Role::Owner),
-                    Some("participant") => Some(Role::Participant),
-                    _ => None,
-                },
-            })),
+                    quiet: arg!(bool, "quiet"),
+                    status: res!(str, "status"),
+                    context: res!(obj, "context").map(|c| self.context(c, res_path.key("context"))),
+                    role: match res!(str, "role").as_deref() {
+                        Some("owner") => Some(Role::Owner),
+                        Some("participant") => Some(Role::Participant),
+                        _ => None,
+                    },
+                }))
+            }
             "next" => Op::Next(result.map(|r| Box::new(self.event(r, res_path)))),
             "say" => Op::Say(Box::new(Say {
                 text: arg!(text, "text"),
@@ -497,9 +528,15 @@ impl Reader<'_> {
                 say_status: res!(str, "say_status"),
                 reason: res!(str, "reason"),
             })),
-            "status" => Op::Status(Box::new(match args {
-                Some(o) => self.board(o, a),
-                None => Board::default(),
+            "status" => Op::Status(Box::new({
+                // Who else is in the call, as the server answers: checked,
+                // not kept.
+                res!(check_names, "peers");
+                res!(check_names, "operators");
+                match args {
+                    Some(o) => self.board(o, a),
+                    None => Board::default(),
+                }
             })),
             "activity" => Op::Activity(arg!(text, "text").map(Box::new)),
             "decide" => Op::Decide(Box::new(Decide {
@@ -508,16 +545,8 @@ impl Reader<'_> {
                 decision_id: res!(str, "decision_id"),
             })),
             "show" => Op::Show(arg!(str, "panel")),
-            "share" => Op::Share(
-                arg!(text, "text")
-                    .or_else(|| arg!(text, "url"))
-                    .map(Box::new),
-            ),
-            "notice" => Op::Notice(
-                arg!(text, "text")
-                    .or_else(|| arg!(text, "url"))
-                    .map(Box::new),
-            ),
+            "share" => Op::Share(self.text_or_url(args, a)),
+            "notice" => Op::Notice(self.text_or_url(args, a)),
             "leave" => Op::Leave,
             _ => Op::Other,
         };
@@ -525,6 +554,11 @@ impl Reader<'_> {
     }
 
     fn context<N: Node>(&mut self, c: &N, at: Path) -> Context {
+        // Checked, not kept: what the server tells the agent.
+        self.str_ref(c, at, "instructions");
+        self.str_ref(c, at, "rules");
+        self.str_ref(c, at, "skill_url");
+        self.check_names(c, at, "functions");
         Context {
             lang: self.text(c, at, "lang"),
             mode: self.str(c, at, "mode"),
