@@ -338,7 +338,8 @@ fn wrong_types(v: &Value) -> Vec<Value> {
 
 /// Values of another type the log format accepts: `greet` is a bool or a
 /// text; a list of texts may be given as one text; a decision's answer is
-/// whatever the human chose; a tool's arguments are the tool's own.
+/// whatever the human chose; a tool's arguments are the tool's own; what a
+/// board's `peers` and `operators` lists hold the format leaves open.
 fn accepted(path: &str, wrong: &Value) -> bool {
     const LISTS: &[&str] = &[
         "args.open",
@@ -352,6 +353,8 @@ fn accepted(path: &str, wrong: &Value) -> bool {
         || (LISTS.contains(&path) && wrong.is_string())
         || path == "result.answer"
         || path.starts_with("args.path")
+        || path.starts_with("result.peers.")
+        || path.starts_with("result.operators.")
 }
 
 /// The wrong types in fields of every record that got no diagnostic on

@@ -402,6 +402,15 @@ impl Reader<'_> {
         }
     }
 
+    /// A list of anything, checked and not kept.
+    fn check_list<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<()> {
+        let v = self.get(obj, key)?;
+        if !matches!(v.view(), View::Arr(_)) {
+            self.wrong_type(at.key(key), "a list", v);
+        }
+        Some(())
+    }
+
     /// A list of strings, checked and not kept.
     fn check_names<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<()> {
         let path = at.key(key);
@@ -529,10 +538,11 @@ impl Reader<'_> {
                 reason: res!(str, "reason"),
             })),
             "status" => Op::Status(Box::new({
-                // Who else is in the call, as the server answers: checked,
-                // not kept.
-                res!(check_names, "peers");
-                res!(check_names, "operators");
+                // Who else is in the call, as the server answers: lists
+                // (of names or of objects; the format leaves it open),
+                // checked, not kept.
+                res!(check_list, "peers");
+                res!(check_list, "operators");
                 match args {
                     Some(o) => self.board(o, a),
                     None => Board::default(),
