@@ -836,9 +836,11 @@ fn skip_in(rest: &str, case_form: bool) -> bool {
                 return true;
             }
         }
+        // Past the next character that ends a word, whatever its length.
         k = rest[k..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(rest.len(), |p| k + p + 1);
+            .char_indices()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(rest.len(), |(p, c)| k + p + c.len_utf8());
     }
     false
 }
