@@ -594,6 +594,24 @@ pub struct Event {
     pub agent_said: Vec<Line>,
 }
 
+impl Event {
+    /// An event of `kind` that carries no other lines.
+    pub fn new(kind: EventKind) -> Event {
+        Event {
+            kind,
+            operators_said: Vec::new(),
+            agent_said: Vec::new(),
+        }
+    }
+}
+
+impl Op {
+    /// A `next` call that returned `ev`.
+    pub fn next(ev: Event) -> Op {
+        Op::Next(Some(Box::new(ev)))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum EventKind {
     User(Box<Line>),

@@ -794,7 +794,7 @@ impl Room<'_, '_> {
                             &c,
                             Some(*ts),
                             "next",
-                            next(event(EventKind::Context(Context {
+                            Op::next(Event::new(EventKind::Context(Context {
                                 lang: Some(t.clone()),
                                 mode: None,
                             }))),
@@ -826,11 +826,14 @@ impl Room<'_, '_> {
                 let to_you = l
                     .addressed_recorded
                     .then(|| l.addressed.iter().any(|n| same_name(n, me)));
-                ("next", next(event(EventKind::User(Box::new(line(to_you))))))
+                (
+                    "next",
+                    Op::next(Event::new(EventKind::User(Box::new(line(to_you))))),
+                )
             } else if l.lane == 1 {
-                let mut ev = event(EventKind::Timeout);
+                let mut ev = Event::new(EventKind::Timeout);
                 ev.agent_said.push(line(None));
-                ("next", next(ev))
+                ("next", Op::next(ev))
             } else {
                 let to_me = names_me(l);
                 let may_wake = last_wake.is_none_or(|w| l.ts - w >= OPERATOR_EVERY_MS);
@@ -838,12 +841,12 @@ impl Room<'_, '_> {
                     last_wake = Some(l.ts);
                     (
                         "next",
-                        next(event(EventKind::Operator(Box::new(line(Some(true)))))),
+                        Op::next(Event::new(EventKind::Operator(Box::new(line(Some(true)))))),
                     )
                 } else {
-                    let mut ev = event(EventKind::Timeout);
+                    let mut ev = Event::new(EventKind::Timeout);
                     ev.operators_said.push(line(Some(to_me)));
-                    ("next", next(ev))
+                    ("next", Op::next(ev))
                 }
             };
             records.push(record(&c, Some(l.ts), name, op));
@@ -858,18 +861,6 @@ impl Room<'_, '_> {
             }),
             records,
         }
-    }
-}
-
-fn next(ev: Event) -> Op {
-    Op::Next(Some(Box::new(ev)))
-}
-
-fn event(kind: EventKind) -> Event {
-    Event {
-        kind,
-        operators_said: Vec::new(),
-        agent_said: Vec::new(),
     }
 }
 

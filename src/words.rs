@@ -7,64 +7,14 @@
 //! matching at a word costs one hash lookup instead of a walk over the list.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use unicode_segmentation::UnicodeSegmentation;
 
-/// A small, fast hash for short keys (words, indices). Keys here are never
-/// chosen by an attacker who could profit from collisions: they are the
-/// lexicon's phrases and the names of a call.
-#[derive(Default, Clone, Copy)]
-pub struct FastHasher {
-    hash: u64,
-}
-
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FastHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-}
-
-impl Hasher for FastHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            self.add(u64::from_le_bytes(b));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(b) ^ ((rest.len() as u64) << 59));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
+// The Fx hash of the language tables, for short keys (words, indices)
+// that an attacker cannot choose: the lexicon's phrases. Maps keyed by
+// names from a log use the standard hasher.
+use crate::langmodel::FxHasher as FastHasher;
 
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 pub type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;

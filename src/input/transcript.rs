@@ -487,18 +487,6 @@ fn line(name: &str, u: &Utt) -> Line {
     }
 }
 
-fn next(ev: Event) -> Op {
-    Op::Next(Some(Box::new(ev)))
-}
-
-fn event(kind: EventKind) -> Event {
-    Event {
-        kind,
-        operators_said: Vec::new(),
-        agent_said: Vec::new(),
-    }
-}
-
 /// The log of one agent: its join, then every line as it reached it.
 fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
     let mut records = Vec::with_capacity(entries.len() + 1);
@@ -565,7 +553,7 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
                 *span,
                 None,
                 "next",
-                next(event(EventKind::Context(Context {
+                Op::next(Event::new(EventKind::Context(Context {
                     lang: Some(Text::at_bytes(value.clone(), *value_span)),
                     mode: None,
                 }))),
@@ -577,11 +565,11 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
                         ..Say::default()
                     }))
                 } else if cast.human.as_deref() == Some(u.speaker.as_str()) {
-                    next(event(EventKind::User(Box::new(line(&u.speaker, u)))))
+                    Op::next(Event::new(EventKind::User(Box::new(line(&u.speaker, u)))))
                 } else if cast.is_voicebot(&u.speaker) {
-                    let mut ev = event(EventKind::Timeout);
+                    let mut ev = Event::new(EventKind::Timeout);
                     ev.agent_said.push(line(&u.speaker, u));
-                    next(ev)
+                    Op::next(ev)
                 } else {
                     let to_me = roster
                         .addressees(&u.text)
@@ -599,12 +587,12 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
                         }
                         let mut l = line(&u.speaker, u);
                         l.addressed_to_you = Some(true);
-                        next(event(EventKind::Operator(Box::new(l))))
+                        Op::next(Event::new(EventKind::Operator(Box::new(l))))
                     } else {
                         woken_without_time = false;
-                        let mut ev = event(EventKind::Timeout);
+                        let mut ev = Event::new(EventKind::Timeout);
                         ev.operators_said.push(line(&u.speaker, u));
-                        next(ev)
+                        Op::next(ev)
                     }
                 };
                 let name = if matches!(op, Op::Say(_)) {
