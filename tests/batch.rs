@@ -2,28 +2,13 @@
 //! with output independent of scheduling, statistics with rates per 100
 //! says, SARIF checked against the official schema, GitHub annotations.
 
+mod common;
+use common::{callint, callint_in, root, scratch};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Output;
 
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn callint_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callint"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run callint")
-}
-
-fn callint(args: &[&str]) -> Output {
-    callint_in(&root(), args)
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -32,20 +17,6 @@ fn text(b: &[u8]) -> String {
 fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("one JSON document ({e}): {}", text(&o.stderr)))
-}
-
-/// A fresh scratch folder under the system's temp dir (outside any git
-/// repository).
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "callint-batch-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Every log of the corpus, sorted.

@@ -1,39 +1,11 @@
 //! The `callint` binary as users and scripts meet it: exit codes, output
 //! contracts, configuration, and bad input of every kind.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
+use common::{callint, callint_in, scratch, stdout};
 
-fn callint(args: &[&str]) -> Output {
-    callint_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
-}
-
-fn callint_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callint"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run callint")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// A fresh scratch folder under the system's temp dir.
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "callint-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 const BUNDLE: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","agent":"Promo","fn":"status","args":{"emoji":"🛠️","open":["Fix login, update docs and tag release"]}}"#;
 const CLEAN: &str = r#"{"ts":"2026-10-10T10:00:01.000Z","agent":"Promo","fn":"status","args":{"emoji":"🛠️","open":["Fix login redirect"]}}"#;

@@ -3,10 +3,10 @@
 //! logs; the merge of several logs into one timeline; and the HTML page:
 //! log text stays text, and nothing is loaded from anywhere.
 
+mod common;
+use common::{callint, root, scratch, stdout};
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
@@ -15,35 +15,6 @@ const INCIDENT: [&str; 3] = [
     "corpus/seed-incident/opencode.jsonl",
     "corpus/seed-incident/promo.jsonl",
 ];
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn callint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callint"))
-        .args(args)
-        .current_dir(root())
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run callint")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "callint-report-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn report(files: &[&str]) -> String {
     let mut args = vec!["report"];

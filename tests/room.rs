@@ -2,42 +2,11 @@
 //! its own, and the logs of one call are merged into one room, where the
 //! agents without a log of their own are judged (src/room.rs).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
+use common::{callint, callint_in, root, scratch, stdout};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn callint_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callint"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run callint")
-}
-
-fn callint(args: &[&str]) -> Output {
-    callint_in(root(), args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "callint-room-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
+use std::process::Output;
 
 const MARLIN: &str = "corpus/several-logs/marlin.jsonl";
 const WREN: &str = "corpus/several-logs/wren.jsonl";

@@ -2,9 +2,43 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
+
+/// Run the `callint` binary in `dir` (colour left to its own choice).
+pub fn callint_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run callint")
+}
+
+/// Run the `callint` binary in the crate's folder.
+pub fn callint(args: &[&str]) -> Output {
+    callint_in(&root(), args)
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A fresh scratch folder under the system's temp dir.
+pub fn scratch() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "callint-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
 
 /// Lint `bytes` as a native log with only `select` active (all rules when
 /// empty).
