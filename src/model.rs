@@ -428,6 +428,19 @@ pub struct Record {
 }
 
 impl Record {
+    /// A record of the main thread with no time, agent or call id.
+    pub fn new(line: u32, span: Span, body: Body) -> Record {
+        Record {
+            line,
+            span,
+            ts: None,
+            agent: None,
+            call: None,
+            thread: Thread::Main,
+            body,
+        }
+    }
+
     /// An anchor on the value at `path` inside this record.
     pub fn at(&self, path: Path) -> Anchor {
         Anchor {
@@ -483,6 +496,15 @@ pub struct FnCall {
 }
 
 impl FnCall {
+    /// A call of `name` that the server answered without an error.
+    pub fn new(name: &str, op: Op) -> FnCall {
+        FnCall {
+            name: name.to_string(),
+            op,
+            error: None,
+        }
+    }
+
     pub fn ok(&self) -> bool {
         self.error.is_none()
     }

@@ -34,7 +34,7 @@ use crate::engine::{split_calls, CallSeen, FileResult, Group, Linter};
 use crate::input::{self, Format};
 use crate::model::{
     is_voicebot, next_event, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join,
-    Line as EventLine, Log, Meta, Ms, Op, Record, Role, Say, Span, Text, Thread, Who,
+    Line as EventLine, Log, Meta, Ms, Op, Record, Role, Say, Span, Text, Who,
 };
 use crate::report::{resolve, LineIndex};
 use crate::turns::same_name;
@@ -696,17 +696,14 @@ impl Room<'_, '_> {
             let m = self.member_of(c);
             let src = &self.calls[c.view].records[c.record];
             Record {
-                line: src.line,
-                span: self.shift(m, src.span),
                 ts,
                 agent: Some(me.to_string()),
                 call: Some(self.call.to_string()),
-                thread: Thread::Main,
-                body: Body::Fn(FnCall {
-                    name: name.to_string(),
-                    op,
-                    error: None,
-                }),
+                ..Record::new(
+                    src.line,
+                    self.shift(m, src.span),
+                    Body::Fn(FnCall::new(name, op)),
+                )
             }
         };
         let text = |c: &LineCopy, value: &str| -> Text {

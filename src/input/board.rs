@@ -110,13 +110,8 @@ pub(crate) fn status_record(
         _ => None,
     };
     Some(Record {
-        line,
-        span,
-        ts: None,
         agent,
-        call: None,
-        thread: Thread::Main,
-        body: Body::Fn(f),
+        ..Record::new(line, span, Body::Fn(f))
     })
 }
 

@@ -231,13 +231,8 @@ fn request(
 
 fn record(req: &Request, ts: Option<Ms>, f: FnCall) -> Record {
     Record {
-        line: req.line,
-        span: req.span,
         ts,
-        agent: None,
-        call: None,
-        thread: Thread::Main,
-        body: Body::Fn(f),
+        ..Record::new(req.line, req.span, Body::Fn(f))
     }
 }
 

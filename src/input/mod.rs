@@ -135,10 +135,17 @@ impl Format {
     /// The rules that can never fire on this format: its records do not
     /// carry what they look at (or are built so that they stay silent).
     /// Every other rule runs as on a native log.
-    pub fn cannot_show(self) -> &'static [&'static str] {
+    pub fn cannot_show(self) -> Vec<&'static str> {
+        let only = |shown: &[&str]| -> Vec<&'static str> {
+            crate::rules::all()
+                .iter()
+                .map(|r| r.meta().name)
+                .filter(|n| !shown.contains(n))
+                .collect()
+        };
         match self {
-            Format::Native | Format::Unknown => &[],
-            Format::Mcp => &[
+            Format::Native | Format::Unknown => Vec::new(),
+            Format::Mcp => vec![
                 // A trace of function calls never holds the messages to the
                 // agent's own user, nor the other tools it ran, nor threads.
                 "link-not-last",
@@ -148,7 +155,7 @@ impl Format {
                 "participant-acted",
                 "timeout-events-dropped",
             ],
-            Format::Transcript => &[
+            Format::Transcript => vec![
                 // Heard speech only: no chat, tools, threads, boards,
                 // decisions, labels sent, say outcomes, nor when an agent
                 // joined.
@@ -168,9 +175,16 @@ impl Format {
                 "timeout-events-dropped",
             ],
             // Examples, not a call: nothing follows a join there.
-            Format::Prompt => &["no-greeting", "join-sequence"],
-            Format::Board => ONLY_BOARDS,
-            Format::Code(_) => ONLY_CODE,
+            Format::Prompt => vec!["no-greeting", "join-sequence"],
+            // A board shows the board rules and its label's length; helper
+            // code, only whether it drops timeout events.
+            Format::Board => only(&[
+                "board-bundle",
+                "board-missing-emoji",
+                "question-on-board",
+                "label-too-long",
+            ]),
+            Format::Code(_) => only(&["timeout-events-dropped"]),
         }
     }
 
@@ -179,69 +193,6 @@ impl Format {
         !self.cannot_show().contains(&rule)
     }
 }
-
-/// Every rule but the board rules and `label-too-long`.
-const ONLY_BOARDS: &[&str] = &[
-    "ack-not-addressed",
-    "ambiguous-labels",
-    "answered-agent",
-    "answered-human-question",
-    "asked-delta",
-    "contradicted-claim",
-    "create-call-delegated",
-    "decision-not-yes-no",
-    "foreground-wait-before-link",
-    "join-sequence",
-    "link-missing-until-joined",
-    "link-not-last",
-    "long-say",
-    "missed-line",
-    "no-greeting",
-    "participant-acted",
-    "participant-offered-action",
-    "repeated-say",
-    "resent-dropped-say",
-    "slow-ack",
-    "spoke-for-addressed",
-    "spoke-over-delta",
-    "timeout-events-dropped",
-    "unaddressed-request",
-    "unanswered-agent",
-    "wrong-language",
-];
-
-/// Every rule but `timeout-events-dropped`.
-const ONLY_CODE: &[&str] = &[
-    "ack-not-addressed",
-    "ambiguous-labels",
-    "answered-agent",
-    "answered-human-question",
-    "asked-delta",
-    "board-bundle",
-    "board-missing-emoji",
-    "contradicted-claim",
-    "create-call-delegated",
-    "decision-not-yes-no",
-    "foreground-wait-before-link",
-    "join-sequence",
-    "label-too-long",
-    "link-missing-until-joined",
-    "link-not-last",
-    "long-say",
-    "missed-line",
-    "no-greeting",
-    "participant-acted",
-    "participant-offered-action",
-    "question-on-board",
-    "repeated-say",
-    "resent-dropped-say",
-    "slow-ack",
-    "spoke-for-addressed",
-    "spoke-over-delta",
-    "unaddressed-request",
-    "unanswered-agent",
-    "wrong-language",
-];
 
 /// What an input yields: one log per point of view (a native log has one,
 /// a transcript one per agent in it), and the problems found reading it.

@@ -112,15 +112,8 @@ fn parse_line(
         if log.meta.is_none() && log.records.is_empty() {
             log.meta = Some(m.clone());
         }
-        log.records.push(Record {
-            line,
-            span,
-            ts: None,
-            agent: None,
-            call: None,
-            thread: Thread::Main,
-            body: Body::Meta(Box::new(m)),
-        });
+        log.records
+            .push(Record::new(line, span, Body::Meta(Box::new(m))));
         return;
     }
     let kinds: Vec<&str> = ["fn", "chat", "tool"]

@@ -284,15 +284,7 @@ fn record(
         p.relocate_problems(span, &mut found);
     }
     problems.extend(found);
-    Some(not_entered(Record {
-        line,
-        span,
-        ts: None,
-        agent: None,
-        call: None,
-        thread: Thread::Main,
-        body: Body::Fn(f),
-    }))
+    Some(not_entered(Record::new(line, span, Body::Fn(f))))
 }
 
 /// A join of an example is not an entry into a call: nothing follows it.
@@ -340,18 +332,14 @@ fn code_log(code: &str, span: Span, line: u32, lang: CodeLang) -> Option<Log> {
     args.insert("code".into(), Value::String(code.to_string()));
     Some(Log {
         meta: None,
-        records: vec![Record {
+        records: vec![Record::new(
             line,
             span,
-            ts: None,
-            agent: None,
-            call: None,
-            thread: Thread::Main,
-            body: Body::Tool(Box::new(Tool {
+            Body::Tool(Box::new(Tool {
                 name: CODE_TOOL.into(),
                 args: Some(Value::Object(args)),
             })),
-        }],
+        )],
     })
 }
 

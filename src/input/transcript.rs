@@ -491,17 +491,9 @@ fn line(name: &str, u: &Utt) -> Line {
 fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
     let mut records = Vec::with_capacity(entries.len() + 1);
     let record = |line: u32, span: Span, ts: Option<Ms>, name: &str, op: Op| Record {
-        line,
-        span,
         ts,
         agent: Some(me.name.clone()),
-        call: None,
-        thread: Thread::Main,
-        body: Body::Fn(FnCall {
-            name: name.to_string(),
-            op,
-            error: None,
-        }),
+        ..Record::new(line, span, Body::Fn(FnCall::new(name, op)))
     };
     // A transcript does not show when an agent joined: it hears the room
     // from its first line on (agents greet right after joining), or from
