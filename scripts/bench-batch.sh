@@ -49,18 +49,8 @@ files=$(find "$dir/logs" -name '*.jsonl' | wc -l)
 bytes=$(du -sb "$dir/logs" | cut -f1)
 cores=$(nproc)
 
-# best of N wall-clock microseconds of a command
-best() {
-  local n=$1; shift
-  local best=
-  for _ in $(seq "$n"); do
-    local s e
-    s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N)
-    local t=$(( (e - s) / 1000 ))
-    if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
-  done
-  echo "$best"
-}
+# shellcheck source=scripts/best.sh
+. scripts/best.sh
 lint() { "$bin" check "$dir/logs" --format json --exit-zero "$@"; }
 
 if ! cmp -s <(lint --jobs 1) <(lint); then

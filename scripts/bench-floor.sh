@@ -22,18 +22,8 @@ bin=target/release
 "$bin/examples/genlog" "$turns" "$dir/small.jsonl"
 "$bin/examples/genlog" "$((turns * 4))" "$dir/large.jsonl"
 
-# best of N wall-clock microseconds of a command
-best() {
-  local n=$1; shift
-  local best=
-  for _ in $(seq "$n"); do
-    local s e
-    s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N)
-    local t=$(( (e - s) / 1000 ))
-    if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
-  done
-  echo "$best"
-}
+# shellcheck source=scripts/best.sh
+. scripts/best.sh
 lint() { "$bin/callint" check "$1" --format json --exit-zero; }
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 # instructions executed by a command, counted by callgrind
