@@ -207,13 +207,39 @@ impl Linter {
 
     /// Lint one file read as `format`.
     pub fn lint_as(&self, path: &str, source: Vec<u8>, format: input::Format) -> FileResult {
-        let input::Parsed { logs, problems } = input::parse(format, &source);
+        let parsed = input::parse(format, &source);
+        let mut r = self.lint_parsed(path, parsed, format == input::Format::Native);
+        r.source = source;
+        r
+    }
+
+    /// Lint a native log read from `reader` a block at a time
+    /// ([`input::native::parse_reader`]), so a large log is never whole in
+    /// memory: the result's `source` is left empty, and whoever renders its
+    /// findings reads the file again. `lines` sizes the record vector.
+    pub fn lint_native_reader(
+        &self,
+        path: &str,
+        reader: impl std::io::Read,
+        lines: usize,
+    ) -> std::io::Result<FileResult> {
+        let (log, problems, _) = input::native::parse_reader(reader, lines)?;
+        let parsed = input::Parsed {
+            logs: vec![log],
+            problems,
+        };
+        Ok(self.lint_parsed(path, parsed, true))
+    }
+
+    /// Lint what a reader made of a file (`native`: a native log, whose
+    /// calls are noted for the room). The result's `source` is empty.
+    fn lint_parsed(&self, path: &str, parsed: input::Parsed, native: bool) -> FileResult {
+        let input::Parsed { logs, problems } = parsed;
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
         let mut records = 0;
         let mut says = BTreeMap::new();
         let mut calls = Vec::new();
-        let native = format == input::Format::Native;
         for log in &logs {
             records += log.records.len();
             let seen = if native { Some(&mut calls) } else { None };
@@ -225,7 +251,7 @@ impl Linter {
         diagnostics.dedup_by(|a, b| a == b);
         FileResult {
             path: path.to_string(),
-            source,
+            source: Vec::new(),
             records,
             says,
             diagnostics,

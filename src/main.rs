@@ -307,12 +307,17 @@ fn check(args: CheckArgs) -> u8 {
         rooms(&pool, &linters, &todo, &mut done);
         pool.install(|| {
             use rayon::prelude::*;
-            done.par_iter_mut().with_max_len(1).for_each(|d| {
-                if let Ok((r, piece @ Piece::Later)) = d {
-                    *piece = render(r, what, style);
-                    r.source = Vec::new();
-                }
-            });
+            done.par_iter_mut()
+                .zip(todo.par_iter())
+                .with_max_len(1)
+                .for_each(|(d, (file, _))| {
+                    if let Ok((r, piece @ Piece::Later)) = d {
+                        match render_file(r, file, what, style) {
+                            Ok(p) => *piece = p,
+                            Err(msg) => *d = Err(msg),
+                        }
+                    }
+                });
         });
     }
 
@@ -386,8 +391,8 @@ enum Piece {
 
 /// Read, lint and render one file (`format` none: counts only). The file's
 /// bytes are dropped before returning; the findings are kept for the
-/// summary. With `merge`, a native log with a call id is kept whole and
-/// rendered later, after the room pass.
+/// summary. With `merge`, a native log with a call id is rendered later,
+/// after the room pass.
 fn lint_one(
     linter: &Linter,
     file: &Path,
@@ -396,26 +401,91 @@ fn lint_one(
     input_format: Option<callint::input::Format>,
     merge: bool,
 ) -> Result<(FileResult, Piece), String> {
-    let bytes = if file.as_os_str() == "-" {
+    let mut r = if file.as_os_str() == "-" {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        b
+        match input_format {
+            Some(f) => linter.lint_as("-", b, f),
+            None => linter.lint("-", b),
+        }
     } else {
-        std::fs::read(file)
-            .map_err(|e| format!("cannot read {}: {e}", one_line(&file.display().to_string())))?
-    };
-    let name = file.to_string_lossy();
-    let mut r = match input_format {
-        Some(f) => linter.lint_as(&name, bytes, f),
-        None => linter.lint(&name, bytes),
+        lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
     };
     if merge && !r.calls.is_empty() {
+        // Read again when needed; standard input cannot be.
+        if file.as_os_str() != "-" {
+            r.source = Vec::new();
+        }
         return Ok((r, Piece::Later));
     }
-    let piece = render(&r, format, style);
-    r.source = Vec::new();
+    let piece = render_file(&mut r, file, format, style)?;
     Ok((r, piece))
+}
+
+/// Lint a file from disk. A native log larger than the part that tells
+/// its format is read a block at a time and never held whole: its
+/// records are all that is kept, and the result's source is left empty
+/// (the file is read again to show findings, [`ensure_source`]).
+fn lint_file(
+    linter: &Linter,
+    file: &Path,
+    input_format: Option<callint::input::Format>,
+) -> std::io::Result<FileResult> {
+    use std::io::Read;
+    let name = file.to_string_lossy();
+    let mut f = std::fs::File::open(file)?;
+    let mut head = Vec::with_capacity(callint::input::HEAD);
+    (&mut f)
+        .take(callint::input::HEAD as u64)
+        .read_to_end(&mut head)?;
+    let native = match input_format {
+        Some(fmt) => fmt == callint::input::Format::Native,
+        None => callint::input::detect_head(&name, &head) == Some(callint::input::Format::Native),
+    };
+    if native && head.len() == callint::input::HEAD {
+        let lines = callint::input::native::count_lines(std::io::BufReader::with_capacity(
+            1 << 16,
+            std::fs::File::open(file)?,
+        ))?;
+        let stream = std::io::Cursor::new(head).chain(f);
+        return linter.lint_native_reader(&name, stream, lines + 1);
+    }
+    let mut bytes = head;
+    f.read_to_end(&mut bytes)?;
+    Ok(match input_format {
+        Some(fmt) => linter.lint_as(&name, bytes, fmt),
+        None => linter.lint(&name, bytes),
+    })
+}
+
+fn cannot_read(file: &Path, e: &std::io::Error) -> String {
+    format!("cannot read {}: {e}", one_line(&file.display().to_string()))
+}
+
+/// Give `r` the bytes of its file when it has findings to show and was
+/// linted without keeping them.
+fn ensure_source(r: &mut FileResult, file: &Path) -> Result<(), String> {
+    if r.source.is_empty() && !r.diagnostics.is_empty() && file.as_os_str() != "-" {
+        r.source = std::fs::read(file).map_err(|e| cannot_read(file, &e))?;
+    }
+    Ok(())
+}
+
+/// Render one linted file, reading its bytes again if it needs them, and
+/// drop them afterwards.
+fn render_file(
+    r: &mut FileResult,
+    file: &Path,
+    format: Option<Format>,
+    style: report::pretty::Style,
+) -> Result<Piece, String> {
+    if format.is_some() {
+        ensure_source(r, file)?;
+    }
+    let piece = render(r, format, style);
+    r.source = Vec::new();
+    Ok(piece)
 }
 
 /// The room pass: the native logs of one call (same configuration, same
@@ -445,10 +515,33 @@ fn rooms(
             .par_iter()
             .with_max_len(1)
             .map(|(slot, id, files)| {
-                let members: Vec<callint::room::Member<'_>> = files
+                // The group's logs are read again, for as long as its room
+                // takes: a batch never holds the bytes of all its logs.
+                let results: Vec<&FileResult> = files
                     .iter()
-                    .filter_map(|&i| done[i].as_ref().ok())
-                    .map(|(r, _)| callint::room::Member::of(r))
+                    .filter_map(|&i| done[i].as_ref().ok().map(|(r, _)| r))
+                    .collect();
+                let mut read = Vec::with_capacity(results.len());
+                for (r, &i) in results.iter().zip(files.iter()) {
+                    if r.source.is_empty() && todo[i].0.as_os_str() != "-" {
+                        match std::fs::read(&todo[i].0) {
+                            Ok(b) => read.push(b),
+                            Err(_) => return vec![Vec::new(); files.len()],
+                        }
+                    } else {
+                        read.push(Vec::new());
+                    }
+                }
+                let members: Vec<callint::room::Member<'_>> = results
+                    .iter()
+                    .zip(&read)
+                    .map(|(r, b)| {
+                        let mut m = callint::room::Member::of(r);
+                        if !b.is_empty() {
+                            m.source = b;
+                        }
+                        m
+                    })
                     .collect();
                 callint::room::check(&linters[*slot].1, id, &members)
             })

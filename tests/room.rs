@@ -205,3 +205,54 @@ fn one_job_and_many_give_the_same_bytes() {
         assert!(many.stdout == one.stdout, "--jobs {jobs}");
     }
 }
+
+/// A log larger than the part that tells its format is read a block at a
+/// time and read again only to show its findings. The same bytes give the
+/// same report either way: with blank lines padding two logs of one call
+/// past that size (a log ignores blank lines), every finding of each log's
+/// own pass and of the room is still there, at the same lines and columns,
+/// in every output format; and so for the same bytes from standard input.
+#[test]
+fn a_large_log_read_block_by_block_reports_what_a_small_one_does() {
+    let small = scratch();
+    let large = scratch();
+    let pad = "\n".repeat(callint::input::HEAD + 1000);
+    for name in ["marlin.jsonl", "wren.jsonl"] {
+        let bytes = std::fs::read(root().join("corpus/several-logs").join(name)).unwrap();
+        std::fs::write(small.join(name), &bytes).unwrap();
+        let mut padded = bytes;
+        padded.extend_from_slice(pad.as_bytes());
+        std::fs::write(large.join(name), padded).unwrap();
+    }
+    for format in ["json", "concise", "sarif", "github", "pretty"] {
+        let args = ["check", ".", "--format", format, "--color", "never"];
+        let a = callint_in(&small, &args);
+        let b = callint_in(&large, &args);
+        assert_eq!(a.status.code(), b.status.code(), "{format}");
+        assert!(!a.stdout.is_empty());
+        assert_eq!(stdout(&a), stdout(&b), "{format}");
+    }
+    let room = stdout(&callint_in(&large, &["check", ".", "--format", "concise"]));
+    assert!(room.contains("answered-human-question"), "{room}");
+    // Standard input is read whole; the findings are the same.
+    let file = stdout(&callint_in(
+        &large,
+        &["check", "wren.jsonl", "--format", "concise", "--no-merge"],
+    ));
+    let piped = {
+        use std::io::Write;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_callint"))
+            .args(["check", "-", "--format", "concise", "--no-merge"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let bytes = std::fs::read(large.join("wren.jsonl")).unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    assert!(file.contains("wren.jsonl:"), "{file}");
+    assert_eq!(file.replace("wren.jsonl:", "-:"), piped);
+    let _ = std::fs::remove_dir_all(&small);
+    let _ = std::fs::remove_dir_all(&large);
+}

@@ -14,6 +14,23 @@ const SNIFF: usize = 64 * 1024;
 /// is none of the formats is [`Format::Unknown`], which reads as one
 /// problem explaining that.
 pub fn detect(name: &str, bytes: &[u8]) -> Format {
+    let blank = || Some(bytes.iter().all(u8::is_ascii_whitespace));
+    decide(name, bytes, blank).unwrap_or(Format::Unknown)
+}
+
+/// How many first bytes of a file [`detect_head`] needs.
+pub const HEAD: usize = SNIFF;
+
+/// The format of a file told from its first [`HEAD`] bytes alone, when
+/// they decide it: the same answer [`detect`] gives for the whole file.
+/// `None` when the rest of the file could change it.
+pub fn detect_head(name: &str, head: &[u8]) -> Option<Format> {
+    decide(name, head, || None)
+}
+
+/// [`detect`], with `blank` telling whether the whole file is white space
+/// (asked only for a name and content that say nothing; `None`: unknown).
+fn decide(name: &str, bytes: &[u8], blank: impl FnOnce() -> Option<bool>) -> Option<Format> {
     let ext = if name == "-" {
         String::new()
     } else {
@@ -26,9 +43,9 @@ pub fn detect(name: &str, bytes: &[u8]) -> Format {
     let content = by_content(bytes);
     if let Some(f @ (Format::Native | Format::Mcp)) = content {
         // JSON lines of a log or a trace, whatever the file is called.
-        return f;
+        return Some(f);
     }
-    match ext.as_str() {
+    Some(match ext.as_str() {
         "jsonl" | "ndjson" | "log" => match content {
             Some(f @ (Format::Mcp | Format::Transcript)) => f,
             // A log that starts broken is still read as a log, so every
@@ -46,16 +63,16 @@ pub fn detect(name: &str, bytes: &[u8]) -> Format {
         "md" | "markdown" | "mdx" | "mdc" => Format::Prompt,
         _ => {
             if let Some(lang) = CodeLang::from_tag(&ext).filter(|_| ext != "console") {
-                return Format::Code(lang);
+                return Some(Format::Code(lang));
             }
-            content.unwrap_or(if bytes.iter().all(u8::is_ascii_whitespace) {
+            match content {
+                Some(f) => f,
                 // Nothing to lint is no error.
-                Format::Native
-            } else {
-                Format::Unknown
-            })
+                None if blank()? => Format::Native,
+                None => Format::Unknown,
+            }
         }
-    }
+    })
 }
 
 /// The format the content shows, if it shows one clearly.

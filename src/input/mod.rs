@@ -26,7 +26,7 @@ pub mod ts;
 
 use crate::model::{Anchor, Log, Span};
 
-pub use detect::detect;
+pub use detect::{detect, detect_head, HEAD};
 
 /// The input formats callint reads (LOG-FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,38 +13,139 @@ use crate::model::*;
 /// Parse a whole native log. Problems are returned beside the log, in line
 /// order; the log holds every record that could be read.
 pub fn parse(bytes: &[u8]) -> (Log, Vec<Problem>) {
-    let mut log = Log::default();
     // One record a line: sized once, so a large log is not copied while
     // its vector grows.
-    log.records
-        .reserve_exact(memchr::memchr_iter(b'\n', bytes).count() + 1);
-    let mut problems = Vec::new();
-    let mut start = 0usize;
-    let mut line_no: u32 = 0;
-    let len = bytes.len();
-    while start < len {
-        line_no = line_no.saturating_add(1);
-        let nl = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
-        let end = nl.unwrap_or(len);
-        let mut content_end = end;
-        if content_end > start && bytes[content_end - 1] == b'\r' {
-            content_end -= 1;
+    let mut p = Lines::new(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    p.feed(bytes, 0, true);
+    p.finish()
+}
+
+/// How much of a file [`parse_reader`] reads at a time.
+const BLOCK: usize = 1 << 20;
+
+/// Parse a native log from `reader`, a block at a time, never holding more
+/// of the file than its longest line and one block: a large log is linted
+/// without its bytes in memory. `lines` sizes the record vector (the
+/// file's count of line ends, or any guess). Returns the log, its problems
+/// and how many bytes were read. Spans are offsets into the whole stream,
+/// exactly as [`parse`] gives them for the same bytes.
+pub fn parse_reader(
+    mut reader: impl std::io::Read,
+    lines: usize,
+) -> std::io::Result<(Log, Vec<Problem>, usize)> {
+    let mut p = Lines::new(lines);
+    // `buf[..filled]` holds the bytes read but not yet parsed: at most one
+    // line and the bytes after it. It doubles for a line longer than itself.
+    let mut buf = vec![0u8; BLOCK];
+    let mut filled = 0usize;
+    // Offset of `buf[0]` in the stream.
+    let mut base = 0usize;
+    loop {
+        if filled == buf.len() {
+            buf.resize(buf.len() * 2, 0);
         }
-        let is_last = nl.is_none() || nl == Some(len - 1);
-        parse_line(
-            &bytes[start..content_end],
-            start,
-            line_no,
-            is_last,
-            &mut log,
-            &mut problems,
-        );
-        match nl {
-            Some(k) => start = k + 1,
-            None => break,
+        let n = loop {
+            match reader.read(&mut buf[filled..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        let old = filled;
+        filled += n;
+        let eof = n == 0;
+        // Every whole line but the one whose end is the last byte read: only
+        // the next read tells whether that one is the file's last line.
+        let cut = if eof {
+            filled
+        } else {
+            // What was kept from before holds no line end but maybe its
+            // last byte, so only the new bytes are searched.
+            let from = old.saturating_sub(1);
+            match memchr::memrchr(b'\n', &buf[from..filled - 1]) {
+                Some(k) => from + k + 1,
+                None => 0,
+            }
+        };
+        if cut == 0 && !eof {
+            continue;
+        }
+        p.feed(&buf[..cut], base, eof);
+        if eof {
+            return Ok((p.log, p.problems, base + cut));
+        }
+        buf.copy_within(cut..filled, 0);
+        filled -= cut;
+        base += cut;
+    }
+}
+
+/// Count the line ends `reader` holds: what [`parse_reader`] sizes its
+/// record vector by.
+pub fn count_lines(mut reader: impl std::io::Read) -> std::io::Result<usize> {
+    let mut buf = vec![0u8; BLOCK];
+    let mut count = 0;
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(count),
+            Ok(n) => count += memchr::memchr_iter(b'\n', &buf[..n]).count(),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
-    (log, problems)
+}
+
+/// The line-by-line reader behind [`parse`] and [`parse_reader`].
+struct Lines {
+    log: Log,
+    problems: Vec<Problem>,
+    line_no: u32,
+}
+
+impl Lines {
+    fn new(lines: usize) -> Lines {
+        let mut log = Log::default();
+        log.records.reserve_exact(lines);
+        Lines {
+            log,
+            problems: Vec::new(),
+            line_no: 0,
+        }
+    }
+
+    /// Read the whole lines of `bytes`, which start at `offset` in the
+    /// file; `end` says that they run to the end of the file (the last of
+    /// them may then lack its line end).
+    fn feed(&mut self, bytes: &[u8], offset: usize, end: bool) {
+        let mut start = 0usize;
+        let len = bytes.len();
+        while start < len {
+            self.line_no = self.line_no.saturating_add(1);
+            let nl = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
+            let stop = nl.unwrap_or(len);
+            let mut content_end = stop;
+            if content_end > start && bytes[content_end - 1] == b'\r' {
+                content_end -= 1;
+            }
+            let is_last = end && (nl.is_none() || nl == Some(len - 1));
+            parse_line(
+                &bytes[start..content_end],
+                offset + start,
+                self.line_no,
+                is_last,
+                &mut self.log,
+                &mut self.problems,
+            );
+            match nl {
+                Some(k) => start = k + 1,
+                None => break,
+            }
+        }
+    }
+
+    fn finish(self) -> (Log, Vec<Problem>) {
+        (self.log, self.problems)
+    }
 }
 
 /// Read a function call from an object shaped like a native record (`args`,
@@ -653,6 +754,85 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out its bytes a few at a time, in pieces of
+    /// varying size: every line end falls at every place of a read.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.step = self.step % 7 + 1;
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn streamed_as_whole(src: &[u8]) {
+        let whole = parse(src);
+        for step in [0, 3] {
+            let (log, problems, n) = parse_reader(Trickle { bytes: src, step }, 0).unwrap();
+            assert_eq!(n, src.len());
+            assert_eq!(format!("{:?}", (&log, &problems)), format!("{whole:?}"));
+        }
+        let (log, problems, _) = parse_reader(src, 4).unwrap();
+        assert_eq!(format!("{:?}", (&log, &problems)), format!("{whole:?}"));
+        assert_eq!(
+            count_lines(src).unwrap(),
+            memchr::memchr_iter(b'\n', src).count()
+        );
+    }
+
+    #[test]
+    fn reading_block_by_block_gives_what_reading_whole_gives() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
+        let mut logs = 0;
+        for case in std::fs::read_dir(dir).unwrap() {
+            for f in std::fs::read_dir(case.unwrap().path()).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|e| e == "jsonl") {
+                    streamed_as_whole(&std::fs::read(&f).unwrap());
+                    logs += 1;
+                }
+            }
+        }
+        assert!(logs > 10, "{logs}");
+        let say = r#"{"fn":"say","args":{"text":"Hi"}}"#;
+        for src in [
+            String::new(),
+            "\n\n".to_string(),
+            say.to_string(),
+            format!("{say}\r\n{say}\r\n"),
+            format!("{say}\n\n  \n{say}"),
+            // cut off in the middle of the last line, and of the first
+            format!("{say}\n{}", &say[..20]),
+            format!("{}\n{say}\n", &say[..9]),
+            format!("{say}\nnot json\n[1]\n{say}\n"),
+        ] {
+            streamed_as_whole(src.as_bytes());
+        }
+        let mut bad = format!("{say}\n").into_bytes();
+        bad.extend_from_slice(b"{\"fn\":\"say\",\"args\":{\"text\":\"\xff\"}}\n");
+        bad.extend_from_slice(say.as_bytes());
+        streamed_as_whole(&bad);
+    }
+
+    #[test]
+    fn a_line_longer_than_a_block_is_read_whole() {
+        let text = "word ".repeat(BLOCK / 2);
+        let src =
+            format!("{{\"fn\":\"say\",\"args\":{{\"text\":\"{text}\"}}}}\n{{\"fn\":\"leave\"}}\n");
+        assert!(src.len() > 2 * BLOCK);
+        let (log, problems, n) = parse_reader(src.as_bytes(), 0).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!((n, log.records.len()), (src.len(), 2));
+        assert_eq!(log.records[1].line, 2);
+        assert_eq!(log.records[1].span.start, src.len() - 15);
+    }
 
     fn one(src: &str) -> (Log, Vec<Problem>) {
         parse(src.as_bytes())
