@@ -147,7 +147,17 @@ enum ColorChoice {
     Never,
 }
 
+/// mimalloc's `purge_delay` option (its number in mimalloc 3's list).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 fn main() -> ExitCode {
+    // Give memory that is freed back at once instead of a second later: a
+    // large log frees big vectors while building its model, and their pages
+    // would otherwise stay resident beside the ones allocated next (on an
+    // 80 MB log, a tenth of the peak).
+    // SAFETY: sets one of mimalloc's documented options; no pointer is
+    // passed, and an unknown option number is ignored by mimalloc.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check(args),
@@ -740,4 +750,24 @@ fn addressing(text: &str, labels: &[String], human: Option<&str>, voicebot: &str
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The option number `main` sets is mimalloc's purge delay: its
+    /// default is 1000 ms, between two options whose defaults are 1 and 0.
+    #[test]
+    fn the_purge_delay_option_is_the_one_set() {
+        // SAFETY: reads mimalloc options; no pointers involved.
+        let around = unsafe {
+            (
+                libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY - 1),
+                libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY),
+                libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY + 1),
+            )
+        };
+        assert_eq!(around, (1, 1000, 0));
+    }
 }
