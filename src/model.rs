@@ -4,7 +4,6 @@
 //! Inputs build a [`Log`]; [`Call::build`] derives the room from it. Rules
 //! read the model only, never the bytes of a file.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Milliseconds since the Unix epoch.
@@ -38,56 +37,72 @@ pub enum Seg {
 
 /// A short path into a JSON document, such as `args.open[2]`. Fixed size and
 /// `Copy`, so keeping one per text costs no allocation; each step is packed
-/// in four bytes (a key as its number in [`keys`], an index as itself), as
+/// in two bytes (a key as its number in [`keys`], an index as itself), as
 /// a log keeps a path for every text it holds.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Path {
-    segs: [u32; Path::MAX],
+    segs: [u16; Path::MAX],
+    /// The number of steps; [`SEALED`] set once a step could not be kept.
     len: u8,
 }
 
 /// The high bit of a packed step marks a key.
-const KEY_BIT: u32 = 1 << 31;
+const KEY_BIT: u16 = 1 << 15;
+/// Set in a path's length when a step was too deep or an index too large
+/// to keep: the path then ends at the last step it could keep.
+const SEALED: u8 = 1 << 7;
 
 impl Path {
-    pub const MAX: usize = 6;
+    pub const MAX: usize = 7;
     pub const ROOT: Path = Path {
         segs: [0; Path::MAX],
         len: 0,
     };
 
-    fn push(mut self, packed: u32) -> Path {
-        // A path deeper than MAX points at its deepest kept ancestor, which
-        // still underlines the right region.
-        if (self.len as usize) < Path::MAX {
-            self.segs[self.len as usize] = packed;
-            self.len += 1;
+    fn push(mut self, packed: Option<u16>) -> Path {
+        // A path deeper than MAX, or through an index past what a step
+        // holds, points at its deepest kept ancestor, which still
+        // underlines the right region.
+        let len = (self.len & !SEALED) as usize;
+        match packed {
+            Some(p) if self.len & SEALED == 0 && len < Path::MAX => {
+                self.segs[len] = p;
+                self.len += 1;
+            }
+            _ => self.len |= SEALED,
         }
         self
     }
     pub fn key(self, k: &'static str) -> Path {
-        self.push(KEY_BIT | keys::id(k))
+        let id = keys::id(k);
+        self.push(
+            u16::try_from(id)
+                .ok()
+                .filter(|&i| i < KEY_BIT)
+                .map(|i| KEY_BIT | i),
+        )
     }
     pub fn index(self, i: usize) -> Path {
-        self.push(u32::try_from(i).unwrap_or(u32::MAX).min(KEY_BIT - 1))
+        self.push(u16::try_from(i).ok().filter(|&i| i < KEY_BIT))
     }
     /// The steps, first to last.
     pub fn segs(&self) -> Segs {
+        let len = (self.len & !SEALED) as usize;
         let mut out = Segs {
             segs: [Seg::Index(0); Path::MAX],
-            len: self.len as usize,
+            len,
         };
-        for (o, &p) in out.segs.iter_mut().zip(&self.segs[..self.len as usize]) {
+        for (o, &p) in out.segs.iter_mut().zip(&self.segs[..len]) {
             *o = if p & KEY_BIT != 0 {
-                Seg::Key(keys::name(p & !KEY_BIT))
+                Seg::Key(keys::name(u32::from(p & !KEY_BIT)))
             } else {
-                Seg::Index(p)
+                Seg::Index(u32::from(p))
             };
         }
         out
     }
     pub fn is_root(&self) -> bool {
-        self.len == 0
+        self.len & !SEALED == 0
     }
 }
 
@@ -329,23 +344,48 @@ impl Anchor {
     }
 }
 
+/// A name read from a log (a speaker, an addressee, a function, an agent,
+/// a call id): shared, as a log repeats the same few names on every line.
+pub type Name = std::sync::Arc<str>;
+
+/// Keeps one copy of each name read from a log. Keyed with the standard
+/// (flood-resistant) hasher: the names come from the log.
+#[derive(Debug, Default)]
+pub struct Interner {
+    names: std::collections::HashSet<Name>,
+}
+
+impl Interner {
+    /// The shared copy of `s`.
+    pub fn name(&mut self, s: &str) -> Name {
+        if let Some(n) = self.names.get(s) {
+            return n.clone();
+        }
+        let n: Name = s.into();
+        self.names.insert(n.clone());
+        n
+    }
+}
+
 /// A text value of a record with the path it was read from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Text {
-    pub value: String,
+    /// Boxed to its length: a log holds a text for nearly every line.
+    pub value: Box<str>,
     /// Path of the value inside the JSON text it came from.
     pub path: Path,
     /// The bytes that JSON text covers, when it is not the record's own
     /// (an MCP call's arguments are on its request line, its result on the
-    /// response line; a transcript's text is part of its line).
-    pub within: Option<Span>,
+    /// response line; a transcript's text is part of its line). Boxed: a
+    /// native log, the most of what is read, never has it.
+    pub within: Option<Box<Span>>,
 }
 
 impl Text {
     /// A text at `path` inside its record.
     pub fn new(value: String, path: Path) -> Text {
         Text {
-            value,
+            value: value.into_boxed_str(),
             path,
             within: None,
         }
@@ -354,10 +394,24 @@ impl Text {
     /// A text whose value is exactly the bytes `span` (no JSON path).
     pub fn at_bytes(value: String, span: Span) -> Text {
         Text {
-            value,
+            value: value.into_boxed_str(),
             path: Path::ROOT,
-            within: Some(span),
+            within: Some(Box::new(span)),
         }
+    }
+
+    /// A text at `path` inside the JSON text that `span` covers.
+    pub fn inside(value: String, path: Path, span: Span) -> Text {
+        Text {
+            value: value.into_boxed_str(),
+            path,
+            within: Some(Box::new(span)),
+        }
+    }
+
+    /// The bytes of the JSON text the value is in, when not its record's.
+    pub fn within(&self) -> Option<Span> {
+        self.within.as_deref().copied()
     }
 
     pub fn as_str(&self) -> &str {
@@ -373,7 +427,8 @@ pub enum Thread {
     Subagent,
     Fork,
     Background,
-    Other(String),
+    /// Boxed twice, to keep the common threads to a word and a tag.
+    Other(Box<String>),
 }
 
 impl Thread {
@@ -383,7 +438,7 @@ impl Thread {
             "subagent" => Thread::Subagent,
             "fork" => Thread::Fork,
             "background" => Thread::Background,
-            other => Thread::Other(other.to_string()),
+            other => Thread::Other(Box::new(other.to_string())),
         }
     }
     pub fn name(&self) -> &str {
@@ -421,8 +476,8 @@ pub struct Record {
     /// The bytes of the record (one line for native logs).
     pub span: Span,
     pub ts: Option<Ms>,
-    pub agent: Option<String>,
-    pub call: Option<String>,
+    pub agent: Option<Name>,
+    pub call: Option<Name>,
     pub thread: Thread,
     pub body: Body,
 }
@@ -451,7 +506,7 @@ impl Record {
     /// An anchor on a text value of this record.
     pub fn text(&self, t: &Text) -> Anchor {
         Anchor {
-            span: t.within.unwrap_or(self.span),
+            span: t.within().unwrap_or(self.span),
             path: t.path,
         }
     }
@@ -490,7 +545,7 @@ pub enum Body {
 /// A voicehook function call with its outcome.
 #[derive(Clone, Debug)]
 pub struct FnCall {
-    pub name: String,
+    pub name: Name,
     pub op: Op,
     pub error: Option<Box<ApiError>>,
 }
@@ -499,7 +554,7 @@ impl FnCall {
     /// A call of `name` that the server answered without an error.
     pub fn new(name: &str, op: Op) -> FnCall {
         FnCall {
-            name: name.to_string(),
+            name: name.into(),
             op,
             error: None,
         }
@@ -634,24 +689,34 @@ impl Op {
     }
 }
 
+/// What kind of event `next` returned. The payloads are boxed: a long call
+/// is mostly `timeout` events, which carry none.
 #[derive(Clone, Debug)]
 pub enum EventKind {
     User(Box<Line>),
     Timeout,
     Operator(Box<Line>),
-    Revise {
-        say_id: Option<String>,
-        reason: Option<String>,
-        text: Option<Text>,
-    },
-    Context(Context),
-    Decision {
-        decision_id: Option<String>,
-        answer: Option<Text>,
-    },
+    Revise(Box<Revise>),
+    Context(Box<Context>),
+    Decision(Box<Decision>),
     StatusRequest,
     WaitingForHuman,
-    Other(String),
+    Other(Box<str>),
+}
+
+/// A `revise` event: the server dropped or changed one of the agent's says.
+#[derive(Clone, Debug, Default)]
+pub struct Revise {
+    pub say_id: Option<String>,
+    pub reason: Option<String>,
+    pub text: Option<Text>,
+}
+
+/// A `decision` event: the human answered one of the agent's `decide`s.
+#[derive(Clone, Debug, Default)]
+pub struct Decision {
+    pub decision_id: Option<String>,
+    pub answer: Option<Text>,
 }
 
 impl EventKind {
@@ -660,9 +725,9 @@ impl EventKind {
             EventKind::User(_) => "user",
             EventKind::Timeout => "timeout",
             EventKind::Operator(_) => "operator",
-            EventKind::Revise { .. } => "revise",
+            EventKind::Revise(_) => "revise",
             EventKind::Context(_) => "context",
-            EventKind::Decision { .. } => "decision",
+            EventKind::Decision(_) => "decision",
             EventKind::StatusRequest => "status_request",
             EventKind::WaitingForHuman => "waiting_for_human",
             EventKind::Other(s) => s,
@@ -675,10 +740,10 @@ impl EventKind {
 /// Delta's line in `agent_said`.
 #[derive(Clone, Debug, Default)]
 pub struct Line {
-    pub speaker: Option<String>,
+    pub speaker: Option<Name>,
     pub text: Option<Text>,
     pub ts: Option<Ms>,
-    pub addressed_to: Option<Vec<String>>,
+    pub addressed_to: Option<Box<[Name]>>,
     pub addressed_to_you: Option<bool>,
     pub to_human: Option<bool>,
     /// Path of the line object itself inside its record.
@@ -747,17 +812,39 @@ pub struct Utterance<'a> {
     pub ts: Option<Ms>,
     /// Names addressed: as recorded (borrowed from the record), else
     /// computed with the server's rule.
-    pub addressed_to: Vec<Cow<'a, str>>,
+    pub addressed_to: Addressees<'a>,
     /// True when `addressed_to` was computed, not recorded.
     pub addressed_computed: bool,
     pub addressed_to_you: Option<bool>,
     pub to_human: Option<bool>,
     pub via: Via,
-    /// Type of the event it arrived in, for lines of `next` events.
-    pub event: Option<&'a str>,
     pub anchor: Anchor,
     /// Index into `Call::turns` of the human turn it falls in.
-    pub turn: Option<usize>,
+    pub turn: Option<u32>,
+}
+
+/// The names a line addresses: borrowed from its record when the recorder
+/// wrote them down, else computed. Reads as a slice of names either way.
+#[derive(Clone, Debug)]
+pub enum Addressees<'a> {
+    Recorded(&'a [Name]),
+    Computed(Box<[Name]>),
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Addressees<'_> {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.len() == N && self.iter().zip(other).all(|(a, b)| **a == **b)
+    }
+}
+
+impl std::ops::Deref for Addressees<'_> {
+    type Target = [Name];
+    fn deref(&self) -> &[Name] {
+        match self {
+            Addressees::Recorded(n) => n,
+            Addressees::Computed(n) => n,
+        }
+    }
 }
 
 /// A human turn: from one of the human's lines to the next.
@@ -952,7 +1039,10 @@ impl<'a> Call<'a> {
 
     fn collect_utterances(&mut self) {
         let records = self.records;
-        let roster = self.roster();
+        let mut addresser = Addresser {
+            roster: self.roster(),
+            names: Interner::default(),
+        };
         let (me, human, voicebot) = (self.recorder, self.human, self.voicebot);
         // At most this many: sized once, as a long call has many.
         let bound: usize = records
@@ -969,16 +1059,15 @@ impl<'a> Call<'a> {
             match &f.op {
                 Op::Say(s) => {
                     if let (Some(t), Some(me)) = (&s.text, self.recorder) {
-                        out.push(self.own_line(i, r, me, t, Via::Say, &roster));
+                        out.push(self.own_line(i, r, me, t, Via::Say, &mut addresser));
                     }
                 }
                 Op::Join(j) if f.ok() => {
                     if let (Some(Greet::Text(t)), Some(me)) = (&j.greet, self.recorder) {
-                        out.push(self.own_line(i, r, me, t, Via::Greet, &roster));
+                        out.push(self.own_line(i, r, me, t, Via::Greet, &mut addresser));
                     }
                 }
                 Op::Next(Some(ev)) => {
-                    let event = Some(ev.kind.name());
                     let mut push = |l: &'a Line, via: Via, default: Who| {
                         let Some(t) = &l.text else { return };
                         let speaker: &'a str = l.speaker.as_deref().unwrap_or(match default {
@@ -986,10 +1075,8 @@ impl<'a> Call<'a> {
                             _ => "?",
                         });
                         let (addressed_to, computed) = match &l.addressed_to {
-                            Some(a) => {
-                                (a.iter().map(|n| Cow::Borrowed(n.as_str())).collect(), false)
-                            }
-                            None => (computed_addressees(&roster, t.as_str()), true),
+                            Some(a) => (Addressees::Recorded(a), false),
+                            None => (addresser.addressees(t.as_str()), true),
                         };
                         out.push(Utterance {
                             record: i,
@@ -1002,7 +1089,6 @@ impl<'a> Call<'a> {
                             addressed_to_you: l.addressed_to_you,
                             to_human: l.to_human,
                             via,
-                            event,
                             anchor: r.text(t),
                             turn: None,
                         });
@@ -1061,7 +1147,7 @@ impl<'a> Call<'a> {
         me: &'a str,
         t: &'a Text,
         via: Via,
-        roster: &crate::addressing::Roster,
+        addresser: &mut Addresser,
     ) -> Utterance<'a> {
         Utterance {
             record: i,
@@ -1069,12 +1155,11 @@ impl<'a> Call<'a> {
             who: Who::Me,
             text: t.as_str(),
             ts: r.ts,
-            addressed_to: computed_addressees(roster, t.as_str()),
+            addressed_to: addresser.addressees(t.as_str()),
             addressed_computed: true,
             addressed_to_you: None,
             to_human: None,
             via,
-            event: None,
             anchor: r.text(t),
             turn: None,
         }
@@ -1093,11 +1178,17 @@ impl<'a> Call<'a> {
                 });
                 current = Some(self.turns.len() - 1);
             }
-            u.turn = current;
+            u.turn = current.map(|t| t as u32);
         }
         if let Some(t) = current {
             self.turns[t].end = self.utterances.len();
         }
+    }
+
+    /// The type of the event an utterance arrived in, for the lines of
+    /// `next` events.
+    pub fn event_of(&self, u: &Utterance<'_>) -> Option<&'a str> {
+        next_event(self.records.get(u.record)?).map(|e| e.kind.name())
     }
 
     /// The call language in force at record `record`, with where it was set.
@@ -1181,14 +1272,23 @@ pub fn next_event(r: &Record) -> Option<&Event> {
     }
 }
 
-/// Names the server's rule finds addressed in `text` (owned: the roster's
-/// names are its own copies).
-fn computed_addressees<'a>(roster: &crate::addressing::Roster, text: &str) -> Vec<Cow<'a, str>> {
-    roster
-        .addressees(text)
-        .into_iter()
-        .map(|n| Cow::Owned(n.to_string()))
-        .collect()
+/// The server's addressing rule over a call's names, with one shared copy
+/// of each name it finds (the roster's names are its own copies).
+struct Addresser {
+    roster: crate::addressing::Roster,
+    names: Interner,
+}
+
+impl Addresser {
+    /// Names the server's rule finds addressed in `text`.
+    fn addressees(&mut self, text: &str) -> Addressees<'static> {
+        let found = self.roster.addressees(text);
+        if found.is_empty() {
+            return Addressees::Computed(Box::default());
+        }
+        let names = &mut self.names;
+        Addressees::Computed(found.into_iter().map(|n| names.name(n)).collect())
+    }
 }
 
 /// Reorder `v` in place so that position `i` holds what was at `order[i]`
@@ -1293,7 +1393,8 @@ mod tests {
             assert_eq!(c.utterances[2].addressed_to, ["Promo"]);
             assert!(c.utterances[2].addressed_computed);
             assert_eq!(c.utterances[4].speaker, "Delta");
-            assert_eq!(c.utterances[2].event, Some("user"));
+            assert_eq!(c.event_of(&c.utterances[2]), Some("user"));
+            assert_eq!(c.event_of(&c.utterances[3]), None);
         });
     }
 

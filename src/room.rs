@@ -34,7 +34,7 @@ use crate::engine::{split_calls, CallSeen, FileResult, Group, Linter};
 use crate::input::{self, Format};
 use crate::model::{
     is_voicebot, next_event, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join,
-    Line as EventLine, Log, Meta, Ms, Op, Record, Role, Say, Span, Text, Who,
+    Line as EventLine, Log, Meta, Ms, Name, Op, Record, Role, Say, Span, Text, Who,
 };
 use crate::report::{resolve, LineIndex};
 use crate::turns::same_name;
@@ -212,9 +212,7 @@ pub fn dropped_says(call: &Call<'_>) -> HashSet<usize> {
         .iter()
         .filter_map(next_event)
         .filter_map(|ev| match &ev.kind {
-            EventKind::Revise {
-                say_id: Some(id), ..
-            } => Some(id.as_str()),
+            EventKind::Revise(r) => r.say_id.as_deref(),
             _ => None,
         })
         .collect();
@@ -659,11 +657,11 @@ impl Room<'_, '_> {
                 v.push((
                     r.ts.unwrap_or(Ms::MIN),
                     join,
-                    Text {
-                        value: l.lang.to_string(),
-                        path: l.anchor.path,
-                        within: Some(self.shift(m, l.anchor.span)),
-                    },
+                    Text::inside(
+                        l.lang.to_string(),
+                        l.anchor.path,
+                        self.shift(m, l.anchor.span),
+                    ),
                 ));
             }
         }
@@ -697,8 +695,8 @@ impl Room<'_, '_> {
             let src = &self.calls[c.view].records[c.record];
             Record {
                 ts,
-                agent: Some(me.to_string()),
-                call: Some(self.call.to_string()),
+                agent: Some(me.into()),
+                call: Some(self.call.into()),
                 ..Record::new(
                     src.line,
                     self.shift(m, src.span),
@@ -708,11 +706,11 @@ impl Room<'_, '_> {
         };
         let text = |c: &LineCopy, value: &str| -> Text {
             let a = self.anchor(c);
-            Text {
-                value: value.to_string(),
-                path: a.path,
-                within: Some(self.shift(self.member_of(c), a.span)),
-            }
+            Text::inside(
+                value.to_string(),
+                a.path,
+                self.shift(self.member_of(c), a.span),
+            )
         };
 
         let owner = self
@@ -784,17 +782,17 @@ impl Room<'_, '_> {
             while next_lang < langs.len() && langs[next_lang].0 <= l.ts {
                 let (ts, _, t) = &langs[next_lang];
                 if *ts > t0 && lang_at.is_none_or(|i| langs[i].2.value != t.value) {
-                    let span = t.within.unwrap_or_default();
+                    let span = t.within().unwrap_or_default();
                     records.push(Record {
                         span,
                         ..record(
                             &c,
                             Some(*ts),
                             "next",
-                            Op::next(Event::new(EventKind::Context(Context {
+                            Op::next(Event::new(EventKind::Context(Box::new(Context {
                                 lang: Some(t.clone()),
                                 mode: None,
-                            }))),
+                            })))),
                         )
                     });
                     lang_at = Some(next_lang);
@@ -803,10 +801,12 @@ impl Room<'_, '_> {
             }
             let u = &self.calls[c.view].utterances[c.utterance];
             let line = |to_you: Option<bool>| EventLine {
-                speaker: Some(u.speaker.to_string()),
+                speaker: Some(u.speaker.into()),
                 text: Some(text(&c, &l.text)),
                 ts: Some(l.ts),
-                addressed_to: l.addressed_recorded.then(|| l.addressed.clone()),
+                addressed_to: l
+                    .addressed_recorded
+                    .then(|| l.addressed.iter().map(|n| Name::from(n.as_str())).collect()),
                 addressed_to_you: to_you,
                 to_human: u.to_human,
                 ..EventLine::default()

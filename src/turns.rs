@@ -303,11 +303,10 @@ pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
     let mut revised: HashSet<&str> = HashSet::new();
     for r in call.records {
         if let Some(ev) = next_event(r) {
-            if let EventKind::Revise {
-                say_id: Some(id), ..
-            } = &ev.kind
-            {
-                revised.insert(id.as_str());
+            if let EventKind::Revise(rev) = &ev.kind {
+                if let Some(id) = rev.say_id.as_deref() {
+                    revised.insert(id);
+                }
             }
         }
     }

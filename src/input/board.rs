@@ -106,7 +106,7 @@ pub(crate) fn status_record(
     }
     problems.extend(found);
     let agent = match &f.op {
-        Op::Status(b) => b.label.as_ref().map(|l| l.value.clone()),
+        Op::Status(b) => b.label.as_ref().map(|l| Name::from(&*l.value)),
         _ => None,
     };
     Some(Record {

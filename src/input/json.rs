@@ -228,7 +228,7 @@ impl Places {
                 let (path, within) = self.place(t.path);
                 t.path = path;
                 if within.is_some() {
-                    t.within = within;
+                    t.within = within.map(Box::new);
                 }
             },
             &mut |p: &mut Path| *p = self.place(*p).0,
@@ -287,9 +287,9 @@ pub(crate) fn each_text(
             }
             match &mut ev.kind {
                 EventKind::User(l) | EventKind::Operator(l) => line(l, text),
-                EventKind::Revise { text: t, .. } => opt(t, text),
+                EventKind::Revise(r) => opt(&mut r.text, text),
                 EventKind::Context(c) => ctx(c, text),
-                EventKind::Decision { answer, .. } => opt(answer, text),
+                EventKind::Decision(d) => opt(&mut d.answer, text),
                 _ => {}
             }
         }

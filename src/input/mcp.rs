@@ -439,7 +439,7 @@ mod tests {
         let recs = &p.logs[0].records;
         let names: Vec<&str> = recs
             .iter()
-            .map(|r| r.as_fn().unwrap().name.as_str())
+            .map(|r| r.as_fn().unwrap().name.as_ref())
             .collect();
         assert_eq!(names, ["say", "next", "leave"]);
         // the say points at its request line, text at its argument
@@ -458,7 +458,7 @@ mod tests {
         let t = l.text.as_ref().unwrap();
         assert_eq!(t.path.to_string(), "result.structuredContent.text");
         let line7 = src.lines().take(6).map(|l| l.len() + 1).sum::<usize>();
-        assert_eq!(t.within.unwrap().start, line7);
+        assert_eq!(t.within().unwrap().start, line7);
     }
 
     #[test]
@@ -472,7 +472,7 @@ mod tests {
         let recs = &p.logs[0].records;
         assert_eq!(recs.len(), 2);
         let f = recs[0].as_fn().unwrap();
-        assert_eq!(f.name, "join");
+        assert_eq!(&*f.name, "join");
         assert_eq!(
             f.error.as_ref().unwrap().message.as_deref(),
             Some("label longer than 22 characters")

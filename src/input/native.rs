@@ -100,6 +100,7 @@ struct Lines {
     log: Log,
     problems: Vec<Problem>,
     line_no: u32,
+    names: Interner,
 }
 
 impl Lines {
@@ -110,6 +111,7 @@ impl Lines {
             log,
             problems: Vec::new(),
             line_no: 0,
+            names: Interner::default(),
         }
     }
 
@@ -135,6 +137,7 @@ impl Lines {
                 is_last,
                 &mut self.log,
                 &mut self.problems,
+                &mut self.names,
             );
             match nl {
                 Some(k) => start = k + 1,
@@ -161,7 +164,12 @@ pub fn read_fn_call(
 ) -> FnCall {
     // The readers walk a node; the fields are the object's.
     let obj = Value::Object(obj);
-    Reader { span, problems }.fn_call(name.to_string(), &obj)
+    Reader {
+        span,
+        problems,
+        names: &mut Interner::default(),
+    }
+    .fn_call(name, &obj)
 }
 
 fn parse_line(
@@ -171,6 +179,7 @@ fn parse_line(
     is_last: bool,
     log: &mut Log,
     problems: &mut Vec<Problem>,
+    names: &mut Interner,
 ) {
     if raw.iter().all(|b| b.is_ascii_whitespace()) {
         return;
@@ -207,7 +216,11 @@ fn parse_line(
         ));
         return;
     };
-    let mut rd = Reader { span, problems };
+    let mut rd = Reader {
+        span,
+        problems,
+        names,
+    };
     if let Some(meta) = obj.field("meta") {
         let m = rd.meta(meta);
         if log.meta.is_none() && log.records.is_empty() {
@@ -227,7 +240,7 @@ fn parse_line(
             let Some(name) = rd.req_str(&obj, root, "fn") else {
                 return;
             };
-            Body::Fn(rd.fn_call(name, &obj))
+            Body::Fn(rd.fn_call(&name, &obj))
         }
         ["chat"] => {
             let Some(role) = rd.req_str(&obj, root, "chat") else {
@@ -276,8 +289,8 @@ fn parse_line(
         }
     };
     let ts = rd.ts(&obj, root, "ts");
-    let agent = rd.str(&obj, root, "agent");
-    let call = rd.str(&obj, root, "call");
+    let agent = rd.name(&obj, root, "agent");
+    let call = rd.name(&obj, root, "call");
     let thread = rd
         .str(&obj, root, "thread")
         .map(|t| Thread::parse(&t))
@@ -348,6 +361,7 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 struct Reader<'p> {
     span: Span,
     problems: &'p mut Vec<Problem>,
+    names: &'p mut Interner,
 }
 
 impl Reader<'_> {
@@ -373,6 +387,12 @@ impl Reader<'_> {
 
     fn str<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<String> {
         self.str_ref(obj, at, key).map(str::to_string)
+    }
+
+    /// A string value that names someone or something, shared.
+    fn name<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Name> {
+        let s = self.str_ref(obj, at, key)?;
+        Some(self.names.name(s))
     }
 
     /// A string value, borrowed: for fields only checked, not kept.
@@ -473,6 +493,18 @@ impl Reader<'_> {
 
     /// A list of strings; items of another type are noted and skipped.
     fn texts<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Vec<Text>> {
+        self.strings(obj, at, key, |_, s, path| Text::new(s.to_string(), path))
+    }
+
+    /// A list of strings, each made into a `T` with its path; a single
+    /// string where a list was expected is read as a list of one.
+    fn strings<N: Node, T>(
+        &mut self,
+        obj: &N,
+        at: Path,
+        key: &'static str,
+        mut make: impl FnMut(&mut Interner, &str, Path) -> T,
+    ) -> Option<Vec<T>> {
         let path = at.key(key);
         let v = self.get(obj, key)?;
         match v.view() {
@@ -480,15 +512,14 @@ impl Reader<'_> {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, v) in items.iter().enumerate() {
                     match v.view() {
-                        View::Str(s) => out.push(Text::new(s.to_string(), path.index(i))),
+                        View::Str(s) => out.push(make(self.names, s, path.index(i))),
                         View::Null => {}
                         _ => self.wrong_type(path.index(i), "a string", v),
                     }
                 }
                 Some(out)
             }
-            // A single string where a list was expected is read as a list of one.
-            View::Str(s) => Some(vec![Text::new(s.to_string(), path)]),
+            View::Str(s) => Some(vec![make(self.names, s, path)]),
             _ => {
                 self.wrong_type(path, "a list of strings", v);
                 None
@@ -530,9 +561,10 @@ impl Reader<'_> {
         text.or(url).map(Box::new)
     }
 
-    fn names<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Vec<String>> {
-        self.texts(obj, at, key)
-            .map(|v| v.into_iter().map(|t| t.value).collect())
+    /// A list of names: [`Reader::texts`] without the paths.
+    fn names<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Box<[Name]>> {
+        self.strings(obj, at, key, |names, s, _| names.name(s))
+            .map(Vec::into_boxed_slice)
     }
 
     fn meta<N: Node>(&mut self, o: &N) -> Meta {
@@ -550,7 +582,7 @@ impl Reader<'_> {
         }
     }
 
-    fn fn_call<N: Node>(&mut self, name: String, obj: &N) -> FnCall {
+    fn fn_call<N: Node>(&mut self, name: &str, obj: &N) -> FnCall {
         let root = Path::ROOT;
         let args_path = root.key("args");
         let args = self.obj(obj, root, "args");
@@ -586,7 +618,7 @@ impl Reader<'_> {
                 }
             };
         }
-        let op = match name.as_str() {
+        let op = match name {
             "create_call" => Op::CreateCall(Box::new(CreateCall {
                 lang: arg!(str, "lang"),
                 title: arg!(str, "title"),
@@ -654,7 +686,11 @@ impl Reader<'_> {
             "leave" => Op::Leave,
             _ => Op::Other,
         };
-        FnCall { name, op, error }
+        FnCall {
+            name: self.names.name(name),
+            op,
+            error,
+        }
     }
 
     fn context<N: Node>(&mut self, c: &N, at: Path) -> Context {
@@ -686,7 +722,7 @@ impl Reader<'_> {
         self.str_ref(o, at, "op");
         self.str_ref(o, at, "model");
         Line {
-            speaker: self.str(o, at, "speaker"),
+            speaker: self.name(o, at, "speaker"),
             text: self.text(o, at, "text"),
             ts: self.ts(o, at, "ts"),
             addressed_to: self.names(o, at, "addressed_to"),
@@ -725,23 +761,23 @@ impl Reader<'_> {
             "user" => EventKind::User(Box::new(self.line(r, at))),
             "timeout" => EventKind::Timeout,
             "operator" => EventKind::Operator(Box::new(self.line(r, at))),
-            "revise" => EventKind::Revise {
+            "revise" => EventKind::Revise(Box::new(Revise {
                 say_id: self.str(r, at, "say_id"),
                 reason: self.str(r, at, "reason"),
                 text: self.text(r, at, "text"),
-            },
-            "context" => EventKind::Context(
+            })),
+            "context" => EventKind::Context(Box::new(
                 self.obj(r, at, "context")
                     .map(|c| self.context(c, at.key("context")))
                     .unwrap_or_default(),
-            ),
-            "decision" => EventKind::Decision {
+            )),
+            "decision" => EventKind::Decision(Box::new(Decision {
                 decision_id: self.str(r, at, "decision_id"),
                 answer: self.text(r, at, "answer"),
-            },
+            })),
             "status_request" => EventKind::StatusRequest,
             "waiting_for_human" => EventKind::WaitingForHuman,
-            _ => EventKind::Other(ty),
+            _ => EventKind::Other(ty.into_boxed_str()),
         };
         Event {
             kind,
@@ -849,7 +885,7 @@ mod tests {
         let Op::Say(s) = &r.as_fn().unwrap().op else {
             panic!()
         };
-        assert_eq!(s.text.as_ref().unwrap().value, "Hi");
+        assert_eq!(s.text.as_ref().unwrap().as_str(), "Hi");
         assert_eq!(s.text.as_ref().unwrap().path.to_string(), "args.text");
         assert_eq!(s.say_status.as_deref(), Some("queued"));
     }

@@ -381,8 +381,8 @@ mod tests {
         assert!(MD[code.start..code.end].starts_with("while True:"));
         assert!(MD[code.start..code.end].ends_with("continue"));
         // the untagged say payload, then the jsonl record before the bad line
-        assert_eq!(p.logs[3].records[0].as_fn().unwrap().name, "say");
-        assert_eq!(p.logs[4].records[0].as_fn().unwrap().name, "say");
+        assert_eq!(p.logs[3].records[0].as_fn().unwrap().name.as_ref(), "say");
+        assert_eq!(p.logs[4].records[0].as_fn().unwrap().name.as_ref(), "say");
     }
 
     #[test]

@@ -480,7 +480,7 @@ fn fold(s: &str) -> String {
 
 fn line(name: &str, u: &Utt) -> Line {
     Line {
-        speaker: Some(name.to_string()),
+        speaker: Some(name.into()),
         text: Some(Text::at_bytes(u.text.clone(), u.text_span)),
         ts: u.ts,
         ..Line::default()
@@ -492,7 +492,7 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
     let mut records = Vec::with_capacity(entries.len() + 1);
     let record = |line: u32, span: Span, ts: Option<Ms>, name: &str, op: Op| Record {
         ts,
-        agent: Some(me.name.clone()),
+        agent: Some(me.name.as_str().into()),
         ..Record::new(line, span, Body::Fn(FnCall::new(name, op)))
     };
     // A transcript does not show when an agent joined: it hears the room
@@ -545,10 +545,10 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
                 *span,
                 None,
                 "next",
-                Op::next(Event::new(EventKind::Context(Context {
+                Op::next(Event::new(EventKind::Context(Box::new(Context {
                     lang: Some(Text::at_bytes(value.clone(), *value_span)),
                     mode: None,
-                }))),
+                })))),
             )),
             Entry::Utt(u) => {
                 let op = if u.speaker == me.name {
@@ -657,7 +657,7 @@ mod tests {
             panic!()
         };
         let t = l.text.as_ref().unwrap();
-        let s = t.within.unwrap();
+        let s = t.within().unwrap();
         assert_eq!(&T[s.start..s.end], "Promo, is the build green?");
         assert_eq!(r.ts, Some(36_001_000));
         // the join carries the label and the language
@@ -665,10 +665,10 @@ mod tests {
             panic!()
         };
         let lang = j.context.as_ref().unwrap().lang.as_ref().unwrap();
-        let s = lang.within.unwrap();
+        let s = lang.within().unwrap();
         assert_eq!(&T[s.start..s.end], "en");
         assert!(!j.joined());
-        let s = j.label.as_ref().unwrap().within.unwrap();
+        let s = j.label.as_ref().unwrap().within().unwrap();
         assert_eq!(&T[s.start..s.end], "opencode");
     }
 

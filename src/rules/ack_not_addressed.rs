@@ -39,7 +39,7 @@ impl Rule for Check {
             if addressed_before(call, me, k) {
                 continue;
             }
-            let turn = u.turn.map(|t| &call.utterances[call.turns[t].start]);
+            let turn = u.turn.map(|t| &call.utterances[call.turns[t as usize].start]);
             let human = call.human.unwrap_or("the human");
             let mut f = Finding::new(
                 u.anchor,
@@ -95,7 +95,7 @@ fn addressed_before(call: &Call<'_>, me: &str, k: usize) -> bool {
     };
     let u = &call.utterances[k];
     if let Some(t) = u.turn {
-        if names_me(&call.utterances[call.turns[t].start]) {
+        if names_me(&call.utterances[call.turns[t as usize].start]) {
             return true;
         }
     }

@@ -44,7 +44,7 @@ impl Rule for Check {
                 continue;
             };
             let r = &records[first];
-            let name = r.as_fn().map_or("join", |f| f.name.as_str());
+            let name = r.as_fn().map_or("join", |f| &*f.name);
             let more = match waits.len() - 1 {
                 0 => String::new(),
                 1 => " (and 1 more `join`/`next` after it)".to_string(),

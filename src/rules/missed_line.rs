@@ -70,7 +70,7 @@ impl Rule for Check {
                     me,
                     u,
                     &target,
-                    &call.utterances[line],
+                    (&call.utterances[line], call.event_of(&call.utterances[line])),
                     n,
                     claim.question,
                 ));
@@ -434,7 +434,7 @@ fn finding(
     me: &str,
     u: &Utterance<'_>,
     target: &Target,
-    line: &Utterance<'_>,
+    (line, event): (&Utterance<'_>, Option<&str>),
     n: usize,
     question: bool,
 ) -> Finding {
@@ -448,7 +448,7 @@ fn finding(
     } else {
         format!("{n} {what}s")
     };
-    let event = line.event.unwrap_or("next");
+    let event = event.unwrap_or("next");
     let place = match line.via {
         Via::OperatorEvent => "in an `operator` event".to_string(),
         Via::AgentSaid => format!("in `agent_said` of a `{event}` event"),

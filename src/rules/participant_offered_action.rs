@@ -36,7 +36,7 @@ impl Rule for Check {
             if u.who != Who::Me || u.via != Via::Say || !offers_action(lex, u.text) {
                 continue;
             }
-            let turn = u.turn.map(|t| &call.utterances[call.turns[t].start]);
+            let turn = u.turn.map(|t| &call.utterances[call.turns[t as usize].start]);
             if turn.is_some_and(|h| h.addressed_to.iter().any(|n| n.eq_ignore_ascii_case(me))) {
                 continue;
             }

@@ -47,9 +47,11 @@ impl Rule for Check {
         let lex = Lexicon::get();
         let names = call.name_words();
         // Each line's content words, worked out once however many says
-        // look back at it.
+        // look back at it: kept for the lines a say can still reach, in a
+        // ring with a slot per line of the look-back.
         let content = Content::new(lex, &names);
-        let mut seen: Vec<Option<Words>> = vec![None; call.utterances.len()];
+        let mut seen: [(usize, Option<Words>); LOOK_BACK + 1] =
+            std::array::from_fn(|_| (usize::MAX, None));
         let mut mine = Words::default();
         let mut low = String::new();
         let mut out = Vec::new();
@@ -75,7 +77,11 @@ impl Rule for Check {
                 }
                 let enough =
                     |shared: usize| shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64;
-                if seen[j].is_none() && p.text.is_ascii() {
+                let slot = &mut seen[j % (LOOK_BACK + 1)];
+                if slot.0 != j {
+                    *slot = (j, None);
+                }
+                if slot.1.is_none() && p.text.is_ascii() {
                     // A shared word is a word of the line, or the stem of
                     // one, so it appears in the line's lower-cased text:
                     // when too few do, the line's words need no splitting.
@@ -86,7 +92,7 @@ impl Rule for Check {
                         continue;
                     }
                 }
-                let theirs = seen[j].get_or_insert_with(|| {
+                let theirs = slot.1.get_or_insert_with(|| {
                     let mut c = Words::default();
                     content.fill(&mut c, p.text);
                     c

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use crate::config::OptValue;
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
-use crate::model::{next_event, Anchor, Call, EventKind, Ms, Op, Path, Record, Via, Who};
+use crate::model::{next_event, Anchor, Call, EventKind, Ms, Op, Path, Record, Revise, Via, Who};
 use crate::report::escape::quote;
 use crate::text::lower_words;
 
@@ -146,14 +146,14 @@ fn drops(call: &Call<'_>, says: &[Said<'_>]) -> Vec<Drop> {
             continue;
         }
         let Some(ev) = next_event(r) else { continue };
-        let EventKind::Revise {
+        let EventKind::Revise(rev) = &ev.kind else {
+            continue;
+        };
+        let Revise {
             say_id,
             reason,
             text,
-        } = &ev.kind
-        else {
-            continue;
-        };
+        } = &**rev;
         if reason.as_deref() != Some(ADDRESSED_OTHER) {
             continue;
         }

@@ -180,7 +180,7 @@ fn finding(
     )
     .here(format!("who is \"you\"? {list} could each take it"));
     if let Some(t) = u.turn {
-        let h = &call.utterances[call.turns[t].start];
+        let h = &call.utterances[call.turns[t as usize].start];
         let text = if h.addressed_to.is_empty() {
             format!("{} addressed no one in this turn", h.speaker)
         } else {
