@@ -387,7 +387,7 @@ pub(crate) enum Group {
 pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
     let mut ids: Vec<&str> = Vec::new();
     for r in records {
-        if let Some(c) = r.call.as_deref() {
+        if let Some(c) = r.call() {
             if !ids.contains(&c) {
                 ids.push(c);
             }
@@ -399,7 +399,7 @@ pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
     let mut current = 0;
     for (i, r) in records.iter().enumerate() {
-        if let Some(c) = r.call.as_deref() {
+        if let Some(c) = r.call() {
             current = ids.iter().position(|x| *x == c).unwrap_or(0);
         }
         groups[current].push(i);

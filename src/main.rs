@@ -157,7 +157,10 @@ fn main() -> ExitCode {
     // 80 MB log, a tenth of the peak).
     // SAFETY: sets one of mimalloc's documented options; no pointer is
     // passed, and an unknown option number is ignored by mimalloc.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    // A delay set in mimalloc's own environment variable is left alone.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    }
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check(args),

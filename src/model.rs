@@ -476,11 +476,23 @@ pub struct Record {
     /// The bytes of the record (one line for native logs).
     pub span: Span,
     pub ts: Option<Ms>,
+    /// The agent, call and thread the record names, boxed: most records
+    /// name none (a log is one agent's, of one call, from its main thread).
+    pub origin: Option<Box<Origin>>,
+    pub body: Body,
+}
+
+/// Who made a record, in which call, from which thread: the keys `agent`,
+/// `call` and `thread`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Origin {
     pub agent: Option<Name>,
     pub call: Option<Name>,
     pub thread: Thread,
-    pub body: Body,
 }
+
+/// The thread of a record that names none.
+static MAIN: Thread = Thread::Main;
 
 impl Record {
     /// A record of the main thread with no time, agent or call id.
@@ -489,11 +501,34 @@ impl Record {
             line,
             span,
             ts: None,
-            agent: None,
-            call: None,
-            thread: Thread::Main,
+            origin: None,
             body,
         }
+    }
+
+    /// This record, made by `agent` in `call` from `thread`.
+    pub fn from(mut self, agent: Option<Name>, call: Option<Name>, thread: Thread) -> Record {
+        self.origin = (agent.is_some() || call.is_some() || thread != Thread::Main).then(|| {
+            Box::new(Origin {
+                agent,
+                call,
+                thread,
+            })
+        });
+        self
+    }
+
+    /// The label of the agent that recorded this record, if it names one.
+    pub fn agent(&self) -> Option<&str> {
+        self.origin.as_ref()?.agent.as_deref()
+    }
+    /// The call id the record names.
+    pub fn call(&self) -> Option<&str> {
+        self.origin.as_ref()?.call.as_deref()
+    }
+    /// The thread of the client that made the record.
+    pub fn thread(&self) -> &Thread {
+        self.origin.as_ref().map_or(&MAIN, |o| &o.thread)
     }
 
     /// An anchor on the value at `path` inside this record.
@@ -528,7 +563,7 @@ impl Record {
         }
     }
     pub fn is_main(&self) -> bool {
-        self.thread == Thread::Main
+        *self.thread() == Thread::Main
     }
 }
 
@@ -667,8 +702,9 @@ pub struct Decide {
 #[derive(Clone, Debug)]
 pub struct Event {
     pub kind: EventKind,
-    pub operators_said: Vec<Line>,
-    pub agent_said: Vec<Line>,
+    /// Boxed to their length: a long call has a list of each per event.
+    pub operators_said: Box<[Line]>,
+    pub agent_said: Box<[Line]>,
 }
 
 impl Event {
@@ -676,8 +712,8 @@ impl Event {
     pub fn new(kind: EventKind) -> Event {
         Event {
             kind,
-            operators_said: Vec::new(),
-            agent_said: Vec::new(),
+            operators_said: Box::default(),
+            agent_said: Box::default(),
         }
     }
 }
@@ -938,10 +974,10 @@ impl<'a> Call<'a> {
         let mut created = false;
         for (i, r) in records.iter().enumerate() {
             if self.call_id.is_none() {
-                self.call_id = r.call.as_deref();
+                self.call_id = r.call();
             }
             if self.recorder.is_none() {
-                self.recorder = r.agent.as_deref();
+                self.recorder = r.agent();
             }
             let Body::Fn(f) = &r.body else { continue };
             match &f.op {

@@ -34,7 +34,7 @@ use crate::engine::{split_calls, CallSeen, FileResult, Group, Linter};
 use crate::input::{self, Format};
 use crate::model::{
     is_voicebot, next_event, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join,
-    Line as EventLine, Log, Meta, Ms, Name, Op, Record, Role, Say, Span, Text, Who,
+    Line as EventLine, Log, Meta, Ms, Name, Op, Record, Role, Say, Span, Text, Thread, Who,
 };
 use crate::report::{resolve, LineIndex};
 use crate::turns::same_name;
@@ -53,7 +53,7 @@ const OPERATOR_EVERY_MS: Ms = 5_000;
 pub fn call_id<'r>(records: impl Iterator<Item = &'r Record>) -> Option<&'r str> {
     let mut from_fn: Option<&'r str> = None;
     for r in records {
-        if let Some(c) = r.call.as_deref() {
+        if let Some(c) = r.call() {
             return Some(c);
         }
         let Some(f) = r.as_fn() else { continue };
@@ -695,14 +695,13 @@ impl Room<'_, '_> {
             let src = &self.calls[c.view].records[c.record];
             Record {
                 ts,
-                agent: Some(me.into()),
-                call: Some(self.call.into()),
                 ..Record::new(
                     src.line,
                     self.shift(m, src.span),
                     Body::Fn(FnCall::new(name, op)),
                 )
             }
+            .from(Some(me.into()), Some(self.call.into()), Thread::Main)
         };
         let text = |c: &LineCopy, value: &str| -> Text {
             let a = self.anchor(c);
@@ -829,7 +828,7 @@ impl Room<'_, '_> {
                 )
             } else if l.lane == 1 {
                 let mut ev = Event::new(EventKind::Timeout);
-                ev.agent_said.push(line(None));
+                ev.agent_said = Box::new([line(None)]);
                 ("next", Op::next(ev))
             } else {
                 let to_me = names_me(l);
@@ -842,7 +841,7 @@ impl Room<'_, '_> {
                     )
                 } else {
                     let mut ev = Event::new(EventKind::Timeout);
-                    ev.operators_said.push(line(Some(to_me)));
+                    ev.operators_said = Box::new([line(Some(to_me))]);
                     ("next", Op::next(ev))
                 }
             };

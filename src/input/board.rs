@@ -109,10 +109,7 @@ pub(crate) fn status_record(
         Op::Status(b) => b.label.as_ref().map(|l| Name::from(&*l.value)),
         _ => None,
     };
-    Some(Record {
-        agent,
-        ..Record::new(line, span, Body::Fn(f))
-    })
+    Some(Record::new(line, span, Body::Fn(f)).from(agent, None, Thread::Main))
 }
 
 #[cfg(test)]
@@ -141,7 +138,7 @@ mod tests {
             &src[r.span.start + s.start..r.span.start + s.end],
             "\"6 Entscheidungen\""
         );
-        assert_eq!(p.logs[0].records[0].agent.as_deref(), Some("Kiwi"));
+        assert_eq!(p.logs[0].records[0].agent(), Some("Kiwi"));
         assert_eq!(
             board(&p.logs[2].records[0])
                 .emoji

@@ -292,18 +292,16 @@ fn parse_line(
     let agent = rd.name(&obj, root, "agent");
     let call = rd.name(&obj, root, "call");
     let thread = rd
-        .str(&obj, root, "thread")
-        .map(|t| Thread::parse(&t))
+        .str_ref(&obj, root, "thread")
+        .map(Thread::parse)
         .unwrap_or_default();
-    log.records.push(Record {
-        line,
-        span,
-        ts,
-        agent,
-        call,
-        thread,
-        body,
-    });
+    log.records.push(
+        Record {
+            ts,
+            ..Record::new(line, span, body)
+        }
+        .from(agent, call, thread),
+    );
 }
 
 fn json_problem(e: &serde_json::Error, text: &str, offset: usize, is_last: bool) -> Problem {
@@ -781,8 +779,8 @@ impl Reader<'_> {
         };
         Event {
             kind,
-            operators_said: self.lines(r, at, "operators_said"),
-            agent_said: self.lines(r, at, "agent_said"),
+            operators_said: self.lines(r, at, "operators_said").into_boxed_slice(),
+            agent_said: self.lines(r, at, "agent_said").into_boxed_slice(),
         }
     }
 }

@@ -490,10 +490,12 @@ fn line(name: &str, u: &Utt) -> Line {
 /// The log of one agent: its join, then every line as it reached it.
 fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
     let mut records = Vec::with_capacity(entries.len() + 1);
-    let record = |line: u32, span: Span, ts: Option<Ms>, name: &str, op: Op| Record {
-        ts,
-        agent: Some(me.name.as_str().into()),
-        ..Record::new(line, span, Body::Fn(FnCall::new(name, op)))
+    let record = |line: u32, span: Span, ts: Option<Ms>, name: &str, op: Op| {
+        Record {
+            ts,
+            ..Record::new(line, span, Body::Fn(FnCall::new(name, op)))
+        }
+        .from(Some(me.name.as_str().into()), None, Thread::Main)
     };
     // A transcript does not show when an agent joined: it hears the room
     // from its first line on (agents greet right after joining), or from
@@ -560,7 +562,7 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
                     Op::next(Event::new(EventKind::User(Box::new(line(&u.speaker, u)))))
                 } else if cast.is_voicebot(&u.speaker) {
                     let mut ev = Event::new(EventKind::Timeout);
-                    ev.agent_said.push(line(&u.speaker, u));
+                    ev.agent_said = Box::new([line(&u.speaker, u)]);
                     Op::next(ev)
                 } else {
                     let to_me = roster
@@ -583,7 +585,7 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
                     } else {
                         woken_without_time = false;
                         let mut ev = Event::new(EventKind::Timeout);
-                        ev.operators_said.push(line(&u.speaker, u));
+                        ev.operators_said = Box::new([line(&u.speaker, u)]);
                         Op::next(ev)
                     }
                 };

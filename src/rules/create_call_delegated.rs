@@ -26,7 +26,7 @@ impl Rule for Check {
             if r.is_main() {
                 continue;
             }
-            let thread = r.thread.name();
+            let thread = r.thread().name();
             let mut finding = Finding::new(
                 r.at(Path::ROOT.key("thread")),
                 format!("`create_call` ran in a {thread} thread, not in the main thread"),
