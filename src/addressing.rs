@@ -249,6 +249,40 @@ pub struct Roster {
     participants: Vec<Participant>,
     patterns: Vec<Pattern>,
     pairs: Vec<(usize, usize)>,
+    /// The patterns' keys as a trie, so that a name is looked up at a
+    /// place of a text in the time of the name, however many there are.
+    trie: Trie,
+}
+
+/// The keys of the patterns, character by character: node 0 is the root.
+#[derive(Debug, Clone, Default)]
+struct Trie {
+    /// The child of a node for a folded character. Keyed by characters of
+    /// names from the log: the standard (flood-resistant) hasher.
+    next: std::collections::HashMap<(u32, char), u32>,
+    /// Per node, the patterns whose key ends there, in pattern order.
+    ends: Vec<Vec<usize>>,
+}
+
+impl Trie {
+    fn new(patterns: &[Pattern]) -> Trie {
+        let mut t = Trie {
+            next: std::collections::HashMap::new(),
+            ends: vec![Vec::new()],
+        };
+        for (i, pat) in patterns.iter().enumerate() {
+            let mut node = 0u32;
+            for &c in pat.key.iter() {
+                let fresh = t.ends.len() as u32;
+                node = *t.next.entry((node, c)).or_insert(fresh);
+                if node == fresh {
+                    t.ends.push(Vec::new());
+                }
+            }
+            t.ends[node as usize].push(i);
+        }
+        t
+    }
 }
 
 impl Roster {
@@ -315,27 +349,31 @@ impl Roster {
         }
 
         // Which participants collide: similar labels, or a label equal to
-        // one of the voicebot's variants.
-        let n = participants.len();
+        // one of the voicebot's variants (few: only the voicebot has them).
+        let variants: Vec<&Pattern> = patterns.iter().filter(|p| p.variant).collect();
         let mut pairs = Vec::new();
-        for i in 0..n {
-            for j in i + 1..n {
-                let variant_equal = patterns.iter().any(|pat| {
-                    pat.variant
-                        && ((pat.who == i && *pat.key == *participants[j].label.key)
-                            || (pat.who == j && *pat.key == *participants[i].label.key))
+        for j in 0..participants.len() {
+            for i in compared_with(j) {
+                let variant_equal = variants.iter().any(|pat| {
+                    (pat.who == i && *pat.key == *participants[j].label.key)
+                        || (pat.who == j && *pat.key == *participants[i].label.key)
                 });
                 if variant_equal || similar_keys(&participants[i].label, &participants[j].label) {
                     pairs.push((i, j));
-                    participants[i].collides.push(j);
-                    participants[j].collides.push(i);
                 }
             }
         }
+        pairs.sort_unstable();
+        for &(i, j) in &pairs {
+            participants[i].collides.push(j);
+            participants[j].collides.push(i);
+        }
+        let trie = Trie::new(&patterns);
         Roster {
             participants,
             patterns,
             pairs,
+            trie,
         }
     }
 
@@ -514,16 +552,36 @@ impl Roster {
         e: usize,
         ok: impl Fn(usize) -> bool,
     ) -> Option<(usize, usize)> {
-        let first = text[p..e].chars().next()?;
-        let first = fold(first).next()?;
-        self.patterns.iter().enumerate().find_map(|(i, pat)| {
-            if pat.key.first() != Some(&first) {
-                return None;
+        // The first pattern, in pattern order, whose key the text spells
+        // at `p` (separators may stand between its characters) and that
+        // ends at a word boundary accepted by `ok`.
+        let mut best: Option<(usize, usize)> = None;
+        let mut node = 0u32;
+        for (i, c) in text[p..e].char_indices() {
+            if node != 0 && is_separator(c) {
+                continue;
             }
-            match_key(text, p, e, &pat.key)
-                .filter(|&end| ok(end))
-                .map(|end| (i, end))
-        })
+            for l in fold(c) {
+                match self.trie.next.get(&(node, l)) {
+                    Some(&n) => node = n,
+                    None => return best,
+                }
+            }
+            let end = p + i + c.len_utf8();
+            let ends = &self.trie.ends[node as usize];
+            if ends.is_empty()
+                || best.is_some_and(|(b, _)| b < ends[0])
+                || text[end..e]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphanumeric)
+                || !ok(end)
+            {
+                continue;
+            }
+            best = Some((ends[0], end));
+        }
+        best
     }
 }
 
@@ -560,6 +618,35 @@ impl Roster {
 /// compared by its emoji.
 pub fn similar_labels(a: &str, b: &str) -> bool {
     similar_keys(&label_key(a), &label_key(b))
+}
+
+/// How many names before it each name of a list is compared with, beside
+/// the first [`ALWAYS_COMPARED`]. No call has that many participants; a log
+/// naming thousands of speakers must not cost the square of their number.
+pub const COMPARE_WINDOW: usize = 256;
+
+/// The first names of a list, compared with every later one: the human,
+/// the voicebot and the recording agent come first.
+pub const ALWAYS_COMPARED: usize = 4;
+
+/// The indices before `j` that the name at `j` is compared with, in order.
+pub fn compared_with(j: usize) -> impl Iterator<Item = usize> {
+    let first = j.min(ALWAYS_COMPARED);
+    (0..first).chain(j.saturating_sub(COMPARE_WINDOW).max(first)..j)
+}
+
+/// Names compared for similarity ([`similar_labels`]) with each one folded
+/// once.
+pub struct LabelKeys(Vec<LabelKey>);
+
+impl LabelKeys {
+    pub fn new<'n>(names: impl IntoIterator<Item = &'n str>) -> LabelKeys {
+        LabelKeys(names.into_iter().map(label_key).collect())
+    }
+    /// [`similar_labels`] of the names at `i` and `j`.
+    pub fn similar(&self, i: usize, j: usize) -> bool {
+        similar_keys(&self.0[i], &self.0[j])
+    }
 }
 
 fn similar_keys(a: &LabelKey, b: &LabelKey) -> bool {
@@ -799,38 +886,6 @@ fn label_key(label: &str) -> LabelKey {
         key: key.into_boxed_slice(),
         words,
     }
-}
-
-/// Matches a name key at `p`: folded characters in order, separators in the
-/// text skipped inside the name, word boundary after it. Returns the end.
-fn match_key(text: &str, p: usize, e: usize, key: &[char]) -> Option<usize> {
-    let mut k = 0;
-    let mut end = p;
-    for (i, c) in text[p..e].char_indices() {
-        if k == key.len() {
-            break;
-        }
-        if k > 0 && is_separator(c) {
-            continue;
-        }
-        for l in fold(c) {
-            if key.get(k) == Some(&l) {
-                k += 1;
-            } else {
-                return None;
-            }
-        }
-        end = p + i + c.len_utf8();
-    }
-    if k < key.len()
-        || text[end..e]
-            .chars()
-            .next()
-            .is_some_and(char::is_alphanumeric)
-    {
-        return None;
-    }
-    Some(end)
 }
 
 /// Matches a folded phrase at `p` (a space in the phrase matches one or more
@@ -1527,6 +1582,26 @@ mod tests {
         assert!(within_distance(&c("ab"), &c("ba"), 1));
         assert!(!within_distance(&c("ca"), &c("abc"), 2)); // OSA, not full Damerau
         assert!(within_distance(&c(""), &c("ab"), 2));
+    }
+
+    #[test]
+    fn each_name_is_compared_with_the_first_and_the_latest_before_it() {
+        assert_eq!(compared_with(0).count(), 0);
+        assert_eq!(compared_with(3).collect::<Vec<_>>(), [0, 1, 2]);
+        let far: Vec<usize> = compared_with(10_000).collect();
+        assert_eq!(far.len(), ALWAYS_COMPARED + COMPARE_WINDOW);
+        assert_eq!(&far[..5], [0, 1, 2, 3, 10_000 - COMPARE_WINDOW]);
+        assert_eq!(far.last(), Some(&9_999));
+        // Thousands of names like each other: every one collides, at a cost
+        // of the window per name, not of all the names before it.
+        let names: Vec<String> = (0..3_000).map(|i| format!("Agent {i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let r = Roster::new(Some("Oliver"), "Delta", &refs);
+        assert!(r.addressees("Agent 7, are you there?").is_empty());
+        assert!(r.ambiguous_pairs().len() <= refs.len() * (ALWAYS_COMPARED + COMPARE_WINDOW));
+        let r = Roster::new(Some("Oliver"), "Delta", &["Promo", "Claude Code"]);
+        assert_eq!(r.addressees("Claude Code, check it."), ["Claude Code"]);
+        assert!(r.addressees("Claude, check it.").is_empty());
     }
 
     #[test]

@@ -385,12 +385,13 @@ pub(crate) enum Group {
 /// Records of different calls in one file are linted as separate calls. A
 /// record without a call id belongs to the call of the record before it.
 pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
-    let mut ids: Vec<&str> = Vec::new();
+    // Each call's number, in order of first appearance; keyed by ids from
+    // the log: the standard (flood-resistant) hasher.
+    let mut ids: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for r in records {
         if let Some(c) = r.call() {
-            if !ids.contains(&c) {
-                ids.push(c);
-            }
+            let n = ids.len();
+            ids.entry(c).or_insert(n);
         }
     }
     if ids.len() <= 1 {
@@ -400,7 +401,7 @@ pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
     let mut current = 0;
     for (i, r) in records.iter().enumerate() {
         if let Some(c) = r.call() {
-            current = ids.iter().position(|x| *x == c).unwrap_or(0);
+            current = ids.get(c).copied().unwrap_or(0);
         }
         groups[current].push(i);
     }

@@ -94,6 +94,9 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
     let mut out: Vec<Verdict> = Vec::new();
     let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
     let mut st = TurnState::default();
+    // Where each agent's latest line to the human is in `st.to_human`.
+    // Keyed by names from the log: the standard (flood-resistant) hasher.
+    let mut latest: HashMap<&str, usize> = HashMap::new();
     let mut prev: Option<usize> = None;
     for (k, u) in call.utterances.iter().enumerate() {
         match u.who {
@@ -102,6 +105,7 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                 let mut lines_to_human = std::mem::take(&mut st.lines_to_human);
                 to_human.clear();
                 lines_to_human.clear();
+                latest.clear();
                 st = TurnState {
                     human: Some(k),
                     me: roles.names_me(u),
@@ -122,8 +126,11 @@ fn compute(call: &Call<'_>) -> Vec<Verdict> {
                     st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
                 } else if roles.speaks_to_human(u) && !is_greeting(lex, u) {
                     st.lines_to_human.push(k);
-                    st.to_human
-                        .retain(|&j| call.utterances[j].speaker != u.speaker);
+                    // Only the speaker's latest line stays: the one before
+                    // is left as a gap, found through `latest`.
+                    if let Some(p) = latest.insert(u.speaker, st.to_human.len()) {
+                        st.to_human[p] = GONE;
+                    }
                     st.to_human.push(k);
                 }
             }
@@ -167,9 +174,19 @@ struct TurnState {
     /// The other agents' lines to the human (greetings left out), in
     /// order: the latest of them that asks something is the open question.
     lines_to_human: Vec<usize>,
-    /// The latest line to the human of each other agent.
+    /// The latest line to the human of each other agent, in order; an
+    /// earlier line of the same agent is [`GONE`].
     to_human: Vec<usize>,
 }
+
+/// A line in [`TurnState::to_human`] that a later one of its speaker
+/// replaced.
+const GONE: usize = usize::MAX;
+
+/// The lines of a turn looked back at from one say stop at this many, and
+/// at the first said more than [`WINDOW_MS`] before it: a turn of thousands
+/// of lines must not cost their number for every say in it.
+const LOOK_BACK: usize = 1024;
 
 fn judge(
     call: &Call<'_>,
@@ -203,10 +220,15 @@ fn judge(
     if let (true, Some(h)) = (st.delta, human) {
         return Some((Breach::OverDelta, h));
     }
+    // Lines older than the window are not live, and neither is any line
+    // before them (utterances are in time order).
+    let recent = |j: &usize| !matches!((call.utterances[*j].ts, u.ts), (Some(a), Some(b)) if b.saturating_sub(a) > WINDOW_MS);
     let question = st
         .lines_to_human
         .iter()
         .rev()
+        .take(LOOK_BACK)
+        .take_while(|j| recent(j))
         .copied()
         .find(|&q| asked.get(call, q));
     if let Some(q) = question.filter(|&q| live(q)) {
@@ -217,7 +239,14 @@ fn judge(
     }
     // Answering an agent: by name, to an agent that spoke to the human in
     // this turn ...
-    for &j in st.to_human.iter().rev() {
+    let latest = st
+        .to_human
+        .iter()
+        .rev()
+        .filter(|&&j| j != GONE)
+        .take(LOOK_BACK)
+        .take_while(|j| recent(j));
+    for &j in latest.clone() {
         let other = &call.utterances[j];
         if live(j) && u.addressed_to.iter().any(|n| same_name(n, other.speaker)) {
             return Some((Breach::AnsweredAgent, j));
@@ -228,7 +257,7 @@ fn judge(
     let j = prev?;
     let other = &call.utterances[j];
     if other.who == Who::Agent
-        && st.to_human.contains(&j)
+        && latest.clone().any(|&l| l == j)
         && live(j)
         && answer_marker(lex, u.text)
         && !st.human.is_some_and(|h| asked.get(call, h))

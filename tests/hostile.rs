@@ -595,3 +595,46 @@ fn the_binary_exits_0_or_1_on_each() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A log naming thousands of speakers, all alike ("Agent 1", "Agent 2"
+/// ...): each is still found ambiguous, but beside at most three others,
+/// so the findings grow with the speakers, not with their pairs; and a
+/// request the recorder makes of no one names a few of them, not all.
+#[test]
+fn thousands_of_speakers_alike() {
+    let n = 2_000;
+    let mut log = String::from(
+        r#"{"ts":"2026-10-10T09:00:00.000Z","fn":"join","args":{"call_id":"c","label":"Kit"},"result":{"status":"joined","context":{"lang":"en"}}}"#,
+    );
+    log.push('\n');
+    for i in 0..n {
+        let s = i / 10;
+        log.push_str(&format!(
+            r#"{{"ts":"2026-10-10T09:{:02}:{:02}.000Z","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"Agent {i}","text":"The build is green."}}]}}}}"#,
+            s / 60 % 60,
+            s % 60
+        ));
+        log.push('\n');
+    }
+    log.push_str(
+        r#"{"ts":"2026-10-10T09:05:00.000Z","fn":"say","args":{"text":"Can you check the logs?"}}"#,
+    );
+    log.push('\n');
+    let f = common::lint("many.jsonl", log.as_bytes(), &[]);
+    let ambiguous: Vec<_> = f
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "ambiguous-labels")
+        .collect();
+    assert!(ambiguous.len() >= n - 1, "{}", ambiguous.len());
+    assert!(ambiguous.len() <= 3 * n, "{}", ambiguous.len());
+    let request = f
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "unaddressed-request")
+        .expect("the say asks no one by name");
+    let named = &request.primary.text;
+    let named = named.as_deref().unwrap_or_default();
+    assert!(named.contains("others could each take it"), "{named}");
+    assert!(named.len() < 200, "{named}");
+}

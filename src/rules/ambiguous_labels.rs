@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::addressing::similar_labels;
+use crate::addressing::{compared_with, LabelKeys};
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::model::{is_voicebot, next_event, Anchor, Call, EventKind, Greet, Line, Op};
@@ -46,11 +46,14 @@ impl Rule for Check {
     fn check(&self, cx: &mut Cx<'_, '_>) {
         let parts = participants(cx.call);
         let voicebot = cx.call.voicebot;
+        let keys = LabelKeys::new(parts.iter().map(|p| p.name));
         let mut out = Vec::new();
-        for i in 0..parts.len() {
-            for j in i + 1..parts.len() {
+        for j in 0..parts.len() {
+            // A name like many others is reported beside the first few.
+            let mut found = 0;
+            for i in compared_with(j) {
                 let (a, b) = (&parts[i], &parts[j]);
-                if !collide(voicebot, a, b) {
+                if !collide(voicebot, &keys, (i, a), (j, b)) {
                     continue;
                 }
                 // Report where the later of the two shows up.
@@ -63,6 +66,10 @@ impl Rule for Check {
                     continue;
                 };
                 out.push(finding(first, second, at));
+                found += 1;
+                if found == MAX_PER_NAME {
+                    break;
+                }
             }
         }
         for f in out {
@@ -71,10 +78,18 @@ impl Rule for Check {
     }
 }
 
-fn collide(voicebot: &str, a: &Part<'_>, b: &Part<'_>) -> bool {
+/// At most this many findings name the same participant as the later one.
+const MAX_PER_NAME: usize = 3;
+
+fn collide(
+    voicebot: &str,
+    keys: &LabelKeys,
+    (i, a): (usize, &Part<'_>),
+    (j, b): (usize, &Part<'_>),
+) -> bool {
     let variant =
         |x: &Part<'_>, y: &Part<'_>| x.kind == Kind::Voicebot && is_voicebot(voicebot, y.name);
-    similar_labels(a.name, b.name) || variant(a, b) || variant(b, a)
+    keys.similar(i, j) || variant(a, b) || variant(b, a)
 }
 
 /// Everyone in the call, each once per role, in order of appearance.

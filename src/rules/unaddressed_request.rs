@@ -33,6 +33,8 @@ impl Rule for Check {
         // One pass: the other agents heard so far, and whether someone
         // addressed this agent in the current human turn.
         let mut heard: Vec<&str> = vec![call.human.unwrap_or("the human")];
+        // Keyed by names from the log: the standard (flood-resistant) hasher.
+        let mut known: std::collections::HashSet<&str> = heard.iter().copied().collect();
         let mut turn = None;
         let mut asked = false;
         let mut out = Vec::new();
@@ -43,7 +45,7 @@ impl Rule for Check {
             }
             if u.who != Who::Me {
                 asked |= addresses_me(me, u);
-                if u.who == Who::Agent && !heard.contains(&u.speaker) {
+                if u.who == Who::Agent && known.insert(u.speaker) {
                     heard.push(u.speaker);
                 }
                 continue;
@@ -162,6 +164,9 @@ fn addresses_me(me: &str, p: &Utterance<'_>) -> bool {
         || p.addressed_to.iter().any(|a| a.eq_ignore_ascii_case(me))
 }
 
+/// At most this many of those who could take a request are named.
+const NAMED: usize = 5;
+
 fn finding(
     call: &Call<'_>,
     me: &str,
@@ -171,6 +176,10 @@ fn finding(
 ) -> Finding {
     let list = match could {
         [a, b] => format!("{a} and {b}"),
+        // A room of dozens is named by its first few.
+        [first @ .., _] if first.len() > NAMED => {
+            format!("{}, and {} others", first[..NAMED].join(", "), could.len() - NAMED)
+        }
         [rest @ .., last] => format!("{}, and {last}", rest.join(", ")),
         [] => String::new(),
     };
