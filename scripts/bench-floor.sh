@@ -6,6 +6,7 @@
 #     (examples/parse_floor.rs), best of three wall-clock runs each;
 #   - scaling: the lint of a 4x larger log against the first;
 #   - peak memory (maximum resident set) against the file's size;
+#   - a room of 5,000 speakers alike against one of 20,000;
 #   - with --instructions, also the instruction counts of both on the first
 #     log (valgrind's callgrind): the same figure on a busy machine.
 # Usage: scripts/bench-floor.sh [--instructions] [TURNS]
@@ -45,6 +46,14 @@ for f in small large; do
   eval "lint_$f=$l"
 done
 printf 'scaling: 4x the log costs %.2fx the time\n' "$(echo "$lint_large/$lint_small" | bc -l)"
+# A room of many speakers alike, and one four times as large: work over
+# pairs of participants would show as a ratio far above 4.
+"$bin/examples/genlog" --speakers 5000 "$dir/speakers.jsonl"
+"$bin/examples/genlog" --speakers 20000 "$dir/speakers4.jsonl"
+s1=$(best 3 lint "$dir/speakers.jsonl")
+s4=$(best 3 lint "$dir/speakers4.jsonl")
+printf 'speakers: 5,000 alike %.3f s, 20,000 alike %.3f s: 4x the speakers costs %.2fx the time\n' \
+  "$(echo "$s1/1000000" | bc -l)" "$(echo "$s4/1000000" | bc -l)" "$(echo "$s4/$s1" | bc -l)"
 if [ -n "$instructions" ]; then
   pi=$(instr "$bin/examples/parse_floor" "$dir/small.jsonl")
   li=$(instr "$bin/callint" check "$dir/small.jsonl" --format json --exit-zero)

@@ -353,6 +353,7 @@ impl Roster {
         let variants: Vec<&Pattern> = patterns.iter().filter(|p| p.variant).collect();
         let mut pairs = Vec::new();
         for j in 0..participants.len() {
+            let mut found = 0;
             for i in compared_with(j) {
                 let variant_equal = variants.iter().any(|pat| {
                     (pat.who == i && *pat.key == *participants[j].label.key)
@@ -360,6 +361,12 @@ impl Roster {
                 });
                 if variant_equal || similar_keys(&participants[i].label, &participants[j].label) {
                     pairs.push((i, j));
+                    // One is enough to make a name ambiguous; a few are
+                    // kept to name them.
+                    found += 1;
+                    if found == MAX_COLLISIONS {
+                        break;
+                    }
                 }
             }
         }
@@ -624,6 +631,9 @@ pub fn similar_labels(a: &str, b: &str) -> bool {
 /// the first [`ALWAYS_COMPARED`]. No call has that many participants; a log
 /// naming thousands of speakers must not cost the square of their number.
 pub const COMPARE_WINDOW: usize = 256;
+
+/// At most this many earlier names a name is noted to collide with.
+const MAX_COLLISIONS: usize = 8;
 
 /// The first names of a list, compared with every later one: the human,
 /// the voicebot and the recording agent come first.

@@ -144,6 +144,31 @@ pub fn check_parsed(bytes: &[u8], parsed: &Parsed) -> Result<(), String> {
     Ok(())
 }
 
+/// A native log read a few bytes at a time, as a large file is read, gives
+/// exactly what reading it whole gives.
+pub fn check_streamed(bytes: &[u8], whole: &Parsed) -> Result<(), String> {
+    struct Pieces<'b>(&'b [u8], usize);
+    impl std::io::Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.1 = self.1 % 13 + 1;
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let (log, problems, n) = input::native::parse_reader(Pieces(bytes, 0), 0)
+        .map_err(|e| format!("reading block by block failed: {e}"))?;
+    if n != bytes.len() {
+        return Err(format!("read {n} of {} bytes", bytes.len()));
+    }
+    let streamed = format!("{:?}", (&[log][..], &problems));
+    if streamed != format!("{:?}", (&whole.logs[..], &whole.problems)) {
+        return Err("reading block by block differs from reading whole".into());
+    }
+    Ok(())
+}
+
 /// Lint `bytes` named `name`, in `format` or the format detection tells,
 /// and check every invariant of the result and of every renderer.
 pub fn lint(
@@ -153,7 +178,11 @@ pub fn lint(
     format: Option<Format>,
 ) -> Result<FileResult, String> {
     let format = format.unwrap_or_else(|| input::detect(name, bytes));
-    check_parsed(bytes, &input::parse(format, bytes))?;
+    let parsed = input::parse(format, bytes);
+    check_parsed(bytes, &parsed)?;
+    if format == Format::Native {
+        check_streamed(bytes, &parsed)?;
+    }
     let f = linter.lint_as(name, bytes.to_vec(), format);
     check_result(&f)?;
     Ok(f)

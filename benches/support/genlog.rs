@@ -276,3 +276,29 @@ pub fn transcript(native: &[u8]) -> Vec<u8> {
     }
     out.into_bytes()
 }
+
+/// Write a log whose room names `n` speakers, all alike ("Agent 1",
+/// "Agent 2", ...), one line each, ten a second: the input that makes any
+/// work over pairs of participants show.
+pub fn write_speakers(n: u64, w: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        w,
+        r#"{{"ts":"{}","fn":"join","args":{{"call_id":"c-many","label":"Kit"}},"result":{{"status":"joined","context":{{"lang":"en"}}}}}}"#,
+        ts(0)
+    )?;
+    for i in 0..n {
+        writeln!(
+            w,
+            r#"{{"ts":"{}","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"Agent {i}","text":"The build on main is green."}}]}}}}"#,
+            ts(1000 + i * 100)
+        )?;
+        if i % 100 == 99 {
+            writeln!(
+                w,
+                r#"{{"ts":"{}","fn":"say","args":{{"text":"Can you check the logs?"}}}}"#,
+                ts(1050 + i * 100)
+            )?;
+        }
+    }
+    Ok(())
+}
