@@ -104,6 +104,11 @@ impl Path {
     pub fn is_root(&self) -> bool {
         self.len & !SEALED == 0
     }
+    /// The path of the value holding this one (the root's is the root).
+    pub fn parent(mut self) -> Path {
+        self.len = (self.len & !SEALED).saturating_sub(1);
+        self
+    }
 }
 
 /// The steps of a [`Path`], unpacked.
@@ -782,8 +787,6 @@ pub struct Line {
     pub addressed_to: Option<Box<[Name]>>,
     pub addressed_to_you: Option<bool>,
     pub to_human: Option<bool>,
-    /// Path of the line object itself inside its record.
-    pub path: Path,
 }
 
 #[derive(Clone, Debug)]

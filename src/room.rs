@@ -808,7 +808,6 @@ impl Room<'_, '_> {
                     .then(|| l.addressed.iter().map(|n| Name::from(n.as_str())).collect()),
                 addressed_to_you: to_you,
                 to_human: u.to_human,
-                ..EventLine::default()
             };
             let (name, op) = if l.lane == k {
                 (

@@ -222,17 +222,13 @@ impl Places {
 
     /// Move every text and line of `op`.
     pub fn relocate(&self, op: &mut Op) {
-        each_text(
-            op,
-            &mut |t: &mut Text| {
-                let (path, within) = self.place(t.path);
-                t.path = path;
-                if within.is_some() {
-                    t.within = within.map(Box::new);
-                }
-            },
-            &mut |p: &mut Path| *p = self.place(*p).0,
-        );
+        each_text(op, &mut |t: &mut Text| {
+            let (path, within) = self.place(t.path);
+            t.path = path;
+            if within.is_some() {
+                t.within = within.map(Box::new);
+            }
+        });
     }
 
     /// Move the problems found reading the record (they point at `record`).
@@ -250,12 +246,8 @@ impl Places {
     }
 }
 
-/// Call `text` on every text of `op` and `path` on the path of every line.
-pub(crate) fn each_text(
-    op: &mut Op,
-    text: &mut dyn FnMut(&mut Text),
-    path: &mut dyn FnMut(&mut Path),
-) {
+/// Call `text` on every text of `op`.
+pub(crate) fn each_text(op: &mut Op, text: &mut dyn FnMut(&mut Text)) {
     let opt = |t: &mut Option<Text>, f: &mut dyn FnMut(&mut Text)| {
         if let Some(t) = t {
             f(t)
@@ -278,9 +270,8 @@ pub(crate) fn each_text(
             }
         }
         Op::Next(Some(ev)) => {
-            let mut line = |l: &mut Line, text: &mut dyn FnMut(&mut Text)| {
+            let line = |l: &mut Line, text: &mut dyn FnMut(&mut Text)| {
                 opt(&mut l.text, text);
-                path(&mut l.path);
             };
             for l in ev.operators_said.iter_mut().chain(ev.agent_said.iter_mut()) {
                 line(l, text);

@@ -726,7 +726,6 @@ impl Reader<'_> {
             addressed_to: self.names(o, at, "addressed_to"),
             addressed_to_you: self.bool(o, at, "addressed_to_you"),
             to_human: self.bool(o, at, "to_human"),
-            path: at,
         }
     }
 

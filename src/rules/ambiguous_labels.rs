@@ -139,7 +139,14 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
             }
         }
         let Some(ev) = next_event(r) else { continue };
-        let speaker_at = |l: &Line| r.at(l.path.key("speaker"));
+        // The speaker beside the line's text; the record when it has none.
+        let speaker_at = |l: &Line| match &l.text {
+            Some(t) => Anchor {
+                path: t.path.parent().key("speaker"),
+                ..r.text(t)
+            },
+            None => r.head(),
+        };
         for l in &ev.agent_said {
             if let Some(s) = l.speaker.as_deref() {
                 see(s, Kind::Voicebot, Some((i, speaker_at(l))));
