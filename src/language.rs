@@ -609,6 +609,60 @@ fn match_name<'a>(tokens: &Tokens<'a>, first: &str, name: &str) -> Option<Tokens
     Some(rest)
 }
 
+/// Names to leave out of texts, indexed by their first word: a text is
+/// searched only for the names whose first word it holds, so a call of
+/// thousands of names costs the words of each text, not the names.
+pub struct NameIndex<'n> {
+    /// Lower-cased first word -> the names (by position) it starts.
+    by_head: std::collections::HashMap<String, Vec<usize>>,
+    names: Vec<&'n str>,
+}
+
+impl<'n> NameIndex<'n> {
+    pub fn new(names: &[&'n str]) -> NameIndex<'n> {
+        // Keyed by names from the log: the standard (flood-resistant) hasher.
+        let mut by_head: std::collections::HashMap<String, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, name) in names.iter().enumerate() {
+            if let Some(head) = Tokens::new(name).next() {
+                by_head.entry(lower(head.word)).or_default().push(i);
+            }
+        }
+        NameIndex {
+            by_head,
+            names: names.to_vec(),
+        }
+    }
+
+    /// The names that may appear in `text` (each starts with a word of it,
+    /// or that word's possessive), in the order they were given.
+    pub fn in_text(&self, text: &str) -> Vec<&'n str> {
+        let mut found: Vec<usize> = Vec::new();
+        for tok in Tokens::new(text) {
+            let w = lower(tok.word);
+            let stems = [
+                Some(w.as_str()),
+                w.strip_suffix("'s"),
+                w.strip_suffix("’s"),
+                w.strip_suffix('s'),
+            ];
+            for s in stems.into_iter().flatten() {
+                if let Some(ix) = self.by_head.get(s) {
+                    found.extend(ix);
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(|i| self.names[i]).collect()
+    }
+}
+
+/// `s` lower-cased character by character, as [`word_matches`] compares.
+fn lower(s: &str) -> String {
+    s.chars().flat_map(char::to_lowercase).collect()
+}
+
 /// The first letter of `s`, lower-cased (a cheap pre-check for names).
 fn first_lower(s: &str) -> Option<char> {
     s.chars()
@@ -638,6 +692,25 @@ fn word_matches(word: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_is_searched_only_for_the_names_it_may_hold() {
+        let names = ["Claude Code", "Promo", "Claude", "Delta"];
+        let index = NameIndex::new(&names);
+        assert_eq!(
+            index.in_text("Ask claude's helper"),
+            ["Claude Code", "Claude"]
+        );
+        assert_eq!(index.in_text("PROMOS are fine, Delta."), ["Promo", "Delta"]);
+        assert!(index.in_text("Nothing here").is_empty());
+        // The same verdict as with every name.
+        for text in [
+            "Claude Code, bitte prüf das.",
+            "Promo's build is green now.",
+        ] {
+            assert_eq!(identify(text, &names), identify(text, &index.in_text(text)));
+        }
+    }
 
     #[test]
     fn embedded_tables_are_the_text_tables() {

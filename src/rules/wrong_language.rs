@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
-use crate::language::{identify, Lang, Verdict};
+use crate::language::{identify, Lang, NameIndex, Verdict};
 use crate::model::{Via, Who};
 use crate::report::escape::quote;
 
@@ -28,6 +28,7 @@ impl Rule for Check {
         let mut ignore: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
         ignore.extend(call.human);
         ignore.push(call.voicebot);
+        let names = NameIndex::new(&ignore);
         let mut out = Vec::new();
         for u in &call.utterances {
             if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) {
@@ -39,7 +40,7 @@ impl Rule for Check {
             let Some(expected) = Lang::from_code(setting.lang) else {
                 continue;
             };
-            let Verdict::Lang { lang: heard, .. } = identify(u.text, &ignore) else {
+            let Verdict::Lang { lang: heard, .. } = identify(u.text, &names.in_text(u.text)) else {
                 continue;
             };
             if heard == expected {
