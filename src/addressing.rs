@@ -220,7 +220,8 @@ struct LabelKey {
 
 #[derive(Debug, Clone)]
 struct Participant {
-    name: Box<str>,
+    /// Shared, so that the names found can be handed out without copies.
+    name: crate::model::Name,
     kind: Kind,
     label: LabelKey,
     /// Indexes of the participants this one is equal or similar to.
@@ -243,8 +244,9 @@ struct RawHit {
     pattern: usize,
 }
 
-/// The names present in a call, folded once, ready for matching.
-#[derive(Debug, Clone)]
+/// The names present in a call, folded once, ready for matching. The
+/// default holds no names.
+#[derive(Debug, Clone, Default)]
 pub struct Roster {
     participants: Vec<Participant>,
     patterns: Vec<Pattern>,
@@ -389,16 +391,32 @@ impl Roster {
     /// appearance, no duplicates. Empty when nobody is addressed, or when any
     /// name found matches several equal or similar labels.
     pub fn addressees(&self, text: &str) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
+        self.addressed(text)
+            .into_iter()
+            .map(|p| &*self.participants[p].name)
+            .collect()
+    }
+
+    /// [`Roster::addressees`], as the shared names themselves.
+    pub fn addressee_names(&self, text: &str) -> Box<[crate::model::Name]> {
+        self.addressed(text)
+            .into_iter()
+            .map(|p| self.participants[p].name.clone())
+            .collect()
+    }
+
+    /// The participants (by position) [`Roster::addressees`] names.
+    fn addressed(&self, text: &str) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
         let mut ambiguous = false;
         self.scan(text, |hit| {
-            let who = &self.participants[self.patterns[hit.pattern].who];
-            if !who.collides.is_empty() {
+            let who = self.patterns[hit.pattern].who;
+            if !self.participants[who].collides.is_empty() {
                 ambiguous = true;
                 return false;
             }
-            if !out.contains(&&*who.name) {
-                out.push(&who.name);
+            if !out.contains(&who) {
+                out.push(who);
             }
             true
         });

@@ -432,8 +432,7 @@ pub enum Thread {
     Subagent,
     Fork,
     Background,
-    /// Boxed twice, to keep the common threads to a word and a tag.
-    Other(Box<String>),
+    Other(String),
 }
 
 impl Thread {
@@ -443,7 +442,7 @@ impl Thread {
             "subagent" => Thread::Subagent,
             "fork" => Thread::Fork,
             "background" => Thread::Background,
-            other => Thread::Other(Box::new(other.to_string())),
+            other => Thread::Other(other.to_string()),
         }
     }
     pub fn name(&self) -> &str {
@@ -852,8 +851,6 @@ pub struct Utterance<'a> {
     /// Names addressed: as recorded (borrowed from the record), else
     /// computed with the server's rule.
     pub addressed_to: Addressees<'a>,
-    /// True when `addressed_to` was computed, not recorded.
-    pub addressed_computed: bool,
     pub addressed_to_you: Option<bool>,
     pub to_human: Option<bool>,
     pub via: Via,
@@ -868,6 +865,13 @@ pub struct Utterance<'a> {
 pub enum Addressees<'a> {
     Recorded(&'a [Name]),
     Computed(Box<[Name]>),
+}
+
+impl Addressees<'_> {
+    /// True when the names were computed, not recorded.
+    pub fn computed(&self) -> bool {
+        matches!(self, Addressees::Computed(_))
+    }
 }
 
 impl<const N: usize> PartialEq<[&str; N]> for Addressees<'_> {
@@ -922,6 +926,9 @@ pub struct Call<'a> {
     pub voicebot: &'a str,
     /// Every agent seen, the recorder first.
     pub agents: Vec<Agent>,
+    /// The server's addressing rule over the call's names: the human, the
+    /// voicebot and every agent, folded once for every rule that asks.
+    pub roster: crate::addressing::Roster,
     pub langs: Vec<LangSetting<'a>>,
     pub utterances: Vec<Utterance<'a>>,
     pub turns: Vec<Turn>,
@@ -958,6 +965,7 @@ impl<'a> Call<'a> {
                 .or_else(|| meta.and_then(|m| m.voicebot.as_deref()))
                 .unwrap_or("Delta"),
             agents: Vec::new(),
+            roster: Default::default(),
             langs: Vec::new(),
             utterances: Vec::new(),
             turns: Vec::new(),
@@ -967,6 +975,8 @@ impl<'a> Call<'a> {
             call.human = meta.and_then(|m| m.human.as_deref());
         }
         call.find_cast();
+        let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
+        call.roster = crate::addressing::Roster::new(call.human, call.voicebot, &labels);
         call.collect_utterances();
         call.compute_turns();
         call
@@ -1071,17 +1081,9 @@ impl<'a> Call<'a> {
         is_voicebot(self.voicebot, name)
     }
 
-    fn roster(&self) -> crate::addressing::Roster {
-        let labels: Vec<&str> = self.agents.iter().map(|a| a.label.as_str()).collect();
-        crate::addressing::Roster::new(self.human, self.voicebot, &labels)
-    }
-
     fn collect_utterances(&mut self) {
         let records = self.records;
-        let mut addresser = Addresser {
-            roster: self.roster(),
-            names: Interner::default(),
-        };
+        let roster = &self.roster;
         let (me, human, voicebot) = (self.recorder, self.human, self.voicebot);
         // At most this many: sized once, as a long call has many.
         let bound: usize = records
@@ -1098,12 +1100,12 @@ impl<'a> Call<'a> {
             match &f.op {
                 Op::Say(s) => {
                     if let (Some(t), Some(me)) = (&s.text, self.recorder) {
-                        out.push(self.own_line(i, r, me, t, Via::Say, &mut addresser));
+                        out.push(self.own_line(i, r, me, t, Via::Say));
                     }
                 }
                 Op::Join(j) if f.ok() => {
                     if let (Some(Greet::Text(t)), Some(me)) = (&j.greet, self.recorder) {
-                        out.push(self.own_line(i, r, me, t, Via::Greet, &mut addresser));
+                        out.push(self.own_line(i, r, me, t, Via::Greet));
                     }
                 }
                 Op::Next(Some(ev)) => {
@@ -1113,9 +1115,9 @@ impl<'a> Call<'a> {
                             Who::Voicebot => voicebot,
                             _ => "?",
                         });
-                        let (addressed_to, computed) = match &l.addressed_to {
-                            Some(a) => (Addressees::Recorded(a), false),
-                            None => (addresser.addressees(t.as_str()), true),
+                        let addressed_to = match &l.addressed_to {
+                            Some(a) => Addressees::Recorded(a),
+                            None => Addressees::Computed(roster.addressee_names(t.as_str())),
                         };
                         out.push(Utterance {
                             record: i,
@@ -1124,7 +1126,6 @@ impl<'a> Call<'a> {
                             text: t.as_str(),
                             ts: l.ts.or(r.ts),
                             addressed_to,
-                            addressed_computed: computed,
                             addressed_to_you: l.addressed_to_you,
                             to_human: l.to_human,
                             via,
@@ -1186,7 +1187,6 @@ impl<'a> Call<'a> {
         me: &'a str,
         t: &'a Text,
         via: Via,
-        addresser: &mut Addresser,
     ) -> Utterance<'a> {
         Utterance {
             record: i,
@@ -1194,8 +1194,7 @@ impl<'a> Call<'a> {
             who: Who::Me,
             text: t.as_str(),
             ts: r.ts,
-            addressed_to: addresser.addressees(t.as_str()),
-            addressed_computed: true,
+            addressed_to: Addressees::Computed(self.roster.addressee_names(t.as_str())),
             addressed_to_you: None,
             to_human: None,
             via,
@@ -1311,25 +1310,6 @@ pub fn next_event(r: &Record) -> Option<&Event> {
     }
 }
 
-/// The server's addressing rule over a call's names, with one shared copy
-/// of each name it finds (the roster's names are its own copies).
-struct Addresser {
-    roster: crate::addressing::Roster,
-    names: Interner,
-}
-
-impl Addresser {
-    /// Names the server's rule finds addressed in `text`.
-    fn addressees(&mut self, text: &str) -> Addressees<'static> {
-        let found = self.roster.addressees(text);
-        if found.is_empty() {
-            return Addressees::Computed(Box::default());
-        }
-        let names = &mut self.names;
-        Addressees::Computed(found.into_iter().map(|n| names.name(n)).collect())
-    }
-}
-
 /// Reorder `v` in place so that position `i` holds what was at `order[i]`
 /// (`order` a permutation of the indices), without a second vector of `T`.
 fn permute<T>(v: &mut [T], order: &[usize]) {
@@ -1428,9 +1408,9 @@ mod tests {
             assert_eq!(c.utterances[3].turn, Some(0));
             // recorded addressees are kept; missing ones are computed
             assert_eq!(c.utterances[1].addressed_to, ["Oliver"]);
-            assert!(!c.utterances[1].addressed_computed);
+            assert!(!c.utterances[1].addressed_to.computed());
             assert_eq!(c.utterances[2].addressed_to, ["Promo"]);
-            assert!(c.utterances[2].addressed_computed);
+            assert!(c.utterances[2].addressed_to.computed());
             assert_eq!(c.utterances[4].speaker, "Delta");
             assert_eq!(c.event_of(&c.utterances[2]), Some("user"));
             assert_eq!(c.event_of(&c.utterances[3]), None);

@@ -100,7 +100,7 @@ pub struct Line {
     /// A say of the speaker's own log that was never heard (refused,
     /// dropped, or revised by the server).
     pub dropped: bool,
-    pub addressed: Vec<String>,
+    pub addressed: Vec<Name>,
     /// `addressed` as a log recorded it, not computed.
     pub addressed_recorded: bool,
     /// Every copy, the first one first.
@@ -116,7 +116,7 @@ pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
         ts: Ms,
         own: bool,
         dropped: bool,
-        addressed: Vec<String>,
+        addressed: Vec<Name>,
         recorded: bool,
     }
     let mut pieces: Vec<Piece> = Vec::new();
@@ -152,8 +152,8 @@ pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
                 ts,
                 own: u.who == Who::Me,
                 dropped: u.who == Who::Me && dropped.contains(&u.record),
-                addressed: u.addressed_to.iter().map(|n| n.to_string()).collect(),
-                recorded: !u.addressed_computed,
+                addressed: u.addressed_to.to_vec(),
+                recorded: !u.addressed_to.computed(),
             });
         }
     }
@@ -803,9 +803,7 @@ impl Room<'_, '_> {
                 speaker: Some(u.speaker.into()),
                 text: Some(text(&c, &l.text)),
                 ts: Some(l.ts),
-                addressed_to: l
-                    .addressed_recorded
-                    .then(|| l.addressed.iter().map(|n| Name::from(n.as_str())).collect()),
+                addressed_to: l.addressed_recorded.then(|| l.addressed.as_slice().into()),
                 addressed_to_you: to_you,
                 to_human: u.to_human,
             };

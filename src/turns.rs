@@ -198,15 +198,14 @@ fn judge(
 ) -> Option<(Breach, usize)> {
     let u = &call.utterances[k];
     let known = |j: usize| call.utterances[j].record < u.record;
-    // Known to the recorder, and said at most a minute before the say.
-    let live = |j: usize| {
-        let line = &call.utterances[j];
-        known(j)
-            && match (line.ts, u.ts) {
-                (Some(a), Some(b)) => b.saturating_sub(a) <= WINDOW_MS,
-                _ => true,
-            }
+    // Said at most a minute before the say (or without a time to tell).
+    // Utterances are in time order: before a line that is not, none is.
+    let recent = |j: &usize| match (call.utterances[*j].ts, u.ts) {
+        (Some(a), Some(b)) => b.saturating_sub(a) <= WINDOW_MS,
+        _ => true,
     };
+    // Known to the recorder, and recent.
+    let live = |j: usize| known(j) && recent(&j);
     if let Some(h) = st.human {
         if !known(h) {
             // Said before the human's line reached the recorder.
@@ -220,9 +219,6 @@ fn judge(
     if let (true, Some(h)) = (st.delta, human) {
         return Some((Breach::OverDelta, h));
     }
-    // Lines older than the window are not live, and neither is any line
-    // before them (utterances are in time order).
-    let recent = |j: &usize| !matches!((call.utterances[*j].ts, u.ts), (Some(a), Some(b)) if b.saturating_sub(a) > WINDOW_MS);
     let question = st
         .lines_to_human
         .iter()
@@ -578,12 +574,6 @@ pub fn answer_marker(lex: &Lexicon, text: &str) -> bool {
             Some(_) => true,
         }
     })
-}
-
-/// The names of the call, ready for [`voicebot_heard_as`].
-pub fn roster(call: &Call<'_>) -> Roster {
-    let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
-    Roster::new(call.human, call.voicebot, &labels)
 }
 
 /// How the text addressed the voicebot when speech recognition heard

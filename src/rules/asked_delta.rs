@@ -28,7 +28,6 @@ impl Rule for Check {
         let bot = call.voicebot;
         let human = call.human.unwrap_or("the human");
         let greetings = turns::greeting_says(call);
-        let mut roster = None;
         for u in &call.utterances {
             if u.who != Who::Me || u.via != Via::Say || greetings.contains(&u.record) {
                 continue;
@@ -37,8 +36,7 @@ impl Rule for Check {
             if !accepted || !u.addressed_to.iter().any(|n| call.is_voicebot(n)) {
                 continue;
             }
-            let roster = roster.get_or_insert_with(|| turns::roster(call));
-            let here = match turns::voicebot_heard_as(roster, u.text) {
+            let here = match turns::voicebot_heard_as(&call.roster, u.text) {
                 Some(as_) => format!("{bot} addressed here (as {})", quote(as_, 20)),
                 None => format!("{bot} addressed here"),
             };

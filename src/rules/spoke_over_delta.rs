@@ -27,12 +27,10 @@ impl Rule for Check {
         let human = call.human.unwrap_or("the human");
         let me = call.recorder.unwrap_or("this agent");
         let bot = call.voicebot;
-        let mut roster = None;
         for v in turns::breaches(call, Breach::OverDelta) {
-            let roster = roster.get_or_insert_with(|| turns::roster(call));
             let say = &call.utterances[v.say];
             let line = &call.utterances[v.against];
-            let addressed = match turns::voicebot_heard_as(roster, line.text) {
+            let addressed = match turns::voicebot_heard_as(&call.roster, line.text) {
                 Some(heard) => format!(
                     "{human} addressed {bot} here (heard as {})",
                     quote(heard, 20)

@@ -1,7 +1,7 @@
 //! `unaddressed-request`: a request or question in the second person that
 //! names no one, in a call where several could take it (seed rule 5).
 
-use crate::addressing::{Roster, GREETINGS};
+use crate::addressing::GREETINGS;
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
@@ -28,8 +28,7 @@ impl Rule for Check {
         let call = cx.call;
         let Some(me) = call.recorder else { return };
         let lex = Lexicon::get();
-        let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
-        let roster = Roster::new(call.human, call.voicebot, &labels);
+        let roster = &call.roster;
         // One pass: the other agents heard so far, and whether someone
         // addressed this agent in the current human turn.
         let mut heard: Vec<&str> = vec![call.human.unwrap_or("the human")];
