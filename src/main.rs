@@ -1,5 +1,6 @@
 //! The `callint` command line.
 
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -419,20 +420,17 @@ fn lint_one(
     input_format: Option<callint::input::Format>,
     merge: bool,
 ) -> Result<(FileResult, Piece), String> {
-    let mut r = if file.as_os_str() == "-" {
+    let mut r = if is_stdin(file) {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        match input_format {
-            Some(f) => linter.lint_as("-", b, f),
-            None => linter.lint("-", b),
-        }
+        lint_bytes(linter, "-", b, input_format)
     } else {
         lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
     };
     if merge && !r.calls.is_empty() {
         // Read again when needed; standard input cannot be.
-        if file.as_os_str() != "-" {
+        if !is_stdin(file) {
             r.source = Vec::new();
         }
         return Ok((r, Piece::Later));
@@ -462,30 +460,54 @@ fn lint_file(
         None => callint::input::detect_head(&name, &head) == Some(callint::input::Format::Native),
     };
     if native && head.len() == callint::input::HEAD {
-        let lines = callint::input::native::count_lines(std::io::BufReader::with_capacity(
-            1 << 16,
-            std::fs::File::open(file)?,
-        ))?;
+        let lines = callint::input::native::count_lines(std::fs::File::open(file)?)?;
         let stream = std::io::Cursor::new(head).chain(f);
         return linter.lint_native_reader(&name, stream, lines + 1);
     }
     let mut bytes = head;
     f.read_to_end(&mut bytes)?;
-    Ok(match input_format {
-        Some(fmt) => linter.lint_as(&name, bytes, fmt),
-        None => linter.lint(&name, bytes),
-    })
+    Ok(lint_bytes(linter, &name, bytes, input_format))
+}
+
+/// Lint bytes read whole, as `input_format` or the format they show.
+fn lint_bytes(
+    linter: &Linter,
+    name: &str,
+    bytes: Vec<u8>,
+    input_format: Option<callint::input::Format>,
+) -> FileResult {
+    match input_format {
+        Some(fmt) => linter.lint_as(name, bytes, fmt),
+        None => linter.lint(name, bytes),
+    }
+}
+
+fn is_stdin(file: &Path) -> bool {
+    file.as_os_str() == "-"
 }
 
 fn cannot_read(file: &Path, e: &std::io::Error) -> String {
     format!("cannot read {}: {e}", one_line(&file.display().to_string()))
 }
 
-/// Give `r` the bytes of its file when it has findings to show and was
-/// linted without keeping them.
+/// The bytes of `r`'s file: those it kept, or else the file read again
+/// (standard input is always kept whole).
+fn source_of<'r>(r: &'r FileResult, file: &Path) -> Result<Cow<'r, [u8]>, String> {
+    if r.source.is_empty() && !is_stdin(file) {
+        std::fs::read(file)
+            .map(Cow::Owned)
+            .map_err(|e| cannot_read(file, &e))
+    } else {
+        Ok(Cow::Borrowed(&r.source))
+    }
+}
+
+/// Give `r` the bytes of its file when it has findings to show.
 fn ensure_source(r: &mut FileResult, file: &Path) -> Result<(), String> {
-    if r.source.is_empty() && !r.diagnostics.is_empty() && file.as_os_str() != "-" {
-        r.source = std::fs::read(file).map_err(|e| cannot_read(file, &e))?;
+    if !r.diagnostics.is_empty() {
+        if let Cow::Owned(b) = source_of(r, file)? {
+            r.source = b;
+        }
     }
     Ok(())
 }
@@ -534,31 +556,26 @@ fn rooms(
             .with_max_len(1)
             .map(|(slot, id, files)| {
                 // The group's logs are read again, for as long as its room
-                // takes: a batch never holds the bytes of all its logs.
-                let results: Vec<&FileResult> = files
+                // takes: a batch never holds the bytes of all its logs. A
+                // log that cannot be read again adds nothing to the room;
+                // rendering it reports why.
+                let logs: Vec<(&FileResult, &Path)> = files
                     .iter()
-                    .filter_map(|&i| done[i].as_ref().ok().map(|(r, _)| r))
+                    .filter_map(|&i| done[i].as_ref().ok().map(|(r, _)| (r, todo[i].0.as_path())))
                     .collect();
-                let mut read = Vec::with_capacity(results.len());
-                for (r, &i) in results.iter().zip(files.iter()) {
-                    if r.source.is_empty() && todo[i].0.as_os_str() != "-" {
-                        match std::fs::read(&todo[i].0) {
-                            Ok(b) => read.push(b),
-                            Err(_) => return vec![Vec::new(); files.len()],
-                        }
-                    } else {
-                        read.push(Vec::new());
-                    }
-                }
-                let members: Vec<callint::room::Member<'_>> = results
+                let Ok(sources) = logs
                     .iter()
-                    .zip(&read)
-                    .map(|(r, b)| {
-                        let mut m = callint::room::Member::of(r);
-                        if !b.is_empty() {
-                            m.source = b;
-                        }
-                        m
+                    .map(|&(r, file)| source_of(r, file))
+                    .collect::<Result<Vec<_>, _>>()
+                else {
+                    return vec![Vec::new(); files.len()];
+                };
+                let members: Vec<callint::room::Member<'_>> = logs
+                    .iter()
+                    .zip(&sources)
+                    .map(|(&(r, _), source)| callint::room::Member {
+                        source,
+                        ..callint::room::Member::of(r)
                     })
                     .collect();
                 callint::room::check(&linters[*slot].1, id, &members)

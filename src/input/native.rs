@@ -44,13 +44,7 @@ pub fn parse_reader(
         if filled == buf.len() {
             buf.resize(buf.len() * 2, 0);
         }
-        let n = loop {
-            match reader.read(&mut buf[filled..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        };
+        let n = read_some(&mut reader, &mut buf[filled..])?;
         let old = filled;
         filled += n;
         let eof = n == 0;
@@ -86,11 +80,20 @@ pub fn count_lines(mut reader: impl std::io::Read) -> std::io::Result<usize> {
     let mut buf = vec![0u8; BLOCK];
     let mut count = 0;
     loop {
-        match reader.read(&mut buf) {
-            Ok(0) => return Ok(count),
-            Ok(n) => count += memchr::memchr_iter(b'\n', &buf[..n]).count(),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        match read_some(&mut reader, &mut buf)? {
+            0 => return Ok(count),
+            n => count += memchr::memchr_iter(b'\n', &buf[..n]).count(),
+        }
+    }
+}
+
+/// One read into `buf`, tried again when a signal interrupted it; 0 at the
+/// end of the stream.
+fn read_some(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r,
         }
     }
 }
@@ -753,8 +756,9 @@ impl Reader<'_> {
     }
 
     fn event<N: Node>(&mut self, r: &N, at: Path) -> Event {
-        let ty = self.str(r, at, "type").unwrap_or_default();
-        let kind = match ty.as_str() {
+        // The type is copied only when it is none of the known ones.
+        let ty = self.str_ref(r, at, "type").unwrap_or_default();
+        let kind = match ty {
             "user" => EventKind::User(Box::new(self.line(r, at))),
             "timeout" => EventKind::Timeout,
             "operator" => EventKind::Operator(Box::new(self.line(r, at))),
@@ -774,7 +778,7 @@ impl Reader<'_> {
             })),
             "status_request" => EventKind::StatusRequest,
             "waiting_for_human" => EventKind::WaitingForHuman,
-            _ => EventKind::Other(ty.into_boxed_str()),
+            _ => EventKind::Other(ty.into()),
         };
         Event {
             kind,

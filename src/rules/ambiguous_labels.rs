@@ -52,10 +52,10 @@ impl Rule for Check {
             // A name like many others is reported beside the first few.
             let mut found = 0;
             for i in compared_with(j) {
-                let (a, b) = (&parts[i], &parts[j]);
-                if !collide(voicebot, &keys, (i, a), (j, b)) {
+                if !collide(voicebot, &keys, &parts, i, j) {
                     continue;
                 }
+                let (a, b) = (&parts[i], &parts[j]);
                 // Report where the later of the two shows up.
                 let (first, second) = match (a.first, b.first) {
                     (_, None) if a.first.is_some() => (b, a),
@@ -81,14 +81,12 @@ impl Rule for Check {
 /// At most this many findings name the same participant as the later one.
 const MAX_PER_NAME: usize = 3;
 
-fn collide(
-    voicebot: &str,
-    keys: &LabelKeys,
-    (i, a): (usize, &Part<'_>),
-    (j, b): (usize, &Part<'_>),
-) -> bool {
+/// The participants at `i` and `j` are named alike, or one is the voicebot
+/// and the other has one of its names.
+fn collide(voicebot: &str, keys: &LabelKeys, parts: &[Part<'_>], i: usize, j: usize) -> bool {
     let variant =
         |x: &Part<'_>, y: &Part<'_>| x.kind == Kind::Voicebot && is_voicebot(voicebot, y.name);
+    let (a, b) = (&parts[i], &parts[j]);
     keys.similar(i, j) || variant(a, b) || variant(b, a)
 }
 
