@@ -1,6 +1,6 @@
 //! The invariants every input must keep, in one place: the fuzz targets
-//! (`fuzz/`) and the test suite (`tests/properties.rs`,
-//! `tests/regressions.rs`) call these functions, so a crash or a broken
+//! (`fuzz/`) and the test suite (`tests/suite/properties.rs`,
+//! `tests/suite/regressions.rs`) call these functions, so a crash or a broken
 //! promise found by one is checked the same way by the other.
 //!
 //! For any bytes, read in any format:
@@ -318,7 +318,7 @@ fn check_json(f: &FileResult, positions: &[Located]) -> Result<(), String> {
 
 fn check_sarif(f: &FileResult, positions: &[Located]) -> Result<(), String> {
     // The results alone: the rest of the document is the rule catalogue,
-    // the same for every input (tests/report.rs validates it against the
+    // the same for every input (tests/suite/report.rs validates it against the
     // SARIF schema), and by far the slowest part to write.
     let out = report::to_json(&report::sarif::results(f));
     let v: serde_json::Value =

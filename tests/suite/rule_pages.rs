@@ -1,7 +1,7 @@
 //! Every rule page's examples run: each Bad example fires its rule, each
 //! Good example does not (and reads cleanly as a log).
 
-mod common;
+use crate::common;
 
 use callint::rules;
 

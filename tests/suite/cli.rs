@@ -1,8 +1,7 @@
 //! The `callint` binary as users and scripts meet it: exit codes, output
 //! contracts, configuration, and bad input of every kind.
 
-mod common;
-use common::{callint, callint_in, scratch, stdout};
+use crate::common::{callint, callint_in, scratch, stdout};
 
 use std::path::PathBuf;
 use std::process::Output;

@@ -2,8 +2,7 @@
 //! its own, and the logs of one call are merged into one room, where the
 //! agents without a log of their own are judged (src/room.rs).
 
-mod common;
-use common::{callint, callint_in, root, scratch, stdout};
+use crate::common::{callint, callint_in, root, scratch, stdout};
 
 use std::path::Path;
 use std::process::Output;

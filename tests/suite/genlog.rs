@@ -2,5 +2,5 @@
 //! its clock, which a long call relies on to stay in time order.
 
 #[allow(dead_code)]
-#[path = "../benches/support/genlog.rs"]
-mod genlog;
+#[path = "../../benches/support/genlog.rs"]
+mod generator;

@@ -13,7 +13,7 @@
 //! `tests/cli.rs` checks exit codes and JSON for a few of these through the
 //! binary; `tests/properties.rs` throws generated inputs at the harness.
 
-mod common;
+use crate::common;
 
 use callint::engine::FileResult;
 use callint::harness;

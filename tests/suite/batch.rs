@@ -2,8 +2,7 @@
 //! with output independent of scheduling, statistics with rates per 100
 //! says, SARIF checked against the official schema, GitHub annotations.
 
-mod common;
-use common::{callint, callint_in, root, scratch};
+use crate::common::{callint, callint_in, root, scratch};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -293,7 +292,7 @@ fn statistics_give_rates_per_100_says() {
 }
 
 fn sarif_validator() -> jsonschema::Validator {
-    let path = root().join("../shared/schemas/sarif-schema-2.1.0.json");
+    let path = root().join("tests/data/schemas/sarif-schema-2.1.0.json");
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("the SARIF schema at {}: {e}", path.display())),

@@ -9,7 +9,7 @@
 //!   line and an MCP request;
 //! - no input, however broken, makes a reader panic.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -3,8 +3,7 @@
 //! logs; the merge of several logs into one timeline; and the HTML page:
 //! log text stays text, and nothing is loaded from anywhere.
 
-mod common;
-use common::{callint, root, scratch, stdout};
+use crate::common::{callint, root, scratch, stdout};
 
 use std::collections::BTreeMap;
 

@@ -5,7 +5,7 @@
 //! `cargo test --test corpus -- --nocapture` prints found/expected and false
 //! alarms per rule.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

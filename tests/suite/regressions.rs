@@ -3,7 +3,7 @@
 //! file is linted in every format and under every name the harness knows,
 //! and every invariant must hold. The corpus is checked the same way.
 
-mod common;
+use crate::common;
 
 use callint::harness;
 
