@@ -5,6 +5,7 @@
 //! ignore = ["long-say"]
 //! human = "Oliver"              # who is who, when the logs do not say
 //! voicebot = "Delta"
+//! servers = ["vh"]              # the voicehook MCP server's name in agents' clients
 //!
 //! [rules.label-too-long]
 //! severity = "warning"          # error, warning, info or off
@@ -64,6 +65,8 @@ struct File {
     human: Option<String>,
     voicebot: Option<String>,
     #[serde(default)]
+    servers: Vec<String>,
+    #[serde(default)]
     rules: BTreeMap<String, toml::Table>,
 }
 
@@ -76,6 +79,9 @@ pub struct Config {
     pub ignore: Vec<String>,
     pub human: Option<String>,
     pub voicebot: Option<String>,
+    /// The names under which agents' clients know the voicehook MCP server
+    /// (`mcp__vh__say` for `vh`), beside those recognised by their calls.
+    pub servers: Vec<String>,
     rules: BTreeMap<String, toml::Table>,
 }
 
@@ -132,6 +138,7 @@ impl Config {
             ignore: file.ignore,
             human: file.human,
             voicebot: file.voicebot,
+            servers: file.servers,
             rules: file.rules,
         };
         // Validate every rule's table now, so a typo fails before linting.

@@ -135,6 +135,7 @@ pub struct Linter {
     /// Severity of `invalid-record`, if selected.
     invalid: Option<Severity>,
     cast: Cast,
+    read: input::Options,
 }
 
 impl Linter {
@@ -191,6 +192,7 @@ impl Linter {
                 human: config.human.clone(),
                 voicebot: config.voicebot.clone(),
             },
+            read: input::Options::from_config(config),
         })
     }
 
@@ -207,7 +209,7 @@ impl Linter {
 
     /// Lint one file read as `format`.
     pub fn lint_as(&self, path: &str, source: Vec<u8>, format: input::Format) -> FileResult {
-        let parsed = input::parse(format, &source);
+        let parsed = input::parse_with(format, &source, &self.read);
         let mut r = self.lint_parsed(path, parsed, format == input::Format::Native);
         r.source = source;
         r
@@ -312,6 +314,11 @@ impl Linter {
             labels: Vec::new(),
             help: p.help,
         }));
+    }
+
+    /// What the readers are told beyond the bytes, from the configuration.
+    pub fn read_options(&self) -> &input::Options {
+        &self.read
     }
 
     /// Who is who, as the configuration says.

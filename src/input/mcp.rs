@@ -156,17 +156,7 @@ fn not_a_message(span: Span, path: Path) -> Problem {
     )
 }
 
-/// The voicehook function a tool name stands for: `join`, also when a
-/// client or proxy prefixed it (`voicehook_join`, `mcp__voicehook__join`).
-pub(crate) fn function_name(tool: &str) -> &str {
-    let t = tool.rsplit("__").next().unwrap_or(tool);
-    for p in ["voicehook_", "voicehook.", "voicehook-", "vh_", "vh."] {
-        if let Some(rest) = t.strip_prefix(p) {
-            return rest;
-        }
-    }
-    t
-}
+pub(crate) use super::server::function_name;
 
 fn request(
     m: &Obj,

@@ -14,13 +14,17 @@
 //! nothing there (a test checks it against the catalogue).
 
 pub mod board;
+pub mod claude;
+pub mod codex;
 mod detect;
 pub mod jdom;
 pub(crate) mod json;
 pub mod locate;
 pub mod mcp;
 pub mod native;
+pub mod opencode;
 pub mod prompt;
+pub mod server;
 pub mod transcript;
 pub mod ts;
 
@@ -43,6 +47,9 @@ pub enum Format {
     Prompt,
     /// Helper code, whole.
     Code(CodeLang),
+    /// An agent client's own session file (its voicehook calls, chat and
+    /// tools).
+    Session(Client),
     /// None of the above.
     Unknown,
 }
@@ -55,6 +62,27 @@ pub enum CodeLang {
     JavaScript,
     /// Shell scripts, with the `jq` programs in them.
     Shell,
+}
+
+/// The agent clients whose session files callint reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Client {
+    /// Claude Code's session transcript (`~/.claude/projects/*/*.jsonl`).
+    ClaudeCode,
+    /// Codex CLI's rollout file (`~/.codex/sessions/**/rollout-*.jsonl`).
+    Codex,
+    /// An opencode session (`opencode export`, or its storage folder).
+    Opencode,
+}
+
+impl Client {
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "claude-code",
+            Client::Codex => "codex",
+            Client::Opencode => "opencode",
+        }
+    }
 }
 
 impl CodeLang {
@@ -91,6 +119,9 @@ impl Format {
         "python",
         "javascript",
         "shell",
+        "claude-code",
+        "codex",
+        "opencode",
     ];
 
     pub fn name(self) -> &'static str {
@@ -101,6 +132,7 @@ impl Format {
             Format::Board => "board",
             Format::Prompt => "prompt",
             Format::Code(l) => l.name(),
+            Format::Session(c) => c.name(),
             Format::Unknown => "unknown",
         }
     }
@@ -116,6 +148,9 @@ impl Format {
             "transcript" | "txt" => Format::Transcript,
             "board" | "json" => Format::Board,
             "prompt" | "skill" | "md" | "markdown" => Format::Prompt,
+            "claude-code" | "claude" => Format::Session(Client::ClaudeCode),
+            "codex" => Format::Session(Client::Codex),
+            "opencode" => Format::Session(Client::Opencode),
             other => Format::Code(CodeLang::from_tag(other)?),
         })
     }
@@ -144,7 +179,9 @@ impl Format {
                 .collect()
         };
         match self {
-            Format::Native | Format::Unknown => Vec::new(),
+            // A session file holds the calls, the chat, the other tools
+            // and the threads, as a native log does.
+            Format::Native | Format::Session(_) | Format::Unknown => Vec::new(),
             Format::Mcp => vec![
                 // A trace of function calls never holds the messages to the
                 // agent's own user, nor the other tools it ran, nor threads.
@@ -202,8 +239,35 @@ pub struct Parsed {
     pub problems: Vec<Problem>,
 }
 
-/// Read `bytes` as `format`.
+/// What a reader may need beyond the bytes: who is who when the file does
+/// not say, and the names agents' clients gave the voicehook MCP server
+/// (from `callint.toml`).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub human: Option<String>,
+    pub voicebot: Option<String>,
+    /// Server names whose tools are voicehook's, beside the servers
+    /// recognised by their calls ([`server`]).
+    pub servers: Vec<String>,
+}
+
+impl Options {
+    pub fn from_config(c: &crate::config::Config) -> Options {
+        Options {
+            human: c.human.clone(),
+            voicebot: c.voicebot.clone(),
+            servers: c.servers.clone(),
+        }
+    }
+}
+
+/// Read `bytes` as `format`, with the default [`Options`].
 pub fn parse(format: Format, bytes: &[u8]) -> Parsed {
+    parse_with(format, bytes, &Options::default())
+}
+
+/// Read `bytes` as `format`.
+pub fn parse_with(format: Format, bytes: &[u8], opts: &Options) -> Parsed {
     match format {
         Format::Native => {
             let (log, problems) = native::parse(bytes);
@@ -217,6 +281,9 @@ pub fn parse(format: Format, bytes: &[u8]) -> Parsed {
         Format::Board => board::parse(bytes),
         Format::Prompt => prompt::parse(bytes),
         Format::Code(lang) => prompt::parse_code(bytes, lang),
+        Format::Session(Client::ClaudeCode) => claude::parse(bytes, opts),
+        Format::Session(Client::Codex) => codex::parse(bytes, opts),
+        Format::Session(Client::Opencode) => opencode::parse(bytes, opts),
         Format::Unknown => unknown(bytes),
     }
 }
