@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
-# Targets (fuzz/fuzz_targets/): native mcp transcript board prompt check.
+# Targets (fuzz/fuzz_targets/): native mcp transcript board prompt claude check.
 # Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
 # six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
 # (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
@@ -18,7 +18,7 @@ set -euo pipefail
 
 secs=${1:-300}
 shift || true
-all=(native mcp transcript board prompt check)
+all=(native mcp transcript board prompt claude check)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -56,6 +56,8 @@ make_seeds() {
         case "$f" in
             *-mcp/*) seed "$seeds/mcp" "" "$f"; windows "$seeds/mcp" "" "$f"
                      seed "$seeds/check" 0a "$f" .mcp ;;
+            *-claude/*) seed "$seeds/claude" "" "$f"; windows "$seeds/claude" "" "$f"
+                     windows "$seeds/check" 09 "$f" ;;
             *)       seed "$seeds/native" "" "$f"; windows "$seeds/native" "" "$f"
                      windows "$seeds/check" 09 "$f" ;;
         esac

@@ -1,9 +1,843 @@
-//! Claude Code session transcripts.
+//! Claude Code session transcripts (`~/.claude/projects/<project>/<id>.jsonl`,
+//! and the files of its subagents): one JSON entry a line, as the client
+//! writes them while it works.
+//!
+//! The entries map onto the records of a native log:
+//!
+//! - an assistant `tool_use` of the voicehook MCP server (`mcp__<server>__say`,
+//!   the server told by [`server::Servers`]) with its `tool_result` (paired
+//!   by `tool_use_id`) is a function call: the arguments from `input`, the
+//!   answer from the JSON in the result's text, an error when `is_error` is
+//!   set. The record is the `tool_use` block and is timed and placed where
+//!   the result arrived, as a native log records a call when its answer
+//!   comes; a call never answered (a session cut off) stays where it was
+//!   sent. Texts of the answer point into the result.
+//! - assistant `text` blocks are chat to the agent's own user; a `stop_reason`
+//!   of `end_turn` ends the turn. A user entry whose content is text is the
+//!   user's chat.
+//! - every other `tool_use` (Bash, Edit, Write, Task, SendMessage, other MCP
+//!   servers' tools) is a tool run, with its input.
+//! - sidechain entries (`isSidechain`) are the subagent's thread, or the
+//!   background's when the `Task` that started the agent ran in the
+//!   background; a subagent's own conversation with its parent is not chat
+//!   with the user, and is left out.
+//! - every other entry (progress, system, summaries, attachments, snapshots,
+//!   and types to come) is passed over without a finding.
+//!
+//! A session that never called voicehook yields no log and no finding, so a
+//! folder of everyday coding sessions lints quietly. Records carry the call
+//! they belong to (the `create_call` or `join` they follow), so a session of
+//! several calls is judged call by call.
 
-use super::{Options, Parsed};
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::json::{lines, Place, Places};
+use super::server::{self, Servers};
+use super::{mcp, native, ts, Options, Parsed, Problem};
+use crate::model::*;
+
+type Obj = Map<String, Value>;
+
+/// The keys of an entry that matter; everything else is skipped unparsed.
+#[derive(Deserialize)]
+struct Entry<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(rename = "isSidechain", borrow, default)]
+    sidechain: Option<&'a RawValue>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Option<&'a RawValue>,
+    #[serde(rename = "isMeta", borrow, default)]
+    is_meta: Option<&'a RawValue>,
+    #[serde(rename = "isCompactSummary", borrow, default)]
+    compact: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    tool_use_result: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Msg<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    stop_reason: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+}
+
+/// Which thread of the client wrote an entry.
+#[derive(Clone, Debug, PartialEq)]
+enum Side {
+    Main,
+    /// A sidechain, with the agent id it names.
+    Side(Option<String>),
+}
+
+/// Where an entry was: its line, bytes, time and thread.
+#[derive(Clone, Debug)]
+struct At {
+    line: u32,
+    ts: Option<Ms>,
+    side: Side,
+}
+
+/// A `tool_use` block.
+struct Use {
+    at: At,
+    /// The bytes of the block.
+    span: Span,
+    order: usize,
+    name: String,
+    input: Obj,
+    /// A `Task`/`Agent` that started its agent in the background.
+    background: bool,
+}
+
+/// A `tool_result` block.
+struct Res {
+    at: At,
+    span: Span,
+    order: usize,
+    /// The block, for the results of MCP tools (the answer is in it).
+    block: Option<Obj>,
+    is_error: bool,
+    /// The agent a `Task` started (`toolUseResult.agentId`).
+    spawned: Option<String>,
+}
+
+/// A chat message.
+struct ChatItem {
+    at: At,
+    span: Span,
+    order: usize,
+    role: &'static str,
+    text: String,
+    /// The text's path inside `span` (the block's `text`, or the content
+    /// string itself).
+    path: Path,
+    turn_end: bool,
+}
+
+#[derive(Default)]
+struct Reader {
+    problems: Vec<Problem>,
+    order: usize,
+    pending: HashMap<String, Use>,
+    done: Vec<(Use, Option<Res>)>,
+    chats: Vec<ChatItem>,
+}
 
 /// Read a Claude Code session transcript.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
-    let _ = (bytes, opts);
-    Parsed::default()
+    let mut rd = Reader::default();
+    let all = lines(bytes);
+    let last = all.iter().rposition(|l| {
+        !bytes[l.span.start..l.span.end]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+    });
+    for (k, l) in all.iter().enumerate() {
+        let raw = &bytes[l.span.start..l.span.end];
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let text = match std::str::from_utf8(raw) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = l.span.start + e.valid_up_to();
+                rd.problems.push(Problem::new(
+                    Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
+                    "this line is not valid UTF-8".into(),
+                    Some("a session file is UTF-8 text; this line was skipped".into()),
+                ));
+                continue;
+            }
+        };
+        rd.line(text, l.no, l.span.start, Some(k) == last);
+    }
+    rd.finish(opts)
+}
+
+/// The string a raw JSON value holds, if it is a string.
+fn string(v: Option<&RawValue>) -> Option<String> {
+    serde_json::from_str::<String>(v?.get()).ok()
+}
+
+fn boolean(v: Option<&RawValue>) -> Option<bool> {
+    serde_json::from_str::<bool>(v?.get()).ok()
+}
+
+/// The bytes of `raw`, which was read out of `line` (at `base` in the file).
+fn span_of(line: &str, base: usize, raw: &RawValue) -> Span {
+    let start = (raw.get().as_ptr() as usize)
+        .checked_sub(line.as_ptr() as usize)
+        .filter(|&o| o + raw.get().len() <= line.len())
+        .unwrap_or(0);
+    let len = if start == 0 && raw.get().len() > line.len() {
+        line.len()
+    } else {
+        raw.get().len()
+    };
+    Span::new(base + start, base + start + len)
+}
+
+impl Reader {
+    fn next_order(&mut self) -> usize {
+        self.order += 1;
+        self.order
+    }
+
+    fn line(&mut self, text: &str, no: u32, base: usize, is_last: bool) {
+        let entry: Entry<'_> = match serde_json::from_str(text) {
+            Ok(e) => e,
+            Err(e) => {
+                self.problems.push(broken_line(text, base, &e, is_last));
+                return;
+            }
+        };
+        let kind = string(entry.kind);
+        let role = match kind.as_deref() {
+            Some("user") => "user",
+            Some("assistant") => "assistant",
+            // Everything else a client writes carries no call.
+            _ => return,
+        };
+        let at = At {
+            line: no,
+            ts: string(entry.timestamp).and_then(|s| ts::parse_rfc3339(&s)),
+            side: if boolean(entry.sidechain) == Some(true) {
+                Side::Side(string(entry.agent_id))
+            } else {
+                Side::Main
+            },
+        };
+        let Some(message) = entry.message else { return };
+        let Ok(msg) = serde_json::from_str::<Msg<'_>>(message.get()) else {
+            self.problems.push(Problem::new(
+                Anchor::bytes(span_of(text, base, message)),
+                format!("the `message` of this {role} entry should be an object"),
+                Some("the entry was skipped; the rest of the session was still linted".into()),
+            ));
+            return;
+        };
+        let Some(content) = msg.content else { return };
+        let skip_chat = role == "user"
+            && (boolean(entry.is_meta) == Some(true) || boolean(entry.compact) == Some(true));
+        if let Ok(s) = serde_json::from_str::<String>(content.get()) {
+            // A message typed by the user (a string content).
+            if !skip_chat && !is_command_echo(&s) {
+                let order = self.next_order();
+                self.chats.push(ChatItem {
+                    at,
+                    span: span_of(text, base, content),
+                    order,
+                    role,
+                    text: s,
+                    path: Path::ROOT,
+                    turn_end: false,
+                });
+            }
+            return;
+        }
+        let Ok(blocks) = serde_json::from_str::<Vec<&RawValue>>(content.get()) else {
+            self.problems.push(Problem::new(
+                Anchor::bytes(span_of(text, base, content)),
+                "`message.content` should be a string or a list of blocks".into(),
+                Some("the entry was skipped; the rest of the session was still linted".into()),
+            ));
+            return;
+        };
+        let end_turn = string(msg.stop_reason).as_deref() == Some("end_turn");
+        let spawned = entry
+            .tool_use_result
+            .and_then(|r| serde_json::from_str::<Obj>(r.get()).ok())
+            .and_then(|o| o.get("agentId")?.as_str().map(str::to_string));
+        let n = blocks.len();
+        for (i, raw) in blocks.into_iter().enumerate() {
+            let span = span_of(text, base, raw);
+            let Ok(b) = serde_json::from_str::<Block<'_>>(raw.get()) else {
+                continue; // not an object: nothing a call is made of
+            };
+            match string(b.kind).as_deref() {
+                Some("text") => {
+                    if skip_chat {
+                        continue;
+                    }
+                    let Some(t) = string(b.text) else { continue };
+                    if role == "user" && is_command_echo(&t) {
+                        continue;
+                    }
+                    let order = self.next_order();
+                    self.chats.push(ChatItem {
+                        at: at.clone(),
+                        span,
+                        order,
+                        role,
+                        text: t,
+                        path: Path::ROOT.key("text"),
+                        turn_end: role == "assistant" && end_turn && i + 1 == n,
+                    });
+                }
+                Some("tool_use") => self.tool_use(&b, &at, span),
+                Some("tool_result") => self.tool_result(&b, &at, span, spawned.clone()),
+                _ => {}
+            }
+        }
+    }
+
+    fn tool_use(&mut self, b: &Block<'_>, at: &At, span: Span) {
+        let (Some(id), Some(name)) = (string(b.id), string(b.name)) else {
+            self.problems.push(Problem::new(
+                Anchor::bytes(span),
+                "this `tool_use` has no `id` or no `name`".into(),
+                Some("a tool call names its tool and carries an id its result refers to; it was skipped".into()),
+            ));
+            return;
+        };
+        let input = match b.input.map(|r| serde_json::from_str::<Value>(r.get())) {
+            None | Some(Ok(Value::Null)) => Obj::new(),
+            Some(Ok(Value::Object(o))) => o,
+            Some(_) => {
+                self.problems.push(Problem::new(
+                    Anchor {
+                        span,
+                        path: Path::ROOT.key("input"),
+                    },
+                    format!(
+                        "the `input` of `{}` should be an object",
+                        crate::report::escape::one_line(&name)
+                    ),
+                    Some("the call's arguments were ignored".into()),
+                ));
+                Obj::new()
+            }
+        };
+        let background = matches!(name.as_str(), "Task" | "Agent")
+            && input.get("run_in_background").and_then(Value::as_bool) == Some(true);
+        let order = self.next_order();
+        let u = Use {
+            at: at.clone(),
+            span,
+            order,
+            name,
+            input,
+            background,
+        };
+        if let Some(old) = self.pending.insert(id, u) {
+            // The same id again before a result: the first went unanswered.
+            self.done.push((old, None));
+        }
+    }
+
+    fn tool_result(&mut self, b: &Block<'_>, at: &At, span: Span, spawned: Option<String>) {
+        let Some(id) = string(b.tool_use_id) else {
+            return;
+        };
+        // A result whose call is not in the file (a resumed or compacted
+        // session starts with one) tells nothing about a call.
+        let Some(u) = self.pending.remove(&id) else {
+            return;
+        };
+        // Only an MCP tool's answer is read; a file's contents are not.
+        let block = if u.name.starts_with("mcp__") {
+            let mut o = Obj::new();
+            if let Some(c) = b
+                .content
+                .and_then(|c| serde_json::from_str::<Value>(c.get()).ok())
+            {
+                o.insert("content".into(), c);
+            }
+            Some(o)
+        } else {
+            None
+        };
+        let order = self.next_order();
+        let r = Res {
+            at: at.clone(),
+            span,
+            order,
+            block,
+            is_error: boolean(b.is_error) == Some(true),
+            spawned,
+        };
+        self.done.push((u, Some(r)));
+    }
+
+    fn finish(mut self, opts: &Options) -> Parsed {
+        let mut pending: Vec<Use> = std::mem::take(&mut self.pending).into_values().collect();
+        pending.sort_by_key(|u| u.order);
+        self.done.extend(pending.into_iter().map(|u| (u, None)));
+
+        // Which server is voicehook, from every call the session made.
+        let mut servers = Servers::new(opts);
+        let answers: Vec<Option<Answer>> = self
+            .done
+            .iter()
+            .map(|(u, r)| {
+                let (srv, tool) = server::split_mcp_name(&u.name)?;
+                let a = r.as_ref().map(answer).unwrap_or_default();
+                let input = Value::Object(u.input.clone());
+                let ans = a.value.clone().map(Value::Object);
+                servers.note(srv, tool, Some(&input), ans.as_ref());
+                Some(a)
+            })
+            .collect();
+        if servers.none() {
+            // No call in this session: nothing to judge, nothing to report.
+            return Parsed::default();
+        }
+
+        // Agents started in the background.
+        let background: HashSet<&str> = self
+            .done
+            .iter()
+            .filter(|(u, _)| u.background)
+            .filter_map(|(_, r)| r.as_ref()?.spawned.as_deref())
+            .collect();
+        let thread = |side: &Side| match side {
+            Side::Main => Thread::Main,
+            Side::Side(Some(a)) if background.contains(a.as_str()) => Thread::Background,
+            Side::Side(_) => Thread::Subagent,
+        };
+
+        let mut out: Vec<(usize, Record, Thread)> = Vec::new();
+        for ((u, r), a) in self.done.iter().zip(answers) {
+            let order = r.as_ref().map_or(u.order, |r| r.order);
+            let ts = r.as_ref().and_then(|r| r.at.ts).or(u.at.ts);
+            let voicehook = server::split_mcp_name(&u.name)
+                .filter(|(srv, _)| servers.is_voicehook(srv))
+                .map(|(_, tool)| server::function_name(tool));
+            let body = match voicehook {
+                Some(function) => Body::Fn(fn_call(
+                    function,
+                    u,
+                    r.as_ref(),
+                    a.unwrap_or_default(),
+                    &mut self.problems,
+                )),
+                None => Body::Tool(Box::new(Tool {
+                    name: u.name.clone(),
+                    args: Some(Value::Object(u.input.clone())),
+                })),
+            };
+            let rec = Record {
+                ts,
+                ..Record::new(u.at.line, u.span, body)
+            };
+            out.push((order, rec, thread(&u.at.side)));
+        }
+        for c in self.chats {
+            // A subagent's exchange with its parent is not chat with the user.
+            if c.at.side != Side::Main {
+                continue;
+            }
+            let rec = Record {
+                ts: c.at.ts,
+                ..Record::new(
+                    c.at.line,
+                    c.span,
+                    Body::Chat(Box::new(Chat {
+                        role: c.role.to_string(),
+                        text: Some(Text::new(c.text, c.path)),
+                        turn_end: c.turn_end,
+                    })),
+                )
+            };
+            out.push((c.order, rec, Thread::Main));
+        }
+        out.sort_by_key(|(o, _, _)| *o);
+
+        // Each record belongs to the call of the create_call or join before
+        // it; what comes before the first, to the first.
+        let mut names = Interner::default();
+        let ids: Vec<Option<Name>> = out
+            .iter()
+            .map(|(_, r, _)| call_of(r).map(|id| names.name(id)))
+            .collect();
+        let mut current = ids.iter().flatten().next().cloned();
+        let records = out
+            .into_iter()
+            .zip(ids)
+            .map(|((_, r, thread), id)| {
+                if id.is_some() {
+                    current = id;
+                }
+                r.from(None, current.clone(), thread)
+            })
+            .collect();
+        Parsed {
+            logs: vec![Log {
+                meta: Some(Meta {
+                    client: Some("claude-code".into()),
+                    ..Meta::default()
+                }),
+                records,
+            }],
+            problems: self.problems,
+        }
+    }
+}
+
+/// The call a record enters: the id `create_call` answered, or the one a
+/// `join` named.
+fn call_of(r: &Record) -> Option<&str> {
+    match &r.as_fn()?.op {
+        Op::CreateCall(c) => c.call_id.as_deref(),
+        Op::Join(j) => j.call_id.as_deref(),
+        _ => None,
+    }
+}
+
+/// What a result answered, read once for telling the server and building
+/// the record.
+#[derive(Clone, Default)]
+struct Answer {
+    /// The answer as an object, when the result holds one.
+    value: Option<Obj>,
+    place: Option<Place>,
+    /// The result's first text, for an error's message.
+    text: Option<String>,
+}
+
+fn answer(r: &Res) -> Answer {
+    let Some(block) = &r.block else {
+        return Answer::default();
+    };
+    match block.get("content") {
+        Some(Value::String(s)) => Answer {
+            value: match serde_json::from_str::<Value>(s) {
+                Ok(Value::Object(o)) => Some(o),
+                _ => None,
+            },
+            place: Some(Place {
+                path: Path::ROOT.key("content"),
+                within: Some(r.span),
+                opaque: true,
+            }),
+            text: Some(s.clone()),
+        },
+        Some(Value::Array(_)) => {
+            let (value, place) = mcp::answer_of(block, Path::ROOT, r.span);
+            Answer {
+                value,
+                place,
+                text: mcp::text_content(block).map(|(_, s)| s.to_string()),
+            }
+        }
+        _ => Answer::default(),
+    }
+}
+
+/// A voicehook call from its `tool_use` and `tool_result`.
+fn fn_call(
+    function: &str,
+    u: &Use,
+    r: Option<&Res>,
+    a: Answer,
+    problems: &mut Vec<Problem>,
+) -> FnCall {
+    let mut obj = Obj::new();
+    obj.insert("args".into(), Value::Object(u.input.clone()));
+    let whole = r.map(|r| Place {
+        path: Path::ROOT.key("content"),
+        within: Some(r.span),
+        opaque: true,
+    });
+    let args = Place::at(Path::ROOT.key("input"));
+    let mut result_place = whole.unwrap_or(args);
+    let mut error_place = result_place;
+    let mut error = None;
+    if r.is_some_and(|r| r.is_error) {
+        let message = a
+            .value
+            .as_ref()
+            .and_then(|v| v.get("message"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or(a.text.clone());
+        let status = a
+            .value
+            .as_ref()
+            .and_then(|v| v.get("status"))
+            .and_then(Value::as_i64)
+            .or_else(|| {
+                let m = message.as_deref()?;
+                let m = m.strip_prefix("Error:").unwrap_or(m);
+                mcp::leading_status(m)
+            });
+        error = Some(ApiError { status, message });
+        error_place = a.place.unwrap_or(error_place);
+    } else if let Some(v) = a.value {
+        obj.insert("result".into(), Value::Object(v));
+        result_place = a.place.unwrap_or(result_place);
+    }
+    let mut found = Vec::new();
+    let mut f = native::read_fn_call(function, obj, u.span, &mut found);
+    f.error = error.map(Box::new);
+    let places = Places {
+        args,
+        result: result_place,
+        error: error_place,
+    };
+    places.relocate(&mut f.op);
+    places.relocate_problems(u.span, &mut found);
+    problems.extend(found);
+    f
+}
+
+/// The echo of a slash command or its output, which the client stores as a
+/// user message: not something the user said.
+fn is_command_echo(s: &str) -> bool {
+    let t = s.trim_start();
+    t.starts_with("<command-name>")
+        || t.starts_with("<command-message>")
+        || t.starts_with("<local-command-")
+}
+
+fn broken_line(text: &str, base: usize, e: &serde_json::Error, is_last: bool) -> Problem {
+    if e.is_eof() && is_last {
+        let end = text.len();
+        return Problem::new(
+            Anchor::bytes(Span::new(base + end.saturating_sub(1), base + end)),
+            "the last entry of the session is cut off (the file ends inside it)".into(),
+            Some(
+                "the client probably stopped while writing it; the entries before it were linted"
+                    .into(),
+            ),
+        );
+    }
+    if e.is_data() && !text.trim_start().starts_with('{') {
+        return Problem::new(
+            Anchor::bytes(Span::new(base, base + text.len())),
+            "a session entry should be a JSON object".into(),
+            Some("the line was skipped; the rest of the session was still linted".into()),
+        );
+    }
+    super::json::broken(text.as_bytes(), base, e)
+}
+
+/// True when `o`, one line of JSON, is an entry of a Claude Code session.
+pub(crate) fn is_entry(o: &Obj) -> bool {
+    let Some(kind) = o.get("type").and_then(Value::as_str) else {
+        return false;
+    };
+    let session_keys = ["sessionId", "uuid", "leafUuid", "messageId"];
+    !kind.is_empty()
+        && !o.contains_key("payload")
+        && session_keys.iter().any(|k| o.contains_key(*k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = r#""uuid":"00000000-0000-4000-8000-000000000001","parentUuid":null,"sessionId":"00000000-0000-4000-8000-0000000000aa","version":"2.1.144","cwd":"/w","userType":"external""#;
+
+    fn entry(kind: &str, ts: &str, side: bool, message: &str, extra: &str) -> String {
+        format!(
+            r#"{{"type":"{kind}",{HEAD},"timestamp":"{ts}","isSidechain":{side},"message":{message}{extra}}}"#
+        )
+    }
+
+    fn use_line(ts: &str, id: &str, name: &str, input: &str) -> String {
+        entry(
+            "assistant",
+            ts,
+            false,
+            &format!(
+                r#"{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}],"stop_reason":"tool_use"}}"#
+            ),
+            "",
+        )
+    }
+
+    fn result_line(ts: &str, id: &str, text: &str, err: bool) -> String {
+        let t = serde_json::to_string(text).unwrap();
+        entry(
+            "user",
+            ts,
+            false,
+            &format!(
+                r#"{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":[{{"type":"text","text":{t}}}],"is_error":{err}}}]}}"#
+            ),
+            "",
+        )
+    }
+
+    fn parse_str(s: &str) -> Parsed {
+        parse(s.as_bytes(), &Options::default())
+    }
+
+    #[test]
+    fn a_call_pairs_its_use_and_result_and_is_timed_by_the_result() {
+        let src = [
+            entry(
+                "user",
+                "2026-10-10T09:00:00.000Z",
+                false,
+                r#"{"role":"user","content":"Join the call c-1 please"}"#,
+                "",
+            ),
+            use_line(
+                "2026-10-10T09:00:01.000Z",
+                "toolu_01",
+                "mcp__vh__join",
+                r#"{"call_id":"c-1","label":"Kit"}"#,
+            ),
+            result_line(
+                "2026-10-10T09:00:02.500Z",
+                "toolu_01",
+                r#"{"status":"joined","context":{"lang":"en"}}"#,
+                false,
+            ),
+            use_line(
+                "2026-10-10T09:00:03.000Z",
+                "toolu_02",
+                "mcp__vh__say",
+                r#"{"text":"Hi, this is Kit."}"#,
+            ),
+            use_line(
+                "2026-10-10T09:00:03.100Z",
+                "toolu_03",
+                "Bash",
+                r#"{"command":"git push"}"#,
+            ),
+            result_line("2026-10-10T09:00:04.000Z", "toolu_03", "done", false),
+            result_line(
+                "2026-10-10T09:00:05.000Z",
+                "toolu_02",
+                r#"{"say_id":"s1","say_status":"queued"}"#,
+                false,
+            ),
+        ]
+        .join("\n");
+        let p = parse_str(&src);
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        let recs = &p.logs[0].records;
+        let kinds: Vec<String> = recs
+            .iter()
+            .map(|r| match &r.body {
+                Body::Fn(f) => format!("fn {}", f.name),
+                Body::Tool(t) => format!("tool {}", t.name),
+                Body::Chat(c) => format!("chat {}", c.role),
+                Body::Meta(_) => "meta".into(),
+            })
+            .collect();
+        // in the order the answers came
+        assert_eq!(kinds, ["chat user", "fn join", "tool Bash", "fn say"]);
+        let say = &recs[3];
+        assert_eq!(say.line, 4, "the record is the tool_use's line");
+        assert_eq!(say.ts, ts::parse_rfc3339("2026-10-10T09:00:05.000Z"));
+        let Op::Say(s) = &say.as_fn().unwrap().op else {
+            panic!()
+        };
+        assert_eq!(s.say_status.as_deref(), Some("queued"));
+        assert_eq!(s.text.as_ref().unwrap().path.to_string(), "input.text");
+        // every record carries the call it belongs to, the first chat too
+        assert!(recs.iter().all(|r| r.call() == Some("c-1")));
+        // the span of the call is its tool_use block
+        let line4 = src.lines().nth(3).unwrap();
+        let block = &src[say.span.start..say.span.end];
+        assert!(block.starts_with(r#"{"type":"tool_use""#) && line4.contains(block));
+    }
+
+    #[test]
+    fn errors_sidechains_and_quiet_sessions() {
+        let src = [
+            use_line("2026-10-10T09:00:01.000Z", "toolu_01", "mcp__voicehook__join", r#"{"call_id":"c-1","label":"a-label-far-longer-than-allowed"}"#),
+            result_line("2026-10-10T09:00:01.500Z", "toolu_01", "422 label longer than 22 characters", true),
+            entry("assistant", "2026-10-10T09:00:02.000Z", true, r#"{"role":"assistant","content":[{"type":"tool_use","id":"toolu_09","name":"mcp__voicehook__create_call","input":{"lang":"en"}}]}"#, r#","agentId":"a1""#),
+        ]
+        .join("\n");
+        let p = parse_str(&src);
+        let recs = &p.logs[0].records;
+        let e = recs[0].as_fn().unwrap().error.as_ref().unwrap();
+        assert_eq!(e.status, Some(422));
+        assert_eq!(*recs[1].thread(), Thread::Subagent);
+        // a coding session without voicehook: no log, no finding, even
+        // when its last line is cut off
+        let quiet = [
+            use_line(
+                "2026-10-10T09:00:01.000Z",
+                "toolu_01",
+                "Bash",
+                r#"{"command":"ls"}"#,
+            ),
+            r#"{"type":"assistant","message":{"content":[{"type":"te"#.to_string(),
+        ]
+        .join("\n");
+        let p = parse_str(&quiet);
+        assert!(p.logs.is_empty() && p.problems.is_empty());
+    }
+
+    #[test]
+    fn a_speech_server_is_not_voicehook() {
+        let src = [
+            use_line(
+                "2026-10-10T09:00:01.000Z",
+                "toolu_01",
+                "mcp__tts__say",
+                r#"{"text":"hello"}"#,
+            ),
+            result_line(
+                "2026-10-10T09:00:02.000Z",
+                "toolu_01",
+                r#"{"ok":true}"#,
+                false,
+            ),
+        ]
+        .join("\n");
+        assert!(parse_str(&src).logs.is_empty());
+    }
+
+    #[test]
+    fn hostile_lines_never_panic() {
+        for src in [
+            "",
+            "{}",
+            "[]",
+            "5",
+            "{\"type\":\"user\"}",
+            "{\"type\":\"user\",\"message\":5}",
+            "{\"type\":\"user\",\"message\":{\"content\":5}}",
+            "{\"type\":\"assistant\",\"message\":{\"content\":[5,{\"type\":\"tool_use\"}]}}",
+            "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"mcp__v__next\",\"input\":[]}]}}\n{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":\"{\\\"type\\\":\\\"user\\\",\\\"operators_said\\\":5}\"}]}}",
+            "{\"type\":\"user\",\"type\":\"user\"}",
+            "\u{feff}{\"type\":\"user\"}",
+        ] {
+            let _ = parse_str(src);
+        }
+        let deep = format!(
+            "{{\"type\":\"user\",\"message\":{}{}}}",
+            "[".repeat(50_000),
+            "]".repeat(50_000)
+        );
+        assert_eq!(parse_str(&deep).problems.len(), 0);
+    }
 }

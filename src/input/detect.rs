@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{CodeLang, Format};
+use super::{Client, CodeLang, Format};
 
 /// How much of a file is looked at to tell its format.
 const SNIFF: usize = 64 * 1024;
@@ -41,8 +41,9 @@ fn decide(name: &str, bytes: &[u8], blank: impl FnOnce() -> Option<bool>) -> Opt
             .to_ascii_lowercase()
     };
     let content = by_content(bytes);
-    if let Some(f @ (Format::Native | Format::Mcp)) = content {
-        // JSON lines of a log or a trace, whatever the file is called.
+    if let Some(f @ (Format::Native | Format::Mcp | Format::Session(_))) = content {
+        // JSON lines of a log, a trace or a session, whatever the file is
+        // called.
         return Some(f);
     }
     Some(match ext.as_str() {
@@ -154,6 +155,9 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
     }
     if o.contains_key("method") && (o.contains_key("params") || o.contains_key("id")) {
         return Some(Format::Mcp);
+    }
+    if super::claude::is_entry(o) {
+        return Some(Format::Session(Client::ClaudeCode));
     }
     is_board(o).then_some(Format::Board)
 }

@@ -14,3 +14,4 @@ mod regressions;
 mod report;
 mod room;
 mod rule_pages;
+mod sessions;
