@@ -2,6 +2,8 @@
 """Write a case of native call logs as Claude Code session transcripts.
 
     scripts/corpus/claude-session.py corpus/seed-incident corpus/seed-incident-claude
+    scripts/corpus/claude-session.py --noise 20 LOG.jsonl OUT.jsonl
+
 
 Each native log becomes the session file the agent's client would have
 written for the same call: chat as user and assistant entries, each voicehook
@@ -12,6 +14,11 @@ the seed incident name the voicehook server three ways (`voicehook`, `vh`,
 calls. Records of a `subagent` or `background` thread become sidechain
 entries of an agent started by a Task call. The case's expected.tsv is
 rewritten with the line of the entry each finding points at.
+
+With --noise N, one native log is written as one session with the everyday
+work of a coding agent between its records: after every N records, a file
+read with its 6 KB of contents, a shell command and progress entries (for
+measuring how fast a real session is read).
 """
 
 import json
@@ -128,7 +135,23 @@ def side_of(s, rec):
     return s.agents[thread]
 
 
-def convert(src, server):
+FILE = "".join(f"    let total_{i} = cart.items.iter().map(|i| i.price * i.qty).sum::<u64>();\n" for i in range(80))
+
+
+def noise(s, ts):
+    s.tool(ts, ts, "Read", {"file_path": f"/home/dev/{s.name}/src/cart.rs"}, FILE)
+    s.lines.append(
+        json.dumps(
+            {"type": "progress", "uuid": str(s.ident("progress")), "parentUuid": s.parent,
+             "sessionId": s.sid, "timestamp": ts, "data": {"type": "bash_progress", "output": "Compiling"}},
+            separators=(",", ":"),
+        )
+    )
+    s.tool(ts, ts, "Bash", {"command": "cargo test --quiet cart", "description": "Run the cart tests"},
+           "test result: ok. 42 passed; 0 failed")
+
+
+def convert(src, server, every=0):
     s = Session(src.stem, server)
     s.lines.append(
         json.dumps(
@@ -144,6 +167,8 @@ def convert(src, server):
         rec = json.loads(raw)
         if "meta" in rec:
             continue
+        if every and no % every == 0 and "ts" in rec:
+            noise(s, rec["ts"])
         ts = rec["ts"]
         sent = prev or fmt_ts(parse_ts(ts) - timedelta(milliseconds=300))
         prev = ts
@@ -178,6 +203,11 @@ def convert(src, server):
 
 
 def main():
+    if sys.argv[1] == "--noise":
+        every, src, out = int(sys.argv[2]), pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4])
+        s, _ = convert(src, SERVERS[0], every)
+        out.write_text("\n".join(s.lines) + "\n", encoding="utf-8")
+        return
     src_dir, out_dir = map(pathlib.Path, sys.argv[1:3])
     out_dir.mkdir(parents=True, exist_ok=True)
     maps = {}

@@ -30,7 +30,9 @@
 //! several calls is judged call by call.
 
 use std::collections::{HashMap, HashSet};
+use std::marker::PhantomData;
 
+use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -42,7 +44,9 @@ use crate::model::*;
 
 type Obj = Map<String, Value>;
 
-/// The keys of an entry that matter; everything else is skipped unparsed.
+/// The keys of an entry that matter, read in one pass over the line; the
+/// rest is skipped unparsed. A line whose `message` has an unexpected shape
+/// fails here and is read again by [`Loose`], to say what is wrong.
 #[derive(Deserialize)]
 struct Entry<'a> {
     #[serde(rename = "type", borrow, default)]
@@ -58,7 +62,7 @@ struct Entry<'a> {
     #[serde(rename = "isCompactSummary", borrow, default)]
     compact: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
+    message: Option<Msg<'a>>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a RawValue>,
 }
@@ -66,9 +70,57 @@ struct Entry<'a> {
 #[derive(Deserialize)]
 struct Msg<'a> {
     #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    content: Option<Content<'a>>,
     #[serde(borrow, default)]
     stop_reason: Option<&'a RawValue>,
+}
+
+/// A message's content: the user's text, or a list of blocks.
+enum Content<'a> {
+    Text(String),
+    Blocks(Vec<&'a RawValue>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of blocks")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(v.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Content<'a>, E> {
+                Ok(Content::Text(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = seq.next_element::<&'de RawValue>()? {
+                    out.push(b);
+                }
+                Ok(Content::Blocks(out))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// An entry read with every key left raw, to say what is wrong with one
+/// that [`Entry`] could not read.
+#[derive(Deserialize)]
+struct Loose<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct LooseMsg<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -96,10 +148,10 @@ struct Block<'a> {
 enum Side {
     Main,
     /// A sidechain, with the agent id it names.
-    Side(Option<String>),
+    Side(Option<Box<str>>),
 }
 
-/// Where an entry was: its line, bytes, time and thread.
+/// Where an entry was: its line, time and thread.
 #[derive(Clone, Debug)]
 struct At {
     line: u32,
@@ -107,7 +159,7 @@ struct At {
     side: Side,
 }
 
-/// A `tool_use` block.
+/// A `tool_use` block waiting for its result.
 struct Use {
     at: At,
     /// The bytes of the block.
@@ -119,29 +171,14 @@ struct Use {
     background: bool,
 }
 
-/// A `tool_result` block.
+/// A `tool_result` block, read as far as its call needs.
 struct Res {
     at: At,
-    span: Span,
     order: usize,
-    /// The block, for the results of MCP tools (the answer is in it).
-    block: Option<Obj>,
+    answer: Answer,
     is_error: bool,
     /// The agent a `Task` started (`toolUseResult.agentId`).
     spawned: Option<String>,
-}
-
-/// A chat message.
-struct ChatItem {
-    at: At,
-    span: Span,
-    order: usize,
-    role: &'static str,
-    text: String,
-    /// The text's path inside `span` (the block's `text`, or the content
-    /// string itself).
-    path: Path,
-    turn_end: bool,
 }
 
 #[derive(Default)]
@@ -149,13 +186,21 @@ struct Reader {
     problems: Vec<Problem>,
     order: usize,
     pending: HashMap<String, Use>,
-    done: Vec<(Use, Option<Res>)>,
-    chats: Vec<ChatItem>,
+    servers: Servers,
+    /// Calls of servers not (yet) known to be voicehook.
+    undecided: Vec<(Use, Option<Res>)>,
+    /// Records in the order they happened, with the thread that made them.
+    out: Vec<(usize, Record, Side)>,
+    /// Agents started in the background.
+    background: HashSet<String>,
 }
 
 /// Read a Claude Code session transcript.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
-    let mut rd = Reader::default();
+    let mut rd = Reader {
+        servers: Servers::new(opts),
+        ..Reader::default()
+    };
     let all = lines(bytes);
     let last = all.iter().rposition(|l| {
         !bytes[l.span.start..l.span.end]
@@ -179,9 +224,14 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
                 continue;
             }
         };
-        rd.line(text, l.no, l.span.start, Some(k) == last);
+        rd.line(
+            text,
+            l.no,
+            Span::new(l.span.start, l.span.end),
+            Some(k) == last,
+        );
     }
-    rd.finish(opts)
+    rd.finish()
 }
 
 /// The string a raw JSON value holds, if it is a string.
@@ -197,14 +247,19 @@ fn boolean(v: Option<&RawValue>) -> Option<bool> {
 fn span_of(line: &str, base: usize, raw: &RawValue) -> Span {
     let start = (raw.get().as_ptr() as usize)
         .checked_sub(line.as_ptr() as usize)
-        .filter(|&o| o + raw.get().len() <= line.len())
-        .unwrap_or(0);
-    let len = if start == 0 && raw.get().len() > line.len() {
-        line.len()
-    } else {
-        raw.get().len()
-    };
-    Span::new(base + start, base + start + len)
+        .filter(|&o| o + raw.get().len() <= line.len());
+    match start {
+        Some(o) => Span::new(base + o, base + o + raw.get().len()),
+        None => Span::new(base, base + line.len()),
+    }
+}
+
+fn role_of(kind: Option<&RawValue>) -> Option<&'static str> {
+    match kind?.get() {
+        "\"user\"" => Some("user"),
+        "\"assistant\"" => Some("assistant"),
+        _ => None,
+    }
 }
 
 impl Reader {
@@ -213,102 +268,138 @@ impl Reader {
         self.order
     }
 
-    fn line(&mut self, text: &str, no: u32, base: usize, is_last: bool) {
+    fn line(&mut self, text: &str, no: u32, span: Span, is_last: bool) {
         let entry: Entry<'_> = match serde_json::from_str(text) {
             Ok(e) => e,
             Err(e) => {
-                self.problems.push(broken_line(text, base, &e, is_last));
+                self.unreadable(text, span.start, &e, is_last);
                 return;
             }
         };
-        let kind = string(entry.kind);
-        let role = match kind.as_deref() {
-            Some("user") => "user",
-            Some("assistant") => "assistant",
-            // Everything else a client writes carries no call.
-            _ => return,
+        // Everything but user and assistant entries carries no call.
+        let Some(role) = role_of(entry.kind) else {
+            return;
+        };
+        let Some(Msg {
+            content: Some(content),
+            stop_reason,
+        }) = entry.message
+        else {
+            return;
         };
         let at = At {
             line: no,
             ts: string(entry.timestamp).and_then(|s| ts::parse_rfc3339(&s)),
             side: if boolean(entry.sidechain) == Some(true) {
-                Side::Side(string(entry.agent_id))
+                Side::Side(string(entry.agent_id).map(String::into_boxed_str))
             } else {
                 Side::Main
             },
         };
-        let Some(message) = entry.message else { return };
-        let Ok(msg) = serde_json::from_str::<Msg<'_>>(message.get()) else {
-            self.problems.push(Problem::new(
-                Anchor::bytes(span_of(text, base, message)),
-                format!("the `message` of this {role} entry should be an object"),
-                Some("the entry was skipped; the rest of the session was still linted".into()),
-            ));
-            return;
-        };
-        let Some(content) = msg.content else { return };
-        let skip_chat = role == "user"
-            && (boolean(entry.is_meta) == Some(true) || boolean(entry.compact) == Some(true));
-        if let Ok(s) = serde_json::from_str::<String>(content.get()) {
-            // A message typed by the user (a string content).
-            if !skip_chat && !is_command_echo(&s) {
-                let order = self.next_order();
-                self.chats.push(ChatItem {
-                    at,
-                    span: span_of(text, base, content),
-                    order,
-                    role,
-                    text: s,
-                    path: Path::ROOT,
-                    turn_end: false,
-                });
+        let chat_ok = at.side == Side::Main
+            && !(role == "user"
+                && (boolean(entry.is_meta) == Some(true) || boolean(entry.compact) == Some(true)));
+        let content_at = Path::ROOT.key("message").key("content");
+        let blocks = match content {
+            Content::Text(s) => {
+                // A message typed by the user.
+                if chat_ok && !is_command_echo(&s) {
+                    self.chat(&at, span, role, s, content_at, false);
+                }
+                return;
             }
-            return;
-        }
-        let Ok(blocks) = serde_json::from_str::<Vec<&RawValue>>(content.get()) else {
-            self.problems.push(Problem::new(
-                Anchor::bytes(span_of(text, base, content)),
-                "`message.content` should be a string or a list of blocks".into(),
-                Some("the entry was skipped; the rest of the session was still linted".into()),
-            ));
-            return;
+            Content::Blocks(b) => b,
         };
-        let end_turn = string(msg.stop_reason).as_deref() == Some("end_turn");
-        let spawned = entry
-            .tool_use_result
-            .and_then(|r| serde_json::from_str::<Obj>(r.get()).ok())
-            .and_then(|o| o.get("agentId")?.as_str().map(str::to_string));
+        let end_turn = stop_reason.map(RawValue::get) == Some("\"end_turn\"");
         let n = blocks.len();
         for (i, raw) in blocks.into_iter().enumerate() {
-            let span = span_of(text, base, raw);
             let Ok(b) = serde_json::from_str::<Block<'_>>(raw.get()) else {
                 continue; // not an object: nothing a call is made of
             };
-            match string(b.kind).as_deref() {
-                Some("text") => {
-                    if skip_chat {
+            match b.kind.map(RawValue::get) {
+                Some("\"text\"") => {
+                    let Some(t) = string(b.text).filter(|_| chat_ok) else {
                         continue;
-                    }
-                    let Some(t) = string(b.text) else { continue };
+                    };
                     if role == "user" && is_command_echo(&t) {
                         continue;
                     }
-                    let order = self.next_order();
-                    self.chats.push(ChatItem {
-                        at: at.clone(),
-                        span,
-                        order,
-                        role,
-                        text: t,
-                        path: Path::ROOT.key("text"),
-                        turn_end: role == "assistant" && end_turn && i + 1 == n,
-                    });
+                    let end = role == "assistant" && end_turn && i + 1 == n;
+                    self.chat(&at, span, role, t, content_at.index(i).key("text"), end);
                 }
-                Some("tool_use") => self.tool_use(&b, &at, span),
-                Some("tool_result") => self.tool_result(&b, &at, span, spawned.clone()),
+                Some("\"tool_use\"") => self.tool_use(&b, &at, span_of(text, span.start, raw)),
+                Some("\"tool_result\"") => {
+                    let spawned = entry
+                        .tool_use_result
+                        .and_then(|r| serde_json::from_str::<Obj>(r.get()).ok())
+                        .and_then(|o| o.get("agentId")?.as_str().map(str::to_string));
+                    self.tool_result(&b, &at, span_of(text, span.start, raw), spawned);
+                }
                 _ => {}
             }
         }
+    }
+
+    /// A line [`Entry`] could not read: broken JSON, or a user or assistant
+    /// entry whose message has an unexpected shape.
+    fn unreadable(&mut self, text: &str, base: usize, e: &serde_json::Error, is_last: bool) {
+        let Ok(loose) = serde_json::from_str::<Loose<'_>>(text) else {
+            self.problems.push(broken_line(text, base, e, is_last));
+            return;
+        };
+        let Some(role) = role_of(loose.kind) else {
+            return;
+        };
+        let skipped =
+            || Some("the entry was skipped; the rest of the session was still linted".into());
+        let Some(message) = loose.message else {
+            return;
+        };
+        let problem = match serde_json::from_str::<LooseMsg<'_>>(message.get()) {
+            Err(_) => Problem::new(
+                Anchor::bytes(span_of(text, base, message)),
+                format!("the `message` of this {role} entry should be an object"),
+                skipped(),
+            ),
+            Ok(LooseMsg {
+                content: Some(content),
+            }) => Problem::new(
+                Anchor::bytes(span_of(text, base, content)),
+                "`message.content` should be a string or a list of blocks".into(),
+                skipped(),
+            ),
+            Ok(_) => Problem::new(
+                Anchor::bytes(Span::new(base, base + text.len())),
+                format!("this {role} entry could not be read: {e}"),
+                skipped(),
+            ),
+        };
+        self.problems.push(problem);
+    }
+
+    fn chat(
+        &mut self,
+        at: &At,
+        span: Span,
+        role: &'static str,
+        text: String,
+        path: Path,
+        end: bool,
+    ) {
+        let order = self.next_order();
+        let rec = Record {
+            ts: at.ts,
+            ..Record::new(
+                at.line,
+                span,
+                Body::Chat(Box::new(Chat {
+                    role: role.to_string(),
+                    text: Some(Text::new(text, path)),
+                    turn_end: end,
+                })),
+            )
+        };
+        self.out.push((order, rec, Side::Main));
     }
 
     fn tool_use(&mut self, b: &Block<'_>, at: &At, span: Span) {
@@ -351,7 +442,7 @@ impl Reader {
         };
         if let Some(old) = self.pending.insert(id, u) {
             // The same id again before a result: the first went unanswered.
-            self.done.push((old, None));
+            self.settle(old, None);
         }
     }
 
@@ -365,112 +456,91 @@ impl Reader {
             return;
         };
         // Only an MCP tool's answer is read; a file's contents are not.
-        let block = if u.name.starts_with("mcp__") {
-            let mut o = Obj::new();
-            if let Some(c) = b
-                .content
+        let answer = if u.name.starts_with("mcp__") {
+            b.content
                 .and_then(|c| serde_json::from_str::<Value>(c.get()).ok())
-            {
-                o.insert("content".into(), c);
-            }
-            Some(o)
+                .map(|c| answer(c, span))
+                .unwrap_or_default()
         } else {
-            None
+            Answer::default()
         };
         let order = self.next_order();
         let r = Res {
             at: at.clone(),
-            span,
             order,
-            block,
+            answer,
             is_error: boolean(b.is_error) == Some(true),
             spawned,
         };
-        self.done.push((u, Some(r)));
+        self.settle(u, Some(r));
     }
 
-    fn finish(mut self, opts: &Options) -> Parsed {
+    /// A call with its result (or none): a record now when its server is
+    /// known, else kept until the whole session has told which servers are
+    /// voicehook.
+    fn settle(&mut self, u: Use, r: Option<Res>) {
+        if u.background {
+            if let Some(a) = r.as_ref().and_then(|r| r.spawned.clone()) {
+                self.background.insert(a);
+            }
+        }
+        match server::split_mcp_name(&u.name) {
+            None => self.record(u, r, None),
+            Some((srv, tool)) => {
+                let answer = r.as_ref().and_then(|r| r.answer.value.as_ref());
+                self.servers.note_obj(srv, tool, Some(&u.input), answer);
+                if self.servers.is_voicehook(srv) {
+                    let f = server::function_name(tool).to_string();
+                    self.record(u, r, Some(f));
+                } else {
+                    self.undecided.push((u, r));
+                }
+            }
+        }
+    }
+
+    /// The record of a call: a voicehook `function`, or another tool.
+    fn record(&mut self, u: Use, r: Option<Res>, function: Option<String>) {
+        let order = r.as_ref().map_or(u.order, |r| r.order);
+        let ts = r.as_ref().and_then(|r| r.at.ts).or(u.at.ts);
+        let Use {
+            at,
+            span,
+            name,
+            input,
+            ..
+        } = u;
+        let body = match function {
+            Some(f) => Body::Fn(fn_call(&f, input, span, r, &mut self.problems)),
+            None => Body::Tool(Box::new(Tool {
+                name,
+                args: Some(Value::Object(input)),
+            })),
+        };
+        let rec = Record {
+            ts,
+            ..Record::new(at.line, span, body)
+        };
+        self.out.push((order, rec, at.side));
+    }
+
+    fn finish(mut self) -> Parsed {
         let mut pending: Vec<Use> = std::mem::take(&mut self.pending).into_values().collect();
         pending.sort_by_key(|u| u.order);
-        self.done.extend(pending.into_iter().map(|u| (u, None)));
-
-        // Which server is voicehook, from every call the session made.
-        let mut servers = Servers::new(opts);
-        let answers: Vec<Option<Answer>> = self
-            .done
-            .iter()
-            .map(|(u, r)| {
-                let (srv, tool) = server::split_mcp_name(&u.name)?;
-                let a = r.as_ref().map(answer).unwrap_or_default();
-                let input = Value::Object(u.input.clone());
-                let ans = a.value.clone().map(Value::Object);
-                servers.note(srv, tool, Some(&input), ans.as_ref());
-                Some(a)
-            })
-            .collect();
-        if servers.none() {
+        for u in pending {
+            self.settle(u, None);
+        }
+        for (u, r) in std::mem::take(&mut self.undecided) {
+            let function = server::split_mcp_name(&u.name)
+                .filter(|(srv, _)| self.servers.is_voicehook(srv))
+                .map(|(_, tool)| server::function_name(tool).to_string());
+            self.record(u, r, function);
+        }
+        if self.servers.none() {
             // No call in this session: nothing to judge, nothing to report.
             return Parsed::default();
         }
-
-        // Agents started in the background.
-        let background: HashSet<&str> = self
-            .done
-            .iter()
-            .filter(|(u, _)| u.background)
-            .filter_map(|(_, r)| r.as_ref()?.spawned.as_deref())
-            .collect();
-        let thread = |side: &Side| match side {
-            Side::Main => Thread::Main,
-            Side::Side(Some(a)) if background.contains(a.as_str()) => Thread::Background,
-            Side::Side(_) => Thread::Subagent,
-        };
-
-        let mut out: Vec<(usize, Record, Thread)> = Vec::new();
-        for ((u, r), a) in self.done.iter().zip(answers) {
-            let order = r.as_ref().map_or(u.order, |r| r.order);
-            let ts = r.as_ref().and_then(|r| r.at.ts).or(u.at.ts);
-            let voicehook = server::split_mcp_name(&u.name)
-                .filter(|(srv, _)| servers.is_voicehook(srv))
-                .map(|(_, tool)| server::function_name(tool));
-            let body = match voicehook {
-                Some(function) => Body::Fn(fn_call(
-                    function,
-                    u,
-                    r.as_ref(),
-                    a.unwrap_or_default(),
-                    &mut self.problems,
-                )),
-                None => Body::Tool(Box::new(Tool {
-                    name: u.name.clone(),
-                    args: Some(Value::Object(u.input.clone())),
-                })),
-            };
-            let rec = Record {
-                ts,
-                ..Record::new(u.at.line, u.span, body)
-            };
-            out.push((order, rec, thread(&u.at.side)));
-        }
-        for c in self.chats {
-            // A subagent's exchange with its parent is not chat with the user.
-            if c.at.side != Side::Main {
-                continue;
-            }
-            let rec = Record {
-                ts: c.at.ts,
-                ..Record::new(
-                    c.at.line,
-                    c.span,
-                    Body::Chat(Box::new(Chat {
-                        role: c.role.to_string(),
-                        text: Some(Text::new(c.text, c.path)),
-                        turn_end: c.turn_end,
-                    })),
-                )
-            };
-            out.push((c.order, rec, Thread::Main));
-        }
+        let mut out = std::mem::take(&mut self.out);
         out.sort_by_key(|(o, _, _)| *o);
 
         // Each record belongs to the call of the create_call or join before
@@ -484,10 +554,15 @@ impl Reader {
         let records = out
             .into_iter()
             .zip(ids)
-            .map(|((_, r, thread), id)| {
+            .map(|((_, r, side), id)| {
                 if id.is_some() {
                     current = id;
                 }
+                let thread = match side {
+                    Side::Main => Thread::Main,
+                    Side::Side(Some(a)) if self.background.contains(&*a) => Thread::Background,
+                    Side::Side(_) => Thread::Subagent,
+                };
                 r.from(None, current.clone(), thread)
             })
             .collect();
@@ -514,9 +589,8 @@ fn call_of(r: &Record) -> Option<&str> {
     }
 }
 
-/// What a result answered, read once for telling the server and building
-/// the record.
-#[derive(Clone, Default)]
+/// What a result answered, read when it arrives.
+#[derive(Default)]
 struct Answer {
     /// The answer as an object, when the result holds one.
     value: Option<Obj>,
@@ -525,80 +599,81 @@ struct Answer {
     text: Option<String>,
 }
 
-fn answer(r: &Res) -> Answer {
-    let Some(block) = &r.block else {
-        return Answer::default();
-    };
-    match block.get("content") {
-        Some(Value::String(s)) => Answer {
-            value: match serde_json::from_str::<Value>(s) {
+/// The answer in a `tool_result`'s `content` (a JSON text, or a list of
+/// MCP content items), the block at `span`.
+fn answer(content: Value, span: Span) -> Answer {
+    match content {
+        Value::String(s) => Answer {
+            value: match serde_json::from_str::<Value>(&s) {
                 Ok(Value::Object(o)) => Some(o),
                 _ => None,
             },
             place: Some(Place {
                 path: Path::ROOT.key("content"),
-                within: Some(r.span),
+                within: Some(span),
                 opaque: true,
             }),
-            text: Some(s.clone()),
+            text: Some(s),
         },
-        Some(Value::Array(_)) => {
-            let (value, place) = mcp::answer_of(block, Path::ROOT, r.span);
+        items @ Value::Array(_) => {
+            let mut block = Obj::new();
+            block.insert("content".into(), items);
+            let (value, place) = mcp::answer_of(&block, Path::ROOT, span);
             Answer {
                 value,
                 place,
-                text: mcp::text_content(block).map(|(_, s)| s.to_string()),
+                text: mcp::text_content(&block).map(|(_, s)| s.to_string()),
             }
         }
         _ => Answer::default(),
     }
 }
 
-/// A voicehook call from its `tool_use` and `tool_result`.
+/// A voicehook call from its `tool_use` (its `input`, the block at `span`)
+/// and its `tool_result`.
 fn fn_call(
     function: &str,
-    u: &Use,
-    r: Option<&Res>,
-    a: Answer,
+    input: Obj,
+    span: Span,
+    r: Option<Res>,
     problems: &mut Vec<Problem>,
 ) -> FnCall {
     let mut obj = Obj::new();
-    obj.insert("args".into(), Value::Object(u.input.clone()));
-    let whole = r.map(|r| Place {
-        path: Path::ROOT.key("content"),
-        within: Some(r.span),
-        opaque: true,
-    });
+    obj.insert("args".into(), Value::Object(input));
     let args = Place::at(Path::ROOT.key("input"));
-    let mut result_place = whole.unwrap_or(args);
-    let mut error_place = result_place;
+    let mut result_place = args;
+    let mut error_place = args;
     let mut error = None;
-    if r.is_some_and(|r| r.is_error) {
-        let message = a
-            .value
-            .as_ref()
-            .and_then(|v| v.get("message"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or(a.text.clone());
-        let status = a
-            .value
-            .as_ref()
-            .and_then(|v| v.get("status"))
-            .and_then(Value::as_i64)
-            .or_else(|| {
-                let m = message.as_deref()?;
-                let m = m.strip_prefix("Error:").unwrap_or(m);
-                mcp::leading_status(m)
-            });
-        error = Some(ApiError { status, message });
-        error_place = a.place.unwrap_or(error_place);
-    } else if let Some(v) = a.value {
-        obj.insert("result".into(), Value::Object(v));
-        result_place = a.place.unwrap_or(result_place);
+    if let Some(r) = r {
+        let a = r.answer;
+        if let Some(p) = a.place {
+            result_place = p;
+            error_place = p;
+        }
+        if r.is_error {
+            let message = a
+                .value
+                .as_ref()
+                .and_then(|v| v.get("message"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or(a.text);
+            let status = a
+                .value
+                .as_ref()
+                .and_then(|v| v.get("status"))
+                .and_then(Value::as_i64)
+                .or_else(|| {
+                    let m = message.as_deref()?;
+                    mcp::leading_status(m.strip_prefix("Error:").unwrap_or(m))
+                });
+            error = Some(ApiError { status, message });
+        } else if let Some(v) = a.value {
+            obj.insert("result".into(), Value::Object(v));
+        }
     }
     let mut found = Vec::new();
-    let mut f = native::read_fn_call(function, obj, u.span, &mut found);
+    let mut f = native::read_fn_call(function, obj, span, &mut found);
     f.error = error.map(Box::new);
     let places = Places {
         args,
@@ -606,7 +681,7 @@ fn fn_call(
         error: error_place,
     };
     places.relocate(&mut f.op);
-    places.relocate_problems(u.span, &mut found);
+    places.relocate_problems(span, &mut found);
     problems.extend(found);
     f
 }

@@ -13,9 +13,11 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::Options;
+
+type Obj = Map<String, Value>;
 
 /// The functions of the voicehook server (LOG-FORMAT.md §1a).
 pub const FUNCTIONS: &[&str] = &[
@@ -62,9 +64,23 @@ impl Servers {
     /// Note one call of `tool` on `server`, with its arguments and the
     /// answer (the parsed result object), as far as they are known.
     pub fn note(&mut self, server: &str, tool: &str, args: Option<&Value>, answer: Option<&Value>) {
+        self.note_obj(
+            server,
+            tool,
+            args.and_then(Value::as_object),
+            answer.and_then(Value::as_object),
+        );
+    }
+
+    /// [`Servers::note`], with the arguments and answer as objects.
+    pub fn note_obj(&mut self, server: &str, tool: &str, args: Option<&Obj>, answer: Option<&Obj>) {
         let shaped = voicehook_shaped(function_name(tool), args, answer);
-        let e = self.seen.entry(server.to_string()).or_default();
-        *e |= shaped;
+        match self.seen.get_mut(server) {
+            Some(e) => *e |= shaped,
+            None => {
+                self.seen.insert(server.to_string(), shaped);
+            }
+        }
     }
 
     /// True when `server`'s tools are voicehook's functions.
@@ -102,8 +118,8 @@ pub fn split_mcp_name(name: &str) -> Option<(&str, &str)> {
 }
 
 /// True when a call of `function` has a shape only voicehook's has.
-fn voicehook_shaped(function: &str, args: Option<&Value>, answer: Option<&Value>) -> bool {
-    let has = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).is_some_and(|x| !x.is_null());
+fn voicehook_shaped(function: &str, args: Option<&Obj>, answer: Option<&Obj>) -> bool {
+    let has = |v: Option<&Obj>, k: &str| v.and_then(|v| v.get(k)).is_some_and(|x| !x.is_null());
     match function {
         "create_call" => true,
         "join" => {
