@@ -61,7 +61,10 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         // An envelope holds the message; a bare message is one.
         let (msg, at, line_ts) = match obj.get("message") {
             Some(m) if !obj.contains_key("jsonrpc") => {
-                let ts = match obj.get("ts") {
+                // `ts` or `timestamp`; the direction (`dir`, `direction`)
+                // is not needed: the message's shape says which it is.
+                let key = if obj.contains_key("ts") { "ts" } else { "timestamp" };
+                let ts = match obj.get(key) {
                     None | Some(Value::Null) => None,
                     Some(Value::String(s)) => match ts::parse_rfc3339(s) {
                         Some(t) => Some(t),
@@ -69,10 +72,10 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                             problems.push(Problem::new(
                                 Anchor {
                                     span: l.span,
-                                    path: Path::ROOT.key("ts"),
+                                    path: Path::ROOT.key(key),
                                 },
                                 format!(
-                                    "`ts` is not an RFC 3339 time: {}",
+                                    "`{key}` is not an RFC 3339 time: {}",
                                     crate::report::escape::quote(s, 40)
                                 ),
                                 Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this message".into()),
@@ -84,9 +87,9 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                         problems.push(Problem::new(
                             Anchor {
                                 span: l.span,
-                                path: Path::ROOT.key("ts"),
+                                path: Path::ROOT.key(key),
                             },
-                            "`ts` should be an RFC 3339 time string".into(),
+                            format!("`{key}` should be an RFC 3339 time string"),
                             None,
                         ));
                         None
@@ -344,7 +347,7 @@ fn answered(
 }
 
 /// The first text item of a result's `content`, with its index.
-fn text_content(r: &Obj) -> Option<(usize, &str)> {
+pub(super) fn text_content(r: &Obj) -> Option<(usize, &str)> {
     let Some(Value::Array(items)) = r.get("content") else {
         return None;
     };
@@ -359,7 +362,7 @@ fn text_content(r: &Obj) -> Option<(usize, &str)> {
 
 /// The answer of a tool call as an object, with where it is:
 /// `structuredContent`, else the first JSON object in `content[].text`.
-fn answer_of(r: &Obj, at: Path, span: Span) -> (Option<Obj>, Option<Place>) {
+pub(super) fn answer_of(r: &Obj, at: Path, span: Span) -> (Option<Obj>, Option<Place>) {
     if let Some(Value::Object(s)) = r.get("structuredContent") {
         return (
             Some(s.clone()),
@@ -391,7 +394,7 @@ fn answer_of(r: &Obj, at: Path, span: Span) -> (Option<Obj>, Option<Place>) {
 }
 
 /// `422 label longer than 22 characters` -> 422.
-fn leading_status(msg: &str) -> Option<i64> {
+pub(super) fn leading_status(msg: &str) -> Option<i64> {
     let digits: String = msg
         .trim_start()
         .chars()
