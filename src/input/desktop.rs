@@ -29,7 +29,9 @@ use super::{ts, Options, Parsed, Problem};
 use crate::model::*;
 
 /// The levels the app's logger writes.
-const LEVELS: &[&str] = &["info", "error", "warn", "warning", "debug", "trace", "verbose"];
+const LEVELS: &[&str] = &[
+    "info", "error", "warn", "warning", "debug", "trace", "verbose",
+];
 
 /// The parts of one prefixed line, as offsets into the line.
 struct Prefixed<'l> {
@@ -69,7 +71,11 @@ fn prefix(line: &[u8]) -> Option<Prefixed<'_>> {
             i += 1;
         }
     }
-    level.then_some(Prefixed { ts, server, rest: i })
+    level.then_some(Prefixed {
+        ts,
+        server,
+        rest: i,
+    })
 }
 
 /// True when the text looks like a Claude Desktop MCP log: among its first

@@ -99,7 +99,10 @@ pub(crate) fn call(
             problems.push(Problem::new(
                 anchor(params_at),
                 "this `tools/call` has no `params` object".into(),
-                Some("a tool call names the tool in `params.name` and sends `params.arguments`".into()),
+                Some(
+                    "a tool call names the tool in `params.name` and sends `params.arguments`"
+                        .into(),
+                ),
             ));
             return None;
         }
@@ -353,7 +356,7 @@ impl Pairing {
     }
 
     /// An answer at `site`: to the call with `id`, or, without an id, to
-    /// the oldest waiting call of `tool` (else the oldest). An answer
+    /// the oldest waiting call of `tool` (of any tool, when not named). An answer
     /// shaped like a tool's result that answers no request in the input
     /// is a problem: a call was lost.
     pub fn response(
@@ -367,13 +370,11 @@ impl Pairing {
         let call = match id {
             Some(id) => self.by_id.remove(id),
             None => {
-                let tool = tool.map(super::server::function_name);
-                let k = self
-                    .queue
-                    .iter()
-                    .position(|c| Some(c.name.as_str()) == tool)
-                    .unwrap_or(0);
-                self.queue.remove(k)
+                let k = match tool.map(super::server::function_name) {
+                    Some(t) => self.queue.iter().position(|c| c.name == t),
+                    None => (!self.queue.is_empty()).then_some(0),
+                };
+                k.and_then(|k| self.queue.remove(k))
             }
         };
         let Some(call) = call else {
@@ -409,7 +410,13 @@ impl Pairing {
 
     /// The records, in order, and the problems found: calls never
     /// answered are kept without a result, where they were made.
-    pub fn finish(mut self) -> (Vec<Record>, Vec<Problem>, Vec<(String, Value, Option<Value>)>) {
+    pub fn finish(
+        mut self,
+    ) -> (
+        Vec<Record>,
+        Vec<Problem>,
+        Vec<(String, Value, Option<Value>)>,
+    ) {
         let mut left: Vec<Call> = self.by_id.drain().map(|(_, c)| c).collect();
         left.extend(self.queue.drain(..));
         left.sort_by_key(|c| c.order);

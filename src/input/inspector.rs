@@ -17,15 +17,16 @@ use super::locate::{locate, skip_ws, value_span};
 use super::{Parsed, Problem};
 use crate::model::*;
 
-/// True when `v` looks like an Inspector history: a list of objects whose
-/// `request` is a string.
+/// True when `v` looks like an Inspector history: a list of objects with
+/// a `request` or a `response`, some `request` a string.
 pub(crate) fn is_history(v: &Value) -> bool {
     let Value::Array(items) = v else { return false };
-    !items.is_empty()
-        && items.iter().all(|i| {
-            i.as_object()
-                .is_some_and(|o| o.get("request").is_some_and(Value::is_string))
-        })
+    items.iter().all(|i| {
+        i.as_object()
+            .is_some_and(|o| o.contains_key("request") || o.contains_key("response"))
+    }) && items
+        .iter()
+        .any(|i| i.get("request").is_some_and(Value::is_string))
 }
 
 /// Read an Inspector history.
@@ -85,7 +86,9 @@ fn inner(text: &str, at: Span, side: &str, problems: &mut Vec<Problem>) -> Optio
         }
         Err(e) => {
             let what = e.to_string();
-            let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(a, _)| a);
+            let what = what
+                .rsplit_once(" at line ")
+                .map_or(what.as_str(), |(a, _)| a);
             problems.push(Problem::new(
                 Anchor::bytes(at),
                 format!("this {side} is not a JSON message: {what}"),
@@ -136,8 +139,13 @@ fn entry(
     };
     Some(match answer {
         Some((r, at)) => {
-            let rpc = r.contains_key("jsonrpc") || r.contains_key("error") || r.contains_key("result");
-            let reply = if rpc { Reply::Rpc(&r) } else { Reply::Result(&r) };
+            let rpc =
+                r.contains_key("jsonrpc") || r.contains_key("error") || r.contains_key("result");
+            let reply = if rpc {
+                Reply::Rpc(&r)
+            } else {
+                Reply::Result(&r)
+            };
             exchange::answered(call, reply, site(at), problems)
         }
         None => exchange::unanswered(call, problems),

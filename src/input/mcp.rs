@@ -63,7 +63,11 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             Some(m) if !obj.contains_key("jsonrpc") => {
                 // `ts` or `timestamp`; the direction (`dir`, `direction`)
                 // is not needed: the message's shape says which it is.
-                let key = if obj.contains_key("ts") { "ts" } else { "timestamp" };
+                let key = if obj.contains_key("ts") {
+                    "ts"
+                } else {
+                    "timestamp"
+                };
                 let ts = match obj.get(key) {
                     None | Some(Value::Null) => None,
                     Some(Value::String(s)) => match ts::parse_rfc3339(s) {

@@ -55,7 +55,8 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             // The header, pretty-printed over several lines.
             let start = l.span.start + (raw.len() - raw.trim_ascii_start().len());
             if let Some(s) = value_span(bytes, start) {
-                if let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(&bytes[s.start..s.end])
+                if let Ok(Value::Object(o)) =
+                    serde_json::from_slice::<Value>(&bytes[s.start..s.end])
                 {
                     if is_header(&o) {
                         skip_to = s.end;

@@ -228,16 +228,10 @@ impl Format {
             // A session file holds the calls, the chat, the other tools
             // and the threads, as a native log does.
             Format::Native | Format::Session(_) | Format::Unknown => Vec::new(),
-            Format::Mcp
-            | Format::Recording(Recorder::ClaudeDesktop)
-            | Format::Recording(Recorder::McpDebug) => MCP_CANNOT_SHOW.to_vec(),
-            Format::Recording(Recorder::Inspector | Recorder::Tee) => {
-                // No times either: what is judged by how soon or how close
-                // together things happened is not judged.
-                let mut v = MCP_CANNOT_SHOW.to_vec();
-                v.extend_from_slice(UNTIMED_CANNOT_SHOW);
-                v
-            }
+            // The recorders keep the same calls as a trace. Those without
+            // times (Inspector history, a `tee`) are judged as a bare trace
+            // is: the time-bound rules go by the order of the calls.
+            Format::Mcp | Format::Recording(_) => MCP_CANNOT_SHOW.to_vec(),
             Format::Transcript => vec![
                 // Heard speech only: no chat, tools, threads, boards,
                 // decisions, labels sent, say outcomes, nor when an agent
@@ -287,9 +281,6 @@ const MCP_CANNOT_SHOW: &[&str] = &[
     "participant-acted",
     "timeout-events-dropped",
 ];
-
-/// The rules that judge by time, silent on records without one.
-const UNTIMED_CANNOT_SHOW: &[&str] = &[];
 
 /// What an input yields: one log per point of view (a native log has one,
 /// a transcript one per agent in it), and the problems found reading it.

@@ -45,7 +45,10 @@ pub fn half(path: &str) -> Option<(String, Half)> {
     let lower = name.to_ascii_lowercase();
     let mut found = None;
     let mut start = 0;
-    for (i, c) in lower.char_indices().chain(std::iter::once((lower.len(), '.'))) {
+    for (i, c) in lower
+        .char_indices()
+        .chain(std::iter::once((lower.len(), '.')))
+    {
         if matches!(c, '.' | '-' | '_') {
             let word = &lower[start..i];
             let h = match word {

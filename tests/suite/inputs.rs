@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
-use callint::input::{self, CodeLang, Format};
+use callint::input::{self, CodeLang, Format, Recorder};
 use callint::report::{resolve, LineIndex};
 
 fn case_files(case: &str) -> Vec<PathBuf> {
@@ -60,10 +60,38 @@ fn subject(f: &FileResult, d: &callint::diagnostic::Diagnostic) -> String {
 /// the message and the text it points at.
 type Same = (String, String, String, String);
 
+/// Every file of a case linted on its own, but the two halves of a `tee`
+/// capture, linted together.
+fn lint_case(case: &str) -> Vec<FileResult> {
+    let files: Vec<(String, Vec<u8>)> = case_files(case)
+        .iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (name, std::fs::read(p).unwrap())
+        })
+        .collect();
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let pairs = input::tee::pairs(&names);
+    let linter = Linter::new(&Config::default(), None, &[]).unwrap();
+    let mut out = Vec::new();
+    for (k, (name, bytes)) in files.iter().enumerate() {
+        if let Some(&(i, o)) = pairs.iter().find(|&&(i, _)| i == k) {
+            let (a, b) = linter.lint_pair(
+                (&files[i].0, files[i].1.clone()),
+                (&files[o].0, files[o].1.clone()),
+            );
+            out.push(a);
+            out.push(b);
+        } else if !pairs.iter().any(|&(_, o)| o == k) {
+            out.push(common::lint(name, bytes, &[]));
+        }
+    }
+    out
+}
+
 fn findings(case: &str) -> BTreeSet<Same> {
     let mut out = BTreeSet::new();
-    for p in case_files(case) {
-        let f = lint(&p);
+    for f in lint_case(case) {
         for d in &f.diagnostics {
             out.insert((
                 d.agent.clone().unwrap_or_default(),
@@ -76,30 +104,85 @@ fn findings(case: &str) -> BTreeSet<Same> {
     out
 }
 
+/// Every string in a JSON text, and the strings in JSON texts inside them.
+fn strings_in(text: &str, out: &mut Vec<String>) {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.push(s.clone());
+                strings_in(s, out);
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        walk(&v, out);
+    }
+}
+
+/// The shapes of the seed incident besides its native logs, with the
+/// format each case is read as (its `cannot_show` is what it is excused).
+const SHAPES: &[(&str, Format)] = &[
+    ("seed-incident-mcp", Format::Mcp),
+    ("seed-incident-transcript", Format::Transcript),
+    ("seed-incident-proxy", Format::Mcp),
+    (
+        "seed-incident-desktop",
+        Format::Recording(Recorder::ClaudeDesktop),
+    ),
+    (
+        "seed-incident-mcp-debug",
+        Format::Recording(Recorder::McpDebug),
+    ),
+    (
+        "seed-incident-inspector",
+        Format::Recording(Recorder::Inspector),
+    ),
+    ("seed-incident-tee", Format::Recording(Recorder::Tee)),
+];
+
 #[test]
 fn the_seed_incident_agrees_in_all_three_shapes() {
     let native = findings("seed-incident");
     assert!(native.len() >= 20, "{native:#?}");
-    let mut table: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+    let mut table: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let width = SHAPES.len() + 1;
     for n in &native {
-        table.entry(n.1.clone()).or_default()[0] += 1;
+        table.entry(n.1.clone()).or_insert_with(|| vec![0; width])[0] += 1;
     }
-    for (k, (case, format)) in [
-        ("seed-incident-mcp", Format::Mcp),
-        ("seed-incident-transcript", Format::Transcript),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let got = findings(case);
+    let mut failed = Vec::new();
+    for (k, &(case, format)) in SHAPES.iter().enumerate() {
+        let mut got = findings(case);
+        if format == Format::Recording(Recorder::Inspector) {
+            // A finding points at the string holding its message: it
+            // matches a native finding whose text is in that message.
+            got = got
+                .into_iter()
+                .map(|g| {
+                    let mut leaves = Vec::new();
+                    strings_in(&g.3, &mut leaves);
+                    let same = native.iter().find(|n| {
+                        (&n.0, &n.1, &n.2) == (&g.0, &g.1, &g.2)
+                            && (n.3.is_empty() || leaves.contains(&n.3))
+                    });
+                    match same {
+                        Some(n) => (g.0, g.1, g.2, n.3.clone()),
+                        None => g,
+                    }
+                })
+                .collect();
+        }
         for g in &got {
-            table.entry(g.1.clone()).or_default()[k + 1] += 1;
-            assert!(
-                format.shows(&g.1),
-                "{case}: {} is listed as a rule {} cannot show, yet it fired",
-                g.1,
-                format.name()
-            );
+            table.entry(g.1.clone()).or_insert_with(|| vec![0; width])[k + 1] += 1;
+            if !format.shows(&g.1) {
+                failed.push(format!(
+                    "{case}: {} is listed as a rule {} cannot show, yet it fired",
+                    g.1,
+                    format.name()
+                ));
+            }
         }
         let want: BTreeSet<Same> = native
             .iter()
@@ -108,30 +191,37 @@ fn the_seed_incident_agrees_in_all_three_shapes() {
             .collect();
         let missed: Vec<_> = want.difference(&got).collect();
         let extra: Vec<_> = got.difference(&want).collect();
-        assert!(
-            missed.is_empty() && extra.is_empty(),
-            "{case} disagrees with the native logs:\nmissed: {missed:#?}\nextra: {extra:#?}"
-        );
+        if !missed.is_empty() || !extra.is_empty() {
+            failed.push(format!(
+                "{case} disagrees with the native logs:\nmissed: {missed:#?}\nextra: {extra:#?}"
+            ));
+        }
         // Every rule the native logs show is shown, or said not to be.
         let shown: BTreeSet<&str> = native.iter().map(|n| n.1.as_str()).collect();
         let not: Vec<&&str> = shown.iter().filter(|r| !format.shows(r)).collect();
         println!("{case}: not shown by {}: {not:?}", format.name());
     }
-    println!(
-        "{:<28} {:>7} {:>5} {:>11}",
-        "rule", "native", "mcp", "transcript"
-    );
-    for (rule, [a, b, c]) in &table {
-        println!("{rule:<28} {a:>7} {b:>5} {c:>11}");
+    print!("{:<28} {:>8}", "rule", "native");
+    for (case, _) in SHAPES {
+        let short = case.trim_start_matches("seed-incident-");
+        print!(" {:>10}", short);
     }
+    println!();
+    for (rule, counts) in &table {
+        print!("{rule:<28}");
+        for c in counts {
+            print!(" {c:>10}");
+        }
+        println!();
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
 /// `file, line, rule` of every finding of a case.
 fn actual(case: &str) -> BTreeSet<(String, usize, String)> {
     let mut out = BTreeSet::new();
-    for p in case_files(case) {
-        let f = lint(&p);
-        let file = p.file_name().unwrap().to_string_lossy().to_string();
+    for f in lint_case(case) {
+        let file = f.path.clone();
         for (line, rule) in common::lines_and_rules(&f) {
             out.insert((file.clone(), line, rule));
         }
@@ -141,7 +231,16 @@ fn actual(case: &str) -> BTreeSet<(String, usize, String)> {
 
 #[test]
 fn the_new_cases_match_their_annotations() {
-    for case in ["seed-incident-mcp", "seed-incident-transcript", "prompts"] {
+    for case in [
+        "seed-incident-mcp",
+        "seed-incident-transcript",
+        "prompts",
+        "seed-incident-proxy",
+        "seed-incident-desktop",
+        "seed-incident-mcp-debug",
+        "seed-incident-inspector",
+        "seed-incident-tee",
+    ] {
         let want: BTreeSet<(String, usize, String)> =
             common::expected(&common::root().join("corpus").join(case))
                 .into_iter()
@@ -161,6 +260,21 @@ fn every_file_is_read_in_the_format_it_is() {
     let want = [
         ("seed-incident-mcp", Format::Mcp),
         ("seed-incident-transcript", Format::Transcript),
+        ("seed-incident-proxy", Format::Mcp),
+        (
+            "seed-incident-desktop",
+            Format::Recording(Recorder::ClaudeDesktop),
+        ),
+        (
+            "seed-incident-mcp-debug",
+            Format::Recording(Recorder::McpDebug),
+        ),
+        (
+            "seed-incident-inspector",
+            Format::Recording(Recorder::Inspector),
+        ),
+        // A half of a capture alone is a trace; the halves pair by name.
+        ("seed-incident-tee", Format::Mcp),
     ];
     for (case, format) in want {
         for p in case_files(case) {
@@ -441,7 +555,16 @@ fn hostile() -> Vec<Vec<u8>> {
             .into_bytes(),
     );
     // the corpus files, cut at every 997th byte
-    for case in ["seed-incident-mcp", "seed-incident-transcript", "prompts"] {
+    for case in [
+        "seed-incident-mcp",
+        "seed-incident-transcript",
+        "prompts",
+        "seed-incident-proxy",
+        "seed-incident-desktop",
+        "seed-incident-mcp-debug",
+        "seed-incident-inspector",
+        "seed-incident-tee",
+    ] {
         for p in case_files(case) {
             let b = std::fs::read(p).unwrap();
             for cut in (0..b.len()).step_by(997) {
@@ -474,5 +597,96 @@ fn no_input_makes_a_reader_panic() {
             }
         }
         let _ = linter.lint("-", bytes.clone());
+    }
+}
+
+/// The halves of a capture: the call's findings in the input half, what
+/// is wrong in the output half there, each at its own file's lines.
+#[test]
+fn a_tee_capture_hands_each_finding_to_its_half() {
+    let input = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{"emoji":"\u2705","doing":"Fixing the login"}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{"emoji":"\u2705","open":["Fix login, update docs and tag release"]}}}
+"#;
+    let output = br#"{"jsonrpc":"2.0","id":0,"result":{}}
+{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{}}}
+{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{}"}]}}
+{"jsonrpc":"2.0","id":1,"result":
+"#;
+    let linter = Linter::new(&Config::default(), None, &[]).unwrap();
+    let (a, b) = linter.lint_pair(
+        ("x.in.jsonl", input.to_vec()),
+        ("x.out.jsonl", output.to_vec()),
+    );
+    let at = |f: &FileResult| -> Vec<(usize, String)> { common::lines_and_rules(f) };
+    assert_eq!(
+        at(&a),
+        [(3, "board-bundle".to_string())],
+        "{:#?}",
+        a.diagnostics
+    );
+    let out = at(&b);
+    assert_eq!(
+        out,
+        [
+            (3, "invalid-record".to_string()),
+            (4, "invalid-record".to_string())
+        ],
+        "{:#?}",
+        b.diagnostics
+    );
+    assert!(b.diagnostics[0].message.contains("no request"));
+    assert!(b.diagnostics[1].message.contains("ends before"));
+    // the record is the input's, the call cut off in the output is kept
+    assert_eq!((a.records, b.records), (2, 0));
+}
+
+/// Broken recordings: a diagnostic for what cannot be read, the rest
+/// still linted, never a panic.
+#[test]
+fn broken_recordings_keep_the_rest() {
+    let bundle = r#"{"emoji":"\u2705","open":["Fix login, update docs and tag release"]}"#;
+    // Claude Desktop: a payload that is not JSON, a cut-off last line
+    let desktop = format!(
+        "2026-10-10T10:00:00.000Z [voicehook] [info] Message from client: {{\"method\":\"tools/call\",\"params\":{{\"name\":\"status\",\"arguments\":{bundle}}},\"jsonrpc\":\"2.0\",\"id\":1}}\n\
+         2026-10-10T10:00:00.100Z [voicehook] [info] Message from server: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"structuredContent\":{{}}}}}}\n\
+         2026-10-10T10:00:00.200Z [voicehook] [info] Message from server: {{not json}}\n\
+         2026-10-10T10:00:00.300Z [voicehook] [info] Message from client: {{\"method\":\"tools/call\",\"par"
+    );
+    // mcp-debug: an unknown direction, a response without its request
+    let debug = format!(
+        "# MCP Recording Session\n\
+         {{\"timestamp\":\"2026-10-10T12:00:00+02:00\",\"direction\":\"request\",\"message_type\":\"tool_call\",\"tool_name\":\"voicehook_status\",\"message\":{{\"method\":\"tools/call\",\"params\":{{\"name\":\"voicehook_status\",\"arguments\":{bundle}}}}}}}\n\
+         {{\"timestamp\":\"2026-10-10T12:00:01+02:00\",\"direction\":\"upstream\",\"message_type\":\"tool_call\",\"tool_name\":\"voicehook_say\",\"message\":{{}}}}\n\
+         {{\"timestamp\":\"2026-10-10T12:00:02+02:00\",\"direction\":\"response\",\"message_type\":\"tool_call\",\"tool_name\":\"voicehook_say\",\"message\":{{\"content\":[]}}}}\n"
+    );
+    // Inspector: a request that is not JSON, an entry without a request
+    let inspector = format!(
+        "[{{\"request\":{},\"response\":\"{{}}\"}},{{\"request\":\"{{oops\"}},{{\"response\":\"{{}}\"}}]",
+        serde_json::to_string(&format!(
+            "{{\"method\":\"tools/call\",\"params\":{{\"name\":\"status\",\"arguments\":{bundle}}}}}"
+        ))
+        .unwrap()
+    );
+    for (name, src, format, bad) in [
+        ("mcp.log", desktop, Recorder::ClaudeDesktop, 2),
+        ("rec.jsonl", debug, Recorder::McpDebug, 2),
+        ("history.json", inspector, Recorder::Inspector, 2),
+    ] {
+        assert_eq!(
+            input::detect(name, src.as_bytes()),
+            Format::Recording(format),
+            "{name}"
+        );
+        let f = callint::harness::lint(&callint::harness::linter(), name, src.as_bytes(), None)
+            .unwrap();
+        let rules: Vec<&str> = f.diagnostics.iter().map(|d| d.rule).collect();
+        assert!(rules.contains(&"board-bundle"), "{name}: {rules:?}");
+        assert_eq!(
+            rules.iter().filter(|r| **r == "invalid-record").count(),
+            bad,
+            "{name}: {:#?}",
+            f.diagnostics
+        );
     }
 }
