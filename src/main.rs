@@ -339,7 +339,7 @@ fn check(args: CheckArgs) -> u8 {
     });
     progress.finish();
     let mut done: Vec<Result<(FileResult, Piece), String>> = Vec::with_capacity(todo.len());
-    let mut seconds: Vec<(usize, Result<(FileResult, Piece), String>)> = Vec::new();
+    let mut seconds: Vec<(usize, Linted)> = Vec::new();
     for (i, s) in slots.into_iter().enumerate() {
         match s {
             Slot::One(r) => done.push(r),
@@ -430,14 +430,14 @@ fn check(args: CheckArgs) -> u8 {
     }
 }
 
+/// One file linted and rendered, or why it could not be.
+type Linted = Result<(FileResult, Piece), String>;
+
 /// What a worker hands back for one entry of the files to read.
 enum Slot {
-    One(Result<(FileResult, Piece), String>),
+    One(Linted),
     /// The two halves of a `tee` capture: the input's, the output's.
-    Pair(
-        Result<(FileResult, Piece), String>,
-        Result<(FileResult, Piece), String>,
-    ),
+    Pair(Linted, Linted),
     /// The output half of a capture, linted with its input half.
     Partner,
 }
@@ -516,10 +516,7 @@ fn lint_pair(
     output: &Path,
     format: Option<Format>,
     style: report::pretty::Style,
-) -> (
-    Result<(FileResult, Piece), String>,
-    Result<(FileResult, Piece), String>,
-) {
+) -> (Linted, Linted) {
     let read = |p: &Path| std::fs::read(p).map_err(|e| cannot_read(p, &e));
     let (a, b) = match (read(input), read(output)) {
         (Ok(a), Ok(b)) => (a, b),

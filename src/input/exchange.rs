@@ -299,8 +299,12 @@ pub(crate) struct Pairing {
     pub problems: Vec<Problem>,
     /// What each call looked like (tool, arguments, answer), for telling
     /// which server is voicehook ([`super::server`]).
-    pub evidence: Vec<(String, Value, Option<Value>)>,
+    pub evidence: Vec<Evidence>,
 }
+
+/// One call as [`super::server::Servers::note`] takes it: the tool, its
+/// arguments, its answer.
+pub(crate) type Evidence = (String, Value, Option<Value>);
 
 /// The id of a message, as a key (`1` and `"1"` differ, as in JSON-RPC).
 pub(crate) fn id_of(m: &Obj) -> Option<String> {
@@ -410,13 +414,7 @@ impl Pairing {
 
     /// The records, in order, and the problems found: calls never
     /// answered are kept without a result, where they were made.
-    pub fn finish(
-        mut self,
-    ) -> (
-        Vec<Record>,
-        Vec<Problem>,
-        Vec<(String, Value, Option<Value>)>,
-    ) {
+    pub fn finish(mut self) -> (Vec<Record>, Vec<Problem>, Vec<Evidence>) {
         let mut left: Vec<Call> = self.by_id.drain().map(|(_, c)| c).collect();
         left.extend(self.queue.drain(..));
         left.sort_by_key(|c| c.order);
