@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
-# Targets (fuzz/fuzz_targets/): native mcp transcript board prompt claude check.
+# Targets (fuzz/fuzz_targets/): native mcp transcript board prompt claude
+# recordings check.
 # Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
 # six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
 # (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
@@ -18,7 +19,7 @@ set -euo pipefail
 
 secs=${1:-300}
 shift || true
-all=(native mcp transcript board prompt claude check)
+all=(native mcp transcript board prompt claude recordings check)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -54,25 +55,30 @@ make_seeds() {
     for t in "${all[@]}"; do mkdir -p "$seeds/$t"; cp fuzz/seeds/"$t"/* "$seeds/$t/" 2>/dev/null || true; done
     for f in corpus/*/*.jsonl; do
         case "$f" in
-            *-mcp/*) seed "$seeds/mcp" "" "$f"; windows "$seeds/mcp" "" "$f"
-                     seed "$seeds/check" 0a "$f" .mcp ;;
+            *-mcp/*|*-proxy/*|*-tee/*) seed "$seeds/mcp" "" "$f"; windows "$seeds/mcp" "" "$f"
+                     seed "$seeds/check" 0e "$f" .mcp ;;
             *-claude/*) seed "$seeds/claude" "" "$f"; windows "$seeds/claude" "" "$f"
                      windows "$seeds/check" 09 "$f" ;;
             *)       seed "$seeds/native" "" "$f"; windows "$seeds/native" "" "$f"
-                     windows "$seeds/check" 09 "$f" ;;
+                     windows "$seeds/check" 0d "$f" ;;
         esac
     done
+    # recordings target: 00 Claude Desktop, 01 mcp-debug, 02 Inspector, 03 tee.
+    for f in corpus/seed-incident-desktop/*.log; do seed "$seeds/recordings" 00 "$f"; windows "$seeds/recordings" 00 "$f"; done
+    for f in corpus/seed-incident-mcp-debug/*.jsonl; do seed "$seeds/recordings" 01 "$f"; windows "$seeds/recordings" 01 "$f"; done
+    for f in corpus/seed-incident-inspector/*.json; do seed "$seeds/recordings" 02 "$f"; done
+    for f in corpus/seed-incident-tee/*.jsonl; do windows "$seeds/recordings" 03 "$f"; done
     for f in corpus/*/*.txt; do
         seed "$seeds/transcript" "" "$f"; windows "$seeds/transcript" "" "$f"
-        seed "$seeds/check" 0c "$f"
+        seed "$seeds/check" 10 "$f"
     done
-    for f in corpus/*/*.json; do seed "$seeds/board" "" "$f"; seed "$seeds/check" 0d "$f"; done
+    for f in corpus/*/*.json; do seed "$seeds/board" "" "$f"; seed "$seeds/check" 11 "$f"; done
     # prompt target: 00 markdown, 01 python, 02 javascript, 03 shell;
-    # check target: 0e SKILL.md, 0f poll.py, 10 poll.ts, 11 poll.sh.
-    for f in corpus/*/*.md; do seed "$seeds/prompt" 00 "$f"; seed "$seeds/check" 0e "$f"; done
-    for f in corpus/*/*.py; do seed "$seeds/prompt" 01 "$f"; seed "$seeds/check" 0f "$f"; done
-    for f in corpus/*/*.ts corpus/*/*.js; do [ -e "$f" ] || continue; seed "$seeds/prompt" 02 "$f"; seed "$seeds/check" 10 "$f"; done
-    for f in corpus/*/*.sh; do seed "$seeds/prompt" 03 "$f"; seed "$seeds/check" 11 "$f"; done
+    # check target: 12 SKILL.md, 13 poll.py, 14 poll.ts, 15 poll.sh.
+    for f in corpus/*/*.md; do seed "$seeds/prompt" 00 "$f"; seed "$seeds/check" 12 "$f"; done
+    for f in corpus/*/*.py; do seed "$seeds/prompt" 01 "$f"; seed "$seeds/check" 13 "$f"; done
+    for f in corpus/*/*.ts corpus/*/*.js; do [ -e "$f" ] || continue; seed "$seeds/prompt" 02 "$f"; seed "$seeds/check" 14 "$f"; done
+    for f in corpus/*/*.sh; do seed "$seeds/prompt" 03 "$f"; seed "$seeds/check" 15 "$f"; done
 }
 
 make_seeds

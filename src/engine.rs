@@ -215,6 +215,58 @@ impl Linter {
         r
     }
 
+    /// Lint the two halves of a `tee` capture as one trace
+    /// ([`input::tee`]): a result for each file, each with the findings
+    /// that point into it. The calls and their findings are the input
+    /// half's (a call is its request); findings on the texts of an answer
+    /// are the output half's. A finding's secondary labels that point into
+    /// the other file are left out.
+    pub fn lint_pair(
+        &self,
+        input: (&str, Vec<u8>),
+        output: (&str, Vec<u8>),
+    ) -> (FileResult, FileResult) {
+        let n = input.1.len();
+        let parsed = input::tee::parse_pair(&input.1, &output.1, &self.read);
+        let whole = self.lint_parsed(input.0, parsed, false);
+        let shift = |a: &mut crate::model::Anchor| {
+            a.span.start -= n;
+            a.span.end -= n;
+        };
+        let mut ins = Vec::new();
+        let mut outs = Vec::new();
+        for mut d in whole.diagnostics {
+            let theirs = d.primary.at.span.start >= n && !output.1.is_empty();
+            d.labels.retain(|l| (l.at.span.start >= n) == theirs);
+            if theirs {
+                shift(&mut d.primary.at);
+                for l in &mut d.labels {
+                    shift(&mut l.at);
+                }
+                outs.push(d);
+            } else {
+                ins.push(d);
+            }
+        }
+        let first = FileResult {
+            path: input.0.to_string(),
+            source: input.1,
+            records: whole.records,
+            says: whole.says,
+            diagnostics: ins,
+            calls: Vec::new(),
+        };
+        let second = FileResult {
+            path: output.0.to_string(),
+            source: output.1,
+            records: 0,
+            says: BTreeMap::new(),
+            diagnostics: outs,
+            calls: Vec::new(),
+        };
+        (first, second)
+    }
+
     /// Lint a native log read from `reader` a block at a time
     /// ([`input::native::parse_reader`]), so a large log is never whole in
     /// memory: the result's `source` is left empty, and whoever renders its

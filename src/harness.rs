@@ -23,7 +23,7 @@
 
 use crate::config::Config;
 use crate::engine::{FileResult, Linter};
-use crate::input::{self, Client, CodeLang, Format, Parsed};
+use crate::input::{self, Client, CodeLang, Format, Parsed, Recorder};
 use crate::model::Span;
 use crate::report::{self, pretty::Style, resolve, LineIndex, Located, Summary};
 
@@ -39,6 +39,10 @@ pub const FORMATS: &[Format] = &[
     Format::Code(CodeLang::Shell),
     Format::Session(Client::ClaudeCode),
     Format::Unknown,
+    Format::Recording(Recorder::ClaudeDesktop),
+    Format::Recording(Recorder::McpDebug),
+    Format::Recording(Recorder::Inspector),
+    Format::Recording(Recorder::Tee),
 ];
 
 /// File names that steer format detection each way (`-` is standard
@@ -55,6 +59,8 @@ pub const NAMES: &[&str] = &[
     "poll.sh",
     "-",
     "noext",
+    "mcp.log",
+    "history.json",
 ];
 
 /// Width of the pretty output's terminal.

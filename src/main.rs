@@ -78,7 +78,7 @@ struct CheckArgs {
     /// Files or folders to lint; `-` reads standard input.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
-    /// Read every input as this format instead of telling it by content and name: native, mcp, transcript, board, prompt, python, javascript, shell.
+    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, board, prompt, python, javascript, shell.
     #[arg(long, value_name = "FORMAT", value_parser = callint::input::Format::parse_name)]
     input_format: Option<callint::input::Format>,
     /// Output format [default: pretty on a terminal, concise otherwise].
@@ -301,27 +301,60 @@ fn check(args: CheckArgs) -> u8 {
     };
     let progress = Progress::new(todo.len(), args.quiet);
     let merge = !args.no_merge;
-    let mut done: Vec<Result<(FileResult, Piece), String>> = pool.install(|| {
+    // The two halves of each `tee` capture are linted together, by the
+    // task of the input half.
+    let mut partner: Vec<Option<(usize, bool)>> = vec![None; todo.len()];
+    for (i, o) in tee_pairs(&todo, args.input_format) {
+        partner[i] = Some((o, true));
+        partner[o] = Some((i, false));
+    }
+    let slots: Vec<Slot> = pool.install(|| {
         use rayon::prelude::*;
         // One task per file: logs differ a lot in size, and whichever
         // worker is free takes the next one.
         todo.par_iter()
+            .enumerate()
             .with_max_len(1)
-            .map(|(file, slot)| {
-                let r = lint_one(
-                    &linters[*slot].1,
-                    file,
-                    what,
-                    style,
-                    args.input_format,
-                    merge,
-                );
+            .map(|(i, (file, slot))| {
+                let linter = &linters[*slot].1;
+                let r = match partner[i] {
+                    Some((_, false)) => Slot::Partner,
+                    Some((o, true)) => {
+                        let (a, b) = lint_pair(linter, file, &todo[o].0, what, style);
+                        Slot::Pair(a, b)
+                    }
+                    None => Slot::One(lint_one(
+                        linter,
+                        file,
+                        what,
+                        style,
+                        args.input_format,
+                        merge,
+                    )),
+                };
                 progress.tick();
                 r
             })
             .collect()
     });
     progress.finish();
+    let mut done: Vec<Result<(FileResult, Piece), String>> = Vec::with_capacity(todo.len());
+    let mut seconds: Vec<(usize, Linted)> = Vec::new();
+    for (i, s) in slots.into_iter().enumerate() {
+        match s {
+            Slot::One(r) => done.push(r),
+            Slot::Pair(a, b) => {
+                done.push(a);
+                if let Some((o, _)) = partner[i] {
+                    seconds.push((o, b));
+                }
+            }
+            Slot::Partner => done.push(Err(String::new())),
+        }
+    }
+    for (o, b) in seconds {
+        done[o] = b;
+    }
     if merge {
         rooms(&pool, &linters, &todo, &mut done);
         pool.install(|| {
@@ -395,6 +428,116 @@ fn check(args: CheckArgs) -> u8 {
     } else {
         0
     }
+}
+
+/// One file linted and rendered, or why it could not be.
+type Linted = Result<(FileResult, Piece), String>;
+
+/// What a worker hands back for one entry of the files to read.
+enum Slot {
+    One(Linted),
+    /// The two halves of a `tee` capture: the input's, the output's.
+    Pair(Linted, Linted),
+    /// The output half of a capture, linted with its input half.
+    Partner,
+}
+
+/// The halves of `tee` captures among the files to read: `(input,
+/// output)` indices of files under the same configuration. Halves pair by
+/// their names (`x.in.jsonl` and `x.out.jsonl`, `stdin` and `stdout` in
+/// one folder) when both hold JSON-RPC lines; with `--input-format tee`,
+/// the files named pair two by two, in the order given, each pair's
+/// halves told apart by content.
+fn tee_pairs(
+    todo: &[(PathBuf, usize)],
+    input_format: Option<callint::input::Format>,
+) -> Vec<(usize, usize)> {
+    use callint::input::{Format, Recorder};
+    let forced = match input_format {
+        None => false,
+        Some(Format::Recording(Recorder::Tee)) => true,
+        Some(_) => return Vec::new(),
+    };
+    let head = |p: &Path| -> Option<Vec<u8>> {
+        use std::io::Read;
+        let mut b = Vec::new();
+        std::fs::File::open(p)
+            .ok()?
+            .take(callint::input::HEAD as u64)
+            .read_to_end(&mut b)
+            .ok()?;
+        Some(b)
+    };
+    let files: Vec<(usize, &Path, usize)> = todo
+        .iter()
+        .enumerate()
+        .filter(|(_, (p, _))| !is_stdin(p))
+        .map(|(i, (p, slot))| (i, p.as_path(), *slot))
+        .collect();
+    if forced {
+        return files
+            .chunks_exact(2)
+            .filter(|c| c[0].2 == c[1].2)
+            .map(|c| {
+                let requests = |p: &Path| {
+                    let h = head(p).unwrap_or_default();
+                    h.windows(12).filter(|w| w == b"\"tools/call\"").count()
+                };
+                if requests(c[1].1) > requests(c[0].1) {
+                    (c[1].0, c[0].0)
+                } else {
+                    (c[0].0, c[1].0)
+                }
+            })
+            .collect();
+    }
+    let names: Vec<String> = files
+        .iter()
+        .map(|(_, p, _)| p.to_string_lossy().to_string())
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let is_trace = |p: &Path| {
+        head(p).is_some_and(|h| {
+            callint::input::detect_head(&p.to_string_lossy(), &h) == Some(Format::Mcp)
+        })
+    };
+    callint::input::tee::pairs(&refs)
+        .into_iter()
+        .map(|(a, b)| (files[a], files[b]))
+        .filter(|(a, b)| a.2 == b.2 && is_trace(a.1) && is_trace(b.1))
+        .map(|(a, b)| (a.0, b.0))
+        .collect()
+}
+
+/// Read, lint and render the two halves of a `tee` capture.
+fn lint_pair(
+    linter: &Linter,
+    input: &Path,
+    output: &Path,
+    format: Option<Format>,
+    style: report::pretty::Style,
+) -> (Linted, Linted) {
+    let read = |p: &Path| std::fs::read(p).map_err(|e| cannot_read(p, &e));
+    let (a, b) = match (read(input), read(output)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (a, b) => {
+            let why = |r: Result<Vec<u8>, String>, p: &Path| match r {
+                Err(e) => Err(e),
+                Ok(_) => Err(format!(
+                    "{} was not linted: the other half of its capture could not be read",
+                    one_line(&p.display().to_string())
+                )),
+            };
+            return (why(a, input), why(b, output));
+        }
+    };
+    let (mut r, mut s) = linter.lint_pair(
+        (&input.to_string_lossy(), a),
+        (&output.to_string_lossy(), b),
+    );
+    let first = render_file(&mut r, input, format, style).map(|p| (r, p));
+    let second = render_file(&mut s, output, format, style).map(|p| (s, p));
+    (first, second)
 }
 
 /// What a worker hands back for one file besides its findings.

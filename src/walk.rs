@@ -121,4 +121,17 @@ pub fn is_log(p: &Path) -> bool {
     p.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| LOG_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        || is_capture_half(p)
+}
+
+/// A half of a `tee` capture saved without an ending callint walks:
+/// `stdin`, `stdout`, `x.stdin`, `x.stdout`.
+fn is_capture_half(p: &Path) -> bool {
+    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    ["stdin", "stdout"]
+        .iter()
+        .any(|h| name == *h || name.ends_with(&format!(".{h}")))
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{Client, CodeLang, Format};
+use super::{Client, CodeLang, Format, Recorder};
 
 /// How much of a file is looked at to tell its format.
 const SNIFF: usize = 64 * 1024;
@@ -41,9 +41,11 @@ fn decide(name: &str, bytes: &[u8], blank: impl FnOnce() -> Option<bool>) -> Opt
             .to_ascii_lowercase()
     };
     let content = by_content(bytes);
-    if let Some(f @ (Format::Native | Format::Mcp | Format::Session(_))) = content {
-        // JSON lines of a log, a trace or a session, whatever the file is
-        // called.
+    if let Some(f @ (Format::Native | Format::Mcp | Format::Session(_) | Format::Recording(_))) =
+        content
+    {
+        // JSON lines of a log, a trace or a session, or a recording of
+        // one, whatever the file is called.
         return Some(f);
     }
     Some(match ext.as_str() {
@@ -95,6 +97,9 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
             ok
         }
     };
+    if let Some(r) = recording(text) {
+        return Some(Format::Recording(r));
+    }
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next()?;
     if first.starts_with('{') {
@@ -111,6 +116,9 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
         // One JSON document over several lines: a board (or a list).
         if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
             return match v {
+                v if super::inspector::is_history(&v) => {
+                    Some(Format::Recording(Recorder::Inspector))
+                }
                 Value::Object(o) if is_board(&o) => Some(Format::Board),
                 Value::Array(items)
                     if !items.is_empty()
@@ -135,6 +143,39 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
         return Some(Format::Prompt);
     }
     code_by_look(text).map(Format::Code)
+}
+
+/// The recording a text is, told by its first lines: a Claude Desktop MCP
+/// log, or an mcp-debug recording (its comment lines, header or first
+/// message).
+fn recording(text: &str) -> Option<Recorder> {
+    if super::desktop::looks_like(text) {
+        return Some(Recorder::ClaudeDesktop);
+    }
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut first = lines.next()?;
+    let commented = first.starts_with('#');
+    while first.starts_with('#') {
+        first = lines.next()?;
+    }
+    if first.starts_with('{') {
+        match serde_json::from_str::<Value>(first) {
+            Ok(Value::Object(o)) => {
+                return (super::mcpdebug::is_header(&o) || super::mcpdebug::is_message(&o))
+                    .then_some(Recorder::McpDebug);
+            }
+            // A header written over several lines.
+            _ if commented || first == "{" => {
+                let rest = text.trim_start_matches(|c: char| c != '{');
+                let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+                if let Some(Ok(Value::Object(o))) = stream.next() {
+                    return super::mcpdebug::is_header(&o).then_some(Recorder::McpDebug);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The format one JSON line shows.

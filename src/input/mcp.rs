@@ -61,7 +61,14 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         // An envelope holds the message; a bare message is one.
         let (msg, at, line_ts) = match obj.get("message") {
             Some(m) if !obj.contains_key("jsonrpc") => {
-                let ts = match obj.get("ts") {
+                // `ts` or `timestamp`; the direction (`dir`, `direction`)
+                // is not needed: the message's shape says which it is.
+                let key = if obj.contains_key("ts") {
+                    "ts"
+                } else {
+                    "timestamp"
+                };
+                let ts = match obj.get(key) {
                     None | Some(Value::Null) => None,
                     Some(Value::String(s)) => match ts::parse_rfc3339(s) {
                         Some(t) => Some(t),
@@ -69,10 +76,10 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                             problems.push(Problem::new(
                                 Anchor {
                                     span: l.span,
-                                    path: Path::ROOT.key("ts"),
+                                    path: Path::ROOT.key(key),
                                 },
                                 format!(
-                                    "`ts` is not an RFC 3339 time: {}",
+                                    "`{key}` is not an RFC 3339 time: {}",
                                     crate::report::escape::quote(s, 40)
                                 ),
                                 Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this message".into()),
@@ -84,9 +91,9 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                         problems.push(Problem::new(
                             Anchor {
                                 span: l.span,
-                                path: Path::ROOT.key("ts"),
+                                path: Path::ROOT.key(key),
                             },
-                            "`ts` should be an RFC 3339 time string".into(),
+                            format!("`{key}` should be an RFC 3339 time string"),
                             None,
                         ));
                         None

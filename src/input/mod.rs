@@ -5,6 +5,10 @@
 //! |---|---|---|
 //! | native log | [`native`] | one log: the agent's own records |
 //! | MCP trace | [`mcp`] | one log: `tools/call` requests paired with their responses |
+//! | Claude Desktop MCP log | [`desktop`] | one log: the voicehook server's calls |
+//! | mcp-debug recording | [`mcpdebug`] | one log: the voicehook server's calls, paired in order |
+//! | MCP Inspector history | [`inspector`] | one log: each entry's call with its response |
+//! | `tee` capture (two files) | [`tee`] | one log: the input half's calls, answered by the output half |
 //! | transcript | [`transcript`] | one log per agent: its lines as `say`, everyone else's as events |
 //! | board | [`board`] | one log per board: a `status` record |
 //! | prompt, skill, helper code | [`prompt`] | one log per fenced payload block, one per piece of code |
@@ -16,15 +20,20 @@
 pub mod board;
 pub mod claude;
 pub mod codex;
+pub mod desktop;
 mod detect;
+pub(crate) mod exchange;
+pub mod inspector;
 pub mod jdom;
 pub(crate) mod json;
 pub mod locate;
 pub mod mcp;
+pub mod mcpdebug;
 pub mod native;
 pub mod opencode;
 pub mod prompt;
 pub mod server;
+pub mod tee;
 pub mod transcript;
 pub mod ts;
 
@@ -50,6 +59,9 @@ pub enum Format {
     /// An agent client's own session file (its voicehook calls, chat and
     /// tools).
     Session(Client),
+    /// The MCP traffic with the voicehook server as an MCP client or a
+    /// recording tool wrote it down.
+    Recording(Recorder),
     /// None of the above.
     Unknown,
 }
@@ -81,6 +93,31 @@ impl Client {
             Client::ClaudeCode => "claude-code",
             Client::Codex => "codex",
             Client::Opencode => "opencode",
+        }
+    }
+}
+
+/// The MCP clients and recording tools whose records of the traffic with
+/// the voicehook server callint reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Recorder {
+    /// Claude Desktop's `mcp-server-<name>.log` and `mcp.log`.
+    ClaudeDesktop,
+    /// The mcp-debug proxy's `--record` file.
+    McpDebug,
+    /// The MCP Inspector's request history.
+    Inspector,
+    /// A server's standard input and output, saved as two files.
+    Tee,
+}
+
+impl Recorder {
+    pub fn name(self) -> &'static str {
+        match self {
+            Recorder::ClaudeDesktop => "claude-desktop",
+            Recorder::McpDebug => "mcp-debug",
+            Recorder::Inspector => "inspector",
+            Recorder::Tee => "tee",
         }
     }
 }
@@ -122,6 +159,10 @@ impl Format {
         "claude-code",
         "codex",
         "opencode",
+        "claude-desktop",
+        "mcp-debug",
+        "inspector",
+        "tee",
     ];
 
     pub fn name(self) -> &'static str {
@@ -133,6 +174,7 @@ impl Format {
             Format::Prompt => "prompt",
             Format::Code(l) => l.name(),
             Format::Session(c) => c.name(),
+            Format::Recording(r) => r.name(),
             Format::Unknown => "unknown",
         }
     }
@@ -151,6 +193,10 @@ impl Format {
             "claude-code" | "claude" => Format::Session(Client::ClaudeCode),
             "codex" => Format::Session(Client::Codex),
             "opencode" => Format::Session(Client::Opencode),
+            "claude-desktop" | "desktop" => Format::Recording(Recorder::ClaudeDesktop),
+            "mcp-debug" | "mcpdebug" => Format::Recording(Recorder::McpDebug),
+            "inspector" | "mcp-inspector" => Format::Recording(Recorder::Inspector),
+            "tee" => Format::Recording(Recorder::Tee),
             other => Format::Code(CodeLang::from_tag(other)?),
         })
     }
@@ -182,16 +228,10 @@ impl Format {
             // A session file holds the calls, the chat, the other tools
             // and the threads, as a native log does.
             Format::Native | Format::Session(_) | Format::Unknown => Vec::new(),
-            Format::Mcp => vec![
-                // A trace of function calls never holds the messages to the
-                // agent's own user, nor the other tools it ran, nor threads.
-                "link-not-last",
-                "link-missing-until-joined",
-                "foreground-wait-before-link",
-                "create-call-delegated",
-                "participant-acted",
-                "timeout-events-dropped",
-            ],
+            // The recorders keep the same calls as a trace. Those without
+            // times (Inspector history, a `tee`) are judged as a bare trace
+            // is: the time-bound rules go by the order of the calls.
+            Format::Mcp | Format::Recording(_) => MCP_CANNOT_SHOW.to_vec(),
             Format::Transcript => vec![
                 // Heard speech only: no chat, tools, threads, boards,
                 // decisions, labels sent, say outcomes, nor when an agent
@@ -230,6 +270,17 @@ impl Format {
         !self.cannot_show().contains(&rule)
     }
 }
+
+/// What a trace of function calls never holds: the messages to the
+/// agent's own user, the other tools it ran, its threads.
+const MCP_CANNOT_SHOW: &[&str] = &[
+    "link-not-last",
+    "link-missing-until-joined",
+    "foreground-wait-before-link",
+    "create-call-delegated",
+    "participant-acted",
+    "timeout-events-dropped",
+];
 
 /// What an input yields: one log per point of view (a native log has one,
 /// a transcript one per agent in it), and the problems found reading it.
@@ -284,6 +335,10 @@ pub fn parse_with(format: Format, bytes: &[u8], opts: &Options) -> Parsed {
         Format::Session(Client::ClaudeCode) => claude::parse(bytes, opts),
         Format::Session(Client::Codex) => codex::parse(bytes, opts),
         Format::Session(Client::Opencode) => opencode::parse(bytes, opts),
+        Format::Recording(Recorder::ClaudeDesktop) => desktop::parse(bytes, opts),
+        Format::Recording(Recorder::McpDebug) => mcpdebug::parse(bytes, opts),
+        Format::Recording(Recorder::Inspector) => inspector::parse(bytes),
+        Format::Recording(Recorder::Tee) => tee::parse(bytes, opts),
         Format::Unknown => unknown(bytes),
     }
 }

@@ -459,3 +459,67 @@ fn addressing_command() {
     assert_eq!(who("Data, please keep me posted."), "Delta\n");
     assert_eq!(who("Can you check the logs?"), "nobody\n");
 }
+
+/// The halves of a `tee` capture: paired by name in a folder, or as named
+/// with `--input-format tee`; unpaired, the output half alone shows
+/// nothing of the calls.
+#[test]
+fn tee_halves_are_paired() {
+    let dir = scratch();
+    let case = crate::common::root().join("corpus/seed-incident-tee");
+    std::fs::copy(case.join("promo.in.jsonl"), dir.join("stdin")).unwrap();
+    std::fs::copy(case.join("promo.out.jsonl"), dir.join("stdout")).unwrap();
+    std::fs::copy(case.join("claude.out.jsonl"), dir.join("a.jsonl")).unwrap();
+    std::fs::copy(case.join("claude.in.jsonl"), dir.join("b.jsonl")).unwrap();
+    let rules = |o: &Output| -> Vec<(String, String)> {
+        json(o)["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let file = d["file"].as_str().unwrap();
+                let name = file.rsplit(['/', '\\']).next().unwrap().to_string();
+                (name, d["rule"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let o = crate::common::callint_in(
+        &dir,
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "stdin",
+            "stdout",
+        ],
+    );
+    let found = rules(&o);
+    assert!(
+        found.contains(&("stdin".into(), "missed-line".into())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("stdin".into(), "board-bundle".into())),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|f| f.1 == "invalid-record"), "{found:?}");
+    let walked =
+        crate::common::callint_in(&dir, &["check", "--no-config", "--format", "json", "."]);
+    assert_eq!(json(&walked)["summary"]["files"], 4);
+    assert!(rules(&walked).contains(&("stdin".into(), "missed-line".into())));
+    // named together, halves told apart by content (the output first here)
+    let args = ["check", "--no-config", "--format", "json"];
+    let paired = crate::common::callint_in(
+        &dir,
+        &[&args[..], &["--input-format", "tee", "a.jsonl", "b.jsonl"]].concat(),
+    );
+    let alone = crate::common::callint_in(&dir, &[&args[..], &["a.jsonl", "b.jsonl"]].concat());
+    let (p, a) = (rules(&paired), rules(&alone));
+    assert!(
+        p.contains(&("b.jsonl".into(), "spoke-for-addressed".into())),
+        "{p:?}"
+    );
+    assert!(p.len() > a.len(), "paired {p:?}, alone {a:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -546,6 +546,24 @@ fn escape_sequences_in_the_other_inputs() {
                 format!("# Skill {esc}\n```json\n{}\n```\n```python\nif ev['type'] == 'timeout': continue  # {esc}\n```\n", json!({"fn":"status","args":{"open":[format!("6 decisions {esc}")]}})),
             ),
             ("poll.sh", format!("#!/bin/sh\n# {esc}\njq 'select(.type != \"timeout\")'\n")),
+            (
+                "mcp.log",
+                format!(
+                    "2026-10-10T10:00:00.000Z [voicehook{esc}] [info] Message from client: {}\nstderr {esc}\n",
+                    json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"join","arguments":{"call_id":"c1","label":format!("{esc}opencode-session-2026-10-10")}}})
+                ),
+            ),
+            (
+                "rec.jsonl",
+                format!(
+                    "# {esc}\n{}\n",
+                    json!({"timestamp":"2026-10-10T12:00:00+02:00","direction":"request","message_type":"tool_call","tool_name":"voicehook_join","message":{"method":"tools/call","params":{"name":"voicehook_join","arguments":{"call_id":"c1","label":format!("{esc}opencode-session-2026-10-10")}}}})
+                ),
+            ),
+            (
+                "history.json",
+                json!([{"request": json!({"method":"tools/call","params":{"name":"join","arguments":{"call_id":"c1","label":format!("{esc}opencode-session-2026-10-10")}}}).to_string(), "response": format!("{esc}")}]).to_string(),
+            ),
         ];
         for (name, text) in inputs {
             let f = harness::lint(&linter, name, text.as_bytes(), None)
@@ -637,4 +655,72 @@ fn thousands_of_speakers_alike() {
     let named = named.as_deref().unwrap_or_default();
     assert!(named.contains("others could each take it"), "{named}");
     assert!(named.len() < 200, "{named}");
+}
+
+/// The recorders' shapes (Claude Desktop logs, mcp-debug recordings,
+/// Inspector history, a `tee` half) with hostile bytes inside: every
+/// invariant holds, and a call before them is still linted.
+#[test]
+fn hostile_recordings() {
+    use callint::input::Recorder;
+    let linter = harness::linter();
+    let status = json!({"method":"tools/call","params":{"name":"status","arguments":{"emoji":"\u{1F6E0}","open":["Fix login, update docs and tag release"]}},"jsonrpc":"2.0","id":1});
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let huge = format!(
+        "{{\"method\":\"tools/call\",\"x\":\"{}\"}}",
+        "a".repeat(3_000_000)
+    );
+    let middles: Vec<Vec<u8>> = vec![
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"res".to_vec(),
+        b"\xff\xfe\x00 \x1b[2J".to_vec(),
+        deep.clone().into_bytes(),
+        huge.clone().into_bytes(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/call\",\"params\":{\"name\":[]}}"
+            .to_vec(),
+    ];
+    for middle in &middles {
+        let text = String::from_utf8_lossy(middle);
+        let cases: Vec<(Recorder, Vec<u8>)> = vec![
+            (
+                Recorder::ClaudeDesktop,
+                [
+                    format!("2026-10-10T10:00:00.000Z [voicehook] [info] Message from client: {status}\n").as_bytes(),
+                    b"2026-10-10T10:00:00.500Z [voicehook] [info] Message from server: ",
+                    middle,
+                    b"\n",
+                    middle,
+                    b"\n",
+                ]
+                .concat(),
+            ),
+            (
+                Recorder::McpDebug,
+                [
+                    format!("# MCP Recording Session\n{}\n", json!({"timestamp":"2026-10-10T12:00:00+02:00","direction":"request","message_type":"tool_call","tool_name":"voicehook_status","message":status})).as_bytes(),
+                    middle,
+                    b"\n",
+                ]
+                .concat(),
+            ),
+            (
+                Recorder::Inspector,
+                json!([{"request": status.to_string()}, {"request": text, "response": text}])
+                    .to_string()
+                    .into_bytes(),
+            ),
+            (
+                Recorder::Tee,
+                [format!("{status}\n").as_bytes(), middle, b"\n"].concat(),
+            ),
+        ];
+        for (r, bytes) in cases {
+            let f = harness::lint(&linter, "input", &bytes, Some(Format::Recording(r)))
+                .unwrap_or_else(|e| panic!("{r:?}: invariant broken: {e}"));
+            assert!(
+                f.diagnostics.iter().any(|d| d.rule == "board-bundle"),
+                "{r:?}: the call before the hostile part is no longer linted: {:#?}",
+                f.diagnostics
+            );
+        }
+    }
 }

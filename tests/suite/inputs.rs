@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
-use callint::input::{self, Client, CodeLang, Format};
+use callint::input::{self, Client, CodeLang, Format, Recorder};
 use callint::report::{resolve, LineIndex};
 
 fn case_files(case: &str) -> Vec<PathBuf> {
@@ -60,10 +60,38 @@ fn subject(f: &FileResult, d: &callint::diagnostic::Diagnostic) -> String {
 /// the message and the text it points at.
 type Same = (String, String, String, String);
 
+/// Every file of a case linted on its own, but the two halves of a `tee`
+/// capture, linted together.
+fn lint_case(case: &str) -> Vec<FileResult> {
+    let files: Vec<(String, Vec<u8>)> = case_files(case)
+        .iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (name, std::fs::read(p).unwrap())
+        })
+        .collect();
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let pairs = input::tee::pairs(&names);
+    let linter = Linter::new(&Config::default(), None, &[]).unwrap();
+    let mut out = Vec::new();
+    for (k, (name, bytes)) in files.iter().enumerate() {
+        if let Some(&(i, o)) = pairs.iter().find(|&&(i, _)| i == k) {
+            let (a, b) = linter.lint_pair(
+                (&files[i].0, files[i].1.clone()),
+                (&files[o].0, files[o].1.clone()),
+            );
+            out.push(a);
+            out.push(b);
+        } else if !pairs.iter().any(|&(_, o)| o == k) {
+            out.push(common::lint(name, bytes, &[]));
+        }
+    }
+    out
+}
+
 fn findings(case: &str) -> BTreeSet<Same> {
     let mut out = BTreeSet::new();
-    for p in case_files(case) {
-        let f = lint(&p);
+    for f in lint_case(case) {
         for d in &f.diagnostics {
             out.insert((
                 d.agent.clone().unwrap_or_default(),
@@ -74,6 +102,24 @@ fn findings(case: &str) -> BTreeSet<Same> {
         }
     }
     out
+}
+
+/// Every string in a JSON text, and the strings in JSON texts inside them.
+fn strings_in(text: &str, out: &mut Vec<String>) {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.push(s.clone());
+                strings_in(s, out);
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        walk(&v, out);
+    }
 }
 
 /// Native cases recorded in other shapes: (native case, the same calls in
@@ -94,6 +140,27 @@ const SHAPES: &[(&str, &str, Format)] = &[
         "link-and-join",
         "link-and-join-claude",
         Format::Session(Client::ClaudeCode),
+    ),
+    ("seed-incident", "seed-incident-proxy", Format::Mcp),
+    (
+        "seed-incident",
+        "seed-incident-desktop",
+        Format::Recording(Recorder::ClaudeDesktop),
+    ),
+    (
+        "seed-incident",
+        "seed-incident-mcp-debug",
+        Format::Recording(Recorder::McpDebug),
+    ),
+    (
+        "seed-incident",
+        "seed-incident-inspector",
+        Format::Recording(Recorder::Inspector),
+    ),
+    (
+        "seed-incident",
+        "seed-incident-tee",
+        Format::Recording(Recorder::Tee),
     ),
 ];
 
@@ -124,10 +191,27 @@ fn every_shape_agrees_with_the_native_logs() {
     for (k, &(origin, case, format)) in SHAPES.iter().enumerate() {
         let native = findings(origin);
         assert!(native.len() >= 5, "{origin}: {native:#?}");
-        let got: BTreeSet<Same> = findings(case)
-            .iter()
-            .map(|g| comparable(g, format))
-            .collect();
+        let mut got = findings(case);
+        if format == Format::Recording(Recorder::Inspector) {
+            // A finding points at the string holding its message: it
+            // matches a native finding whose text is in that message.
+            got = got
+                .into_iter()
+                .map(|g| {
+                    let mut leaves = Vec::new();
+                    strings_in(&g.3, &mut leaves);
+                    let same = native.iter().find(|n| {
+                        (&n.0, &n.1, &n.2) == (&g.0, &g.1, &g.2)
+                            && (n.3.is_empty() || leaves.contains(&n.3))
+                    });
+                    match same {
+                        Some(n) => (g.0, g.1, g.2, n.3.clone()),
+                        None => g,
+                    }
+                })
+                .collect();
+        }
+        let got: BTreeSet<Same> = got.iter().map(|g| comparable(g, format)).collect();
         for g in &got {
             if origin == "seed-incident" {
                 table.entry(g.1.clone()).or_insert_with(|| vec![0; columns])[k + 1] += 1;
@@ -179,9 +263,8 @@ fn every_shape_agrees_with_the_native_logs() {
 /// `file, line, rule` of every finding of a case.
 fn actual(case: &str) -> BTreeSet<(String, usize, String)> {
     let mut out = BTreeSet::new();
-    for p in case_files(case) {
-        let f = lint(&p);
-        let file = p.file_name().unwrap().to_string_lossy().to_string();
+    for f in lint_case(case) {
+        let file = f.path.clone();
         for (line, rule) in common::lines_and_rules(&f) {
             out.insert((file.clone(), line, rule));
         }
@@ -210,6 +293,11 @@ fn the_new_cases_match_their_annotations() {
 #[test]
 fn every_file_is_read_in_the_format_it_is() {
     for &(_, case, format) in SHAPES {
+        // A half of a capture alone is a trace; the halves pair by name.
+        let format = match format {
+            Format::Recording(Recorder::Tee) => Format::Mcp,
+            f => f,
+        };
         for p in case_files(case) {
             let bytes = std::fs::read(&p).unwrap();
             assert_eq!(
@@ -488,7 +576,16 @@ fn hostile() -> Vec<Vec<u8>> {
             .into_bytes(),
     );
     // the corpus files, cut at every 997th byte
-    for case in ["seed-incident-mcp", "seed-incident-transcript", "prompts"] {
+    for case in [
+        "seed-incident-mcp",
+        "seed-incident-transcript",
+        "prompts",
+        "seed-incident-proxy",
+        "seed-incident-desktop",
+        "seed-incident-mcp-debug",
+        "seed-incident-inspector",
+        "seed-incident-tee",
+    ] {
         for p in case_files(case) {
             let b = std::fs::read(p).unwrap();
             for cut in (0..b.len()).step_by(997) {
@@ -521,5 +618,96 @@ fn no_input_makes_a_reader_panic() {
             }
         }
         let _ = linter.lint("-", bytes.clone());
+    }
+}
+
+/// The halves of a capture: the call's findings in the input half, what
+/// is wrong in the output half there, each at its own file's lines.
+#[test]
+fn a_tee_capture_hands_each_finding_to_its_half() {
+    let input = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{"emoji":"\u2705","doing":"Fixing the login"}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{"emoji":"\u2705","open":["Fix login, update docs and tag release"]}}}
+"#;
+    let output = br#"{"jsonrpc":"2.0","id":0,"result":{}}
+{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{}}}
+{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{}"}]}}
+{"jsonrpc":"2.0","id":1,"result":
+"#;
+    let linter = Linter::new(&Config::default(), None, &[]).unwrap();
+    let (a, b) = linter.lint_pair(
+        ("x.in.jsonl", input.to_vec()),
+        ("x.out.jsonl", output.to_vec()),
+    );
+    let at = |f: &FileResult| -> Vec<(usize, String)> { common::lines_and_rules(f) };
+    assert_eq!(
+        at(&a),
+        [(3, "board-bundle".to_string())],
+        "{:#?}",
+        a.diagnostics
+    );
+    let out = at(&b);
+    assert_eq!(
+        out,
+        [
+            (3, "invalid-record".to_string()),
+            (4, "invalid-record".to_string())
+        ],
+        "{:#?}",
+        b.diagnostics
+    );
+    assert!(b.diagnostics[0].message.contains("no request"));
+    assert!(b.diagnostics[1].message.contains("ends before"));
+    // the record is the input's, the call cut off in the output is kept
+    assert_eq!((a.records, b.records), (2, 0));
+}
+
+/// Broken recordings: a diagnostic for what cannot be read, the rest
+/// still linted, never a panic.
+#[test]
+fn broken_recordings_keep_the_rest() {
+    let bundle = r#"{"emoji":"\u2705","open":["Fix login, update docs and tag release"]}"#;
+    // Claude Desktop: a payload that is not JSON, a cut-off last line
+    let desktop = format!(
+        "2026-10-10T10:00:00.000Z [voicehook] [info] Message from client: {{\"method\":\"tools/call\",\"params\":{{\"name\":\"status\",\"arguments\":{bundle}}},\"jsonrpc\":\"2.0\",\"id\":1}}\n\
+         2026-10-10T10:00:00.100Z [voicehook] [info] Message from server: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"structuredContent\":{{}}}}}}\n\
+         2026-10-10T10:00:00.200Z [voicehook] [info] Message from server: {{not json}}\n\
+         2026-10-10T10:00:00.300Z [voicehook] [info] Message from client: {{\"method\":\"tools/call\",\"par"
+    );
+    // mcp-debug: an unknown direction, a response without its request
+    let debug = format!(
+        "# MCP Recording Session\n\
+         {{\"timestamp\":\"2026-10-10T12:00:00+02:00\",\"direction\":\"request\",\"message_type\":\"tool_call\",\"tool_name\":\"voicehook_status\",\"message\":{{\"method\":\"tools/call\",\"params\":{{\"name\":\"voicehook_status\",\"arguments\":{bundle}}}}}}}\n\
+         {{\"timestamp\":\"2026-10-10T12:00:01+02:00\",\"direction\":\"upstream\",\"message_type\":\"tool_call\",\"tool_name\":\"voicehook_say\",\"message\":{{}}}}\n\
+         {{\"timestamp\":\"2026-10-10T12:00:02+02:00\",\"direction\":\"response\",\"message_type\":\"tool_call\",\"tool_name\":\"voicehook_say\",\"message\":{{\"content\":[]}}}}\n"
+    );
+    // Inspector: a request that is not JSON, an entry without a request
+    let inspector = format!(
+        "[{{\"request\":{},\"response\":\"{{}}\"}},{{\"request\":\"{{oops\"}},{{\"response\":\"{{}}\"}}]",
+        serde_json::to_string(&format!(
+            "{{\"method\":\"tools/call\",\"params\":{{\"name\":\"status\",\"arguments\":{bundle}}}}}"
+        ))
+        .unwrap()
+    );
+    for (name, src, format, bad) in [
+        ("mcp.log", desktop, Recorder::ClaudeDesktop, 2),
+        ("rec.jsonl", debug, Recorder::McpDebug, 2),
+        ("history.json", inspector, Recorder::Inspector, 2),
+    ] {
+        assert_eq!(
+            input::detect(name, src.as_bytes()),
+            Format::Recording(format),
+            "{name}"
+        );
+        let f = callint::harness::lint(&callint::harness::linter(), name, src.as_bytes(), None)
+            .unwrap();
+        let rules: Vec<&str> = f.diagnostics.iter().map(|d| d.rule).collect();
+        assert!(rules.contains(&"board-bundle"), "{name}: {rules:?}");
+        assert_eq!(
+            rules.iter().filter(|r| **r == "invalid-record").count(),
+            bad,
+            "{name}: {:#?}",
+            f.diagnostics
+        );
     }
 }

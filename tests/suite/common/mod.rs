@@ -57,9 +57,23 @@ pub fn lint(name: &str, bytes: &[u8], select: &[&str]) -> FileResult {
 /// own, then the native logs of one call merged into one room (all rules).
 pub fn lint_together(files: &[(String, Vec<u8>)]) -> Vec<FileResult> {
     let linter = Linter::new(&Config::default(), None, &[]).expect("valid selection");
-    let mut results: Vec<FileResult> = files
-        .iter()
-        .map(|(name, bytes)| linter.lint(name, bytes.clone()))
+    // The halves of a `tee` capture are linted together, as `callint
+    // check` pairs them by name.
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let pairs = callint::input::tee::pairs(&names);
+    let mut results: Vec<Option<FileResult>> = files.iter().map(|_| None).collect();
+    for &(i, o) in &pairs {
+        let (a, b) = linter.lint_pair(
+            (&files[i].0, files[i].1.clone()),
+            (&files[o].0, files[o].1.clone()),
+        );
+        results[i] = Some(a);
+        results[o] = Some(b);
+    }
+    let mut results: Vec<FileResult> = results
+        .into_iter()
+        .zip(files)
+        .map(|(r, (name, bytes))| r.unwrap_or_else(|| linter.lint(name, bytes.clone())))
         .collect();
     callint::room::pass(&linter, &mut results);
     results
