@@ -344,7 +344,7 @@ fn answered(
 }
 
 /// The first text item of a result's `content`, with its index.
-fn text_content(r: &Obj) -> Option<(usize, &str)> {
+pub(crate) fn text_content(r: &Obj) -> Option<(usize, &str)> {
     let Some(Value::Array(items)) = r.get("content") else {
         return None;
     };
@@ -359,7 +359,7 @@ fn text_content(r: &Obj) -> Option<(usize, &str)> {
 
 /// The answer of a tool call as an object, with where it is:
 /// `structuredContent`, else the first JSON object in `content[].text`.
-fn answer_of(r: &Obj, at: Path, span: Span) -> (Option<Obj>, Option<Place>) {
+pub(crate) fn answer_of(r: &Obj, at: Path, span: Span) -> (Option<Obj>, Option<Place>) {
     if let Some(Value::Object(s)) = r.get("structuredContent") {
         return (
             Some(s.clone()),
@@ -391,7 +391,7 @@ fn answer_of(r: &Obj, at: Path, span: Span) -> (Option<Obj>, Option<Place>) {
 }
 
 /// `422 label longer than 22 characters` -> 422.
-fn leading_status(msg: &str) -> Option<i64> {
+pub(crate) fn leading_status(msg: &str) -> Option<i64> {
     let digits: String = msg
         .trim_start()
         .chars()

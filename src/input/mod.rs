@@ -25,6 +25,7 @@ pub mod native;
 pub mod opencode;
 pub mod prompt;
 pub mod server;
+pub(crate) mod session;
 pub mod transcript;
 pub mod ts;
 
