@@ -23,7 +23,7 @@
 
 use crate::config::Config;
 use crate::engine::{FileResult, Linter};
-use crate::input::{self, CodeLang, Format, Parsed};
+use crate::input::{self, Client, CodeLang, Format, Parsed};
 use crate::model::Span;
 use crate::report::{self, pretty::Style, resolve, LineIndex, Located, Summary};
 
@@ -37,6 +37,8 @@ pub const FORMATS: &[Format] = &[
     Format::Code(CodeLang::Python),
     Format::Code(CodeLang::JavaScript),
     Format::Code(CodeLang::Shell),
+    Format::Session(Client::Codex),
+    Format::Session(Client::Opencode),
     Format::Unknown,
 ];
 

@@ -1,8 +1,9 @@
-//! The inputs other than native logs: MCP traces, transcripts, boards,
-//! prompts and helper code.
+//! The inputs other than native logs: MCP traces, transcripts, agent
+//! clients' session files, boards, prompts and helper code.
 //!
-//! - the seed incident as native logs, as MCP traces and as a transcript
-//!   gives the same findings, for every rule each format can show;
+//! - the seed incident as native logs, as MCP traces, as a transcript, as
+//!   Codex CLI rollouts and as opencode exports gives the same findings,
+//!   for every rule each format can show;
 //! - the corpus cases of these formats match their `expected.tsv` (listed
 //!   here by every file of the case, as `tests/corpus.rs` lists only logs);
 //! - findings point at the right bytes of a markdown prompt, a transcript
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
-use callint::input::{self, CodeLang, Format};
+use callint::input::{self, Client, CodeLang, Format};
 use callint::report::{resolve, LineIndex};
 
 fn case_files(case: &str) -> Vec<PathBuf> {
@@ -65,11 +66,21 @@ fn findings(case: &str) -> BTreeSet<Same> {
     for p in case_files(case) {
         let f = lint(&p);
         for d in &f.diagnostics {
+            let (mut message, mut subject) = (d.message.clone(), subject(&f, d));
+            // Each client names its own tools (the native recorder's
+            // `edit_file` is Codex's `apply_patch` and opencode's `edit`):
+            // the same act, under the client's name.
+            if d.rule == "participant-acted" {
+                let tool = message.split('`').nth(1).unwrap_or_default().to_string();
+                assert_eq!(subject, tool, "{case}: {message}");
+                message = message.replace(&format!("`{tool}`"), "`<tool>`");
+                subject = "<tool>".into();
+            }
             out.insert((
                 d.agent.clone().unwrap_or_default(),
                 d.rule.to_string(),
-                d.message.clone(),
-                subject(&f, d),
+                message,
+                subject,
             ));
         }
     }
@@ -77,16 +88,18 @@ fn findings(case: &str) -> BTreeSet<Same> {
 }
 
 #[test]
-fn the_seed_incident_agrees_in_all_three_shapes() {
+fn the_seed_incident_agrees_in_all_its_shapes() {
     let native = findings("seed-incident");
     assert!(native.len() >= 20, "{native:#?}");
-    let mut table: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+    let mut table: BTreeMap<String, [usize; 5]> = BTreeMap::new();
     for n in &native {
         table.entry(n.1.clone()).or_default()[0] += 1;
     }
     for (k, (case, format)) in [
         ("seed-incident-mcp", Format::Mcp),
         ("seed-incident-transcript", Format::Transcript),
+        ("seed-incident-codex", Format::Session(Client::Codex)),
+        ("seed-incident-opencode", Format::Session(Client::Opencode)),
     ]
     .into_iter()
     .enumerate()
@@ -118,11 +131,11 @@ fn the_seed_incident_agrees_in_all_three_shapes() {
         println!("{case}: not shown by {}: {not:?}", format.name());
     }
     println!(
-        "{:<28} {:>7} {:>5} {:>11}",
-        "rule", "native", "mcp", "transcript"
+        "{:<28} {:>7} {:>5} {:>11} {:>6} {:>9}",
+        "rule", "native", "mcp", "transcript", "codex", "opencode"
     );
-    for (rule, [a, b, c]) in &table {
-        println!("{rule:<28} {a:>7} {b:>5} {c:>11}");
+    for (rule, [a, b, c, d, e]) in &table {
+        println!("{rule:<28} {a:>7} {b:>5} {c:>11} {d:>6} {e:>9}");
     }
 }
 
@@ -141,7 +154,13 @@ fn actual(case: &str) -> BTreeSet<(String, usize, String)> {
 
 #[test]
 fn the_new_cases_match_their_annotations() {
-    for case in ["seed-incident-mcp", "seed-incident-transcript", "prompts"] {
+    for case in [
+        "seed-incident-mcp",
+        "seed-incident-transcript",
+        "seed-incident-codex",
+        "seed-incident-opencode",
+        "prompts",
+    ] {
         let want: BTreeSet<(String, usize, String)> =
             common::expected(&common::root().join("corpus").join(case))
                 .into_iter()
@@ -161,6 +180,8 @@ fn every_file_is_read_in_the_format_it_is() {
     let want = [
         ("seed-incident-mcp", Format::Mcp),
         ("seed-incident-transcript", Format::Transcript),
+        ("seed-incident-codex", Format::Session(Client::Codex)),
+        ("seed-incident-opencode", Format::Session(Client::Opencode)),
     ];
     for (case, format) in want {
         for p in case_files(case) {
@@ -441,7 +462,13 @@ fn hostile() -> Vec<Vec<u8>> {
             .into_bytes(),
     );
     // the corpus files, cut at every 997th byte
-    for case in ["seed-incident-mcp", "seed-incident-transcript", "prompts"] {
+    for case in [
+        "seed-incident-mcp",
+        "seed-incident-transcript",
+        "seed-incident-codex",
+        "seed-incident-opencode",
+        "prompts",
+    ] {
         for p in case_files(case) {
             let b = std::fs::read(p).unwrap();
             for cut in (0..b.len()).step_by(997) {
