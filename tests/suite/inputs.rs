@@ -503,3 +503,53 @@ fn no_input_makes_a_reader_panic() {
         let _ = linter.lint("-", bytes.clone());
     }
 }
+
+/// A Codex rollout line, `payload` given as JSON text.
+fn rollout(ts: &str, ty: &str, payload: &str) -> String {
+    format!(r#"{{"timestamp":"2026-10-10T10:{ts}Z","type":"{ty}","payload":{payload}}}"#)
+}
+
+#[test]
+fn session_files_without_voicehook_are_quiet_and_calls_are_apart() {
+    // an everyday coding session: a destructive shell command, chat, a
+    // cut-off last line: nothing to say
+    let quiet = [
+        rollout("00:00.000", "session_meta", r#"{"id":"1","source":"cli"}"#),
+        rollout("00:01.000", "event_msg", r#"{"type":"user_message","message":"clean up"}"#),
+        rollout("00:02.000", "response_item", r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rm -rf build\"]}","call_id":"a"}"#),
+        rollout("00:03.000", "response_item", r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}"#),
+        r#"{"timestamp":"2026-10-10T10:00:04.000Z","type":"resp"#.to_string(),
+    ]
+    .join("\n");
+    let f = common::lint("rollout-1.jsonl", quiet.as_bytes(), &[]);
+    assert!(f.diagnostics.is_empty(), "{:#?}", f.diagnostics);
+    assert_eq!(f.records, 0);
+
+    // two calls in one session: each judged on its own, in its language
+    let join = |n: usize, id: &str, lang: &str| {
+        [
+            rollout(&format!("0{n}:00.000"), "response_item", &format!(r#"{{"type":"function_call","name":"voicehook__join","arguments":"{{\"call_id\":\"{id}\",\"label\":\"Kit\",\"greet\":true}}","call_id":"j{n}"}}"#)),
+            rollout(&format!("0{n}:00.500"), "response_item", &format!(r#"{{"type":"function_call_output","call_id":"j{n}","output":"{{\"status\":\"joined\",\"context\":{{\"lang\":\"{lang}\"}}}}"}}"#)),
+            rollout(&format!("0{n}:01.000"), "response_item", &format!(r#"{{"type":"function_call","name":"voicehook__say","arguments":"{{\"text\":\"Der Build ist jetzt grün und die Version ist fertig.\"}}","call_id":"s{n}"}}"#)),
+            rollout(&format!("0{n}:01.200"), "response_item", &format!(r#"{{"type":"function_call_output","call_id":"s{n}","output":"{{\"say_id\":\"s{n}\",\"say_status\":\"queued\"}}"}}"#)),
+        ]
+        .join("\n")
+    };
+    let two = [
+        rollout("00:00.000", "session_meta", r#"{"id":"2","source":"cli"}"#),
+        join(1, "c-en", "en"),
+        join(2, "c-de", "de"),
+    ]
+    .join("\n");
+    let f = common::lint("rollout-2.jsonl", two.as_bytes(), &["wrong-language"]);
+    let lines: Vec<usize> = common::lines_and_rules(&f)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
+    // the German say of the English call only, underlined in its arguments
+    assert_eq!(lines, [4], "{:#?}", f.diagnostics);
+    assert_eq!(
+        subject(&f, &f.diagnostics[0]),
+        "Der Build ist jetzt grün und die Version ist fertig."
+    );
+}
