@@ -248,7 +248,7 @@ fn call_id(p: &Obj) -> Option<String> {
     }
 }
 
-fn part<'a>(calls: &'a mut HashMap<String, Parts>, id: String, order: usize) -> &'a mut Parts {
+fn part(calls: &mut HashMap<String, Parts>, id: String, order: usize) -> &mut Parts {
     calls.entry(id).or_insert_with(|| Parts {
         first: order,
         ..Parts::default()
