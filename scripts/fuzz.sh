@@ -6,7 +6,7 @@
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # Targets (fuzz/fuzz_targets/): native mcp transcript board prompt claude
-# recordings check.
+# codex opencode recordings check.
 # Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
 # six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
 # (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
@@ -19,7 +19,7 @@ set -euo pipefail
 
 secs=${1:-300}
 shift || true
-all=(native mcp transcript board prompt claude recordings check)
+all=(native mcp transcript board prompt claude codex opencode recordings check)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -53,14 +53,20 @@ windows() { # dir selector-or-empty file
 make_seeds() {
     rm -rf "$seeds"
     for t in "${all[@]}"; do mkdir -p "$seeds/$t"; cp fuzz/seeds/"$t"/* "$seeds/$t/" 2>/dev/null || true; done
+    # check target: 08 codex, 09 opencode (forced); past the formats of
+    # callint::harness::FORMATS, the names: 0b call.jsonl, 0c trace.ndjson,
+    # 0e room.txt, 0f board.json, 10 SKILL.md, 11 poll.py, 12 poll.ts,
+    # 13 poll.sh.
     for f in corpus/*/*.jsonl; do
         case "$f" in
             *-mcp/*|*-proxy/*|*-tee/*) seed "$seeds/mcp" "" "$f"; windows "$seeds/mcp" "" "$f"
-                     seed "$seeds/check" 0e "$f" .mcp ;;
+                     seed "$seeds/check" "$(sel mcp)" "$f" .mcp ;;
             *-claude/*) seed "$seeds/claude" "" "$f"; windows "$seeds/claude" "" "$f"
-                     windows "$seeds/check" 09 "$f" ;;
+                     windows "$seeds/check" "$(sel claude-code)" "$f" ;;
+            *-codex/*) seed "$seeds/codex" "" "$f"; windows "$seeds/codex" "" "$f"
+                     windows "$seeds/check" "$(sel codex)" "$f" ;;
             *)       seed "$seeds/native" "" "$f"; windows "$seeds/native" "" "$f"
-                     windows "$seeds/check" 0d "$f" ;;
+                     windows "$seeds/check" "$(sel native)" "$f" ;;
         esac
     done
     # recordings target: 00 Claude Desktop, 01 mcp-debug, 02 Inspector, 03 tee.
@@ -70,15 +76,20 @@ make_seeds() {
     for f in corpus/seed-incident-tee/*.jsonl; do windows "$seeds/recordings" 03 "$f"; done
     for f in corpus/*/*.txt; do
         seed "$seeds/transcript" "" "$f"; windows "$seeds/transcript" "" "$f"
-        seed "$seeds/check" 10 "$f"
+        seed "$seeds/check" "$(sel transcript)" "$f"
     done
-    for f in corpus/*/*.json; do seed "$seeds/board" "" "$f"; seed "$seeds/check" 11 "$f"; done
-    # prompt target: 00 markdown, 01 python, 02 javascript, 03 shell;
-    # check target: 12 SKILL.md, 13 poll.py, 14 poll.ts, 15 poll.sh.
-    for f in corpus/*/*.md; do seed "$seeds/prompt" 00 "$f"; seed "$seeds/check" 12 "$f"; done
-    for f in corpus/*/*.py; do seed "$seeds/prompt" 01 "$f"; seed "$seeds/check" 13 "$f"; done
-    for f in corpus/*/*.ts corpus/*/*.js; do [ -e "$f" ] || continue; seed "$seeds/prompt" 02 "$f"; seed "$seeds/check" 14 "$f"; done
-    for f in corpus/*/*.sh; do seed "$seeds/prompt" 03 "$f"; seed "$seeds/check" 15 "$f"; done
+    for f in corpus/*/*.json; do
+        case "$f" in
+            *-opencode/*) seed "$seeds/opencode" "" "$f"; seed "$seeds/check" "$(sel opencode)" "$f" ;;
+            *-inspector/*) ;;
+            *)            seed "$seeds/board" "" "$f"; seed "$seeds/check" "$(sel board)" "$f" ;;
+        esac
+    done
+    # prompt target: 00 markdown, 01 python, 02 javascript, 03 shell.
+    for f in corpus/*/*.md; do seed "$seeds/prompt" 00 "$f"; seed "$seeds/check" "$(sel prompt)" "$f"; done
+    for f in corpus/*/*.py; do seed "$seeds/prompt" 01 "$f"; seed "$seeds/check" "$(sel python)" "$f"; done
+    for f in corpus/*/*.ts corpus/*/*.js; do [ -e "$f" ] || continue; seed "$seeds/prompt" 02 "$f"; seed "$seeds/check" "$(sel javascript)" "$f"; done
+    for f in corpus/*/*.sh; do seed "$seeds/prompt" 03 "$f"; seed "$seeds/check" "$(sel shell)" "$f"; done
 }
 
 make_seeds

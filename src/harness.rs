@@ -38,6 +38,8 @@ pub const FORMATS: &[Format] = &[
     Format::Code(CodeLang::JavaScript),
     Format::Code(CodeLang::Shell),
     Format::Session(Client::ClaudeCode),
+    Format::Session(Client::Codex),
+    Format::Session(Client::Opencode),
     Format::Unknown,
     Format::Recording(Recorder::ClaudeDesktop),
     Format::Recording(Recorder::McpDebug),

@@ -78,7 +78,7 @@ struct CheckArgs {
     /// Files or folders to lint; `-` reads standard input.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
-    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, board, prompt, python, javascript, shell.
+    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, board, prompt, python, javascript, shell, claude-code, codex, opencode.
     #[arg(long, value_name = "FORMAT", value_parser = callint::input::Format::parse_name)]
     input_format: Option<callint::input::Format>,
     /// Output format [default: pretty on a terminal, concise otherwise].

@@ -33,6 +33,9 @@ impl Span {
 pub enum Seg {
     Key(&'static str),
     Index(u32),
+    /// The JSON text inside the string here: a client that stores a
+    /// call's arguments or answer as a JSON string (`"{\"text\":..}"`).
+    Json,
 }
 
 /// A short path into a JSON document, such as `args.open[2]`. Fixed size and
@@ -48,6 +51,8 @@ pub struct Path {
 
 /// The high bit of a packed step marks a key.
 const KEY_BIT: u16 = 1 << 15;
+/// The packed step [`Seg::Json`]: the one key number no key gets.
+const JSON_STEP: u16 = KEY_BIT | (KEY_BIT - 1);
 /// Set in a path's length when a step was too deep or an index too large
 /// to keep: the path then ends at the last step it could keep.
 const SEALED: u8 = 1 << 7;
@@ -78,9 +83,13 @@ impl Path {
         self.push(
             u16::try_from(id)
                 .ok()
-                .filter(|&i| i < KEY_BIT)
+                .filter(|&i| i < KEY_BIT - 1)
                 .map(|i| KEY_BIT | i),
         )
+    }
+    /// Into the JSON text held by the string at this path.
+    pub fn json(self) -> Path {
+        self.push(Some(JSON_STEP))
     }
     pub fn index(self, i: usize) -> Path {
         self.push(u16::try_from(i).ok().filter(|&i| i < KEY_BIT))
@@ -93,7 +102,9 @@ impl Path {
             len,
         };
         for (o, &p) in out.segs.iter_mut().zip(&self.segs[..len]) {
-            *o = if p & KEY_BIT != 0 {
+            *o = if p == JSON_STEP {
+                Seg::Json
+            } else if p & KEY_BIT != 0 {
                 Seg::Key(keys::name(u32::from(p & !KEY_BIT)))
             } else {
                 Seg::Index(u32::from(p))
@@ -325,6 +336,7 @@ impl std::fmt::Display for Path {
                 Seg::Key(k) if i == 0 => write!(f, "{k}")?,
                 Seg::Key(k) => write!(f, ".{k}")?,
                 Seg::Index(n) => write!(f, "[{n}]")?,
+                Seg::Json => f.write_str("<json>")?,
             }
         }
         Ok(())
@@ -552,6 +564,11 @@ impl Record {
     /// The anchor a finding about the whole record points at: the value
     /// naming what the record is (`fn`, `chat`, `tool`).
     pub fn head(&self) -> Anchor {
+        if let Body::Tool(t) = &self.body {
+            if let Some(at) = t.at {
+                return at;
+            }
+        }
         let key = match &self.body {
             Body::Fn(_) => "fn",
             Body::Chat(_) => "chat",
@@ -805,6 +822,9 @@ impl Chat {
 pub struct Tool {
     pub name: String,
     pub args: Option<serde_json::Value>,
+    /// Where the tool's name is, when not at the record's `tool` key (an
+    /// agent client's session file names its tools in its own places).
+    pub at: Option<Anchor>,
 }
 
 // ---------------------------------------------------------------------------

@@ -29,7 +29,7 @@
 //! they belong to (the `create_call` or `join` they follow), so a session of
 //! several calls is judged call by call.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::marker::PhantomData;
 
 use serde::de::{Deserializer, SeqAccess, Visitor};
@@ -37,9 +37,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::json::{lines, Place, Places};
-use super::server::{self, Servers};
-use super::{mcp, native, ts, Options, Parsed, Problem};
+use super::json::{lines, Place};
+use super::server;
+use super::session::{self, CallItem, ChatItem, Item, Session, Side, ToolItem};
+use super::{mcp, ts, Options, Parsed, Problem};
 use crate::model::*;
 
 type Obj = Map<String, Value>;
@@ -71,8 +72,6 @@ struct Entry<'a> {
 struct Msg<'a> {
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
-    #[serde(borrow, default)]
-    stop_reason: Option<&'a RawValue>,
 }
 
 /// A message's content: the user's text, or a list of blocks.
@@ -143,14 +142,6 @@ struct Block<'a> {
     is_error: Option<&'a RawValue>,
 }
 
-/// Which thread of the client wrote an entry.
-#[derive(Clone, Debug, PartialEq)]
-enum Side {
-    Main,
-    /// A sidechain, with the agent id it names.
-    Side(Option<Box<str>>),
-}
-
 /// Where an entry was: its line, time and thread.
 #[derive(Clone, Debug)]
 struct At {
@@ -181,25 +172,18 @@ struct Res {
     spawned: Option<String>,
 }
 
-#[derive(Default)]
 struct Reader {
-    problems: Vec<Problem>,
     order: usize,
     pending: HashMap<String, Use>,
-    servers: Servers,
-    /// Calls of servers not (yet) known to be voicehook.
-    undecided: Vec<(Use, Option<Res>)>,
-    /// Records in the order they happened, with the thread that made them.
-    out: Vec<(usize, Record, Side)>,
-    /// Agents started in the background.
-    background: HashSet<String>,
+    session: Session,
 }
 
 /// Read a Claude Code session transcript.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
     let mut rd = Reader {
-        servers: Servers::new(opts),
-        ..Reader::default()
+        order: 0,
+        pending: HashMap::new(),
+        session: Session::new(opts),
     };
     let all = lines(bytes);
     let last = all.iter().rposition(|l| {
@@ -216,7 +200,7 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             Ok(t) => t,
             Err(e) => {
                 let at = l.span.start + e.valid_up_to();
-                rd.problems.push(Problem::new(
+                rd.session.problems.push(Problem::new(
                     Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
                     "this line is not valid UTF-8".into(),
                     Some("a session file is UTF-8 text; this line was skipped".into()),
@@ -282,7 +266,6 @@ impl Reader {
         };
         let Some(Msg {
             content: Some(content),
-            stop_reason,
         }) = entry.message
         else {
             return;
@@ -291,12 +274,12 @@ impl Reader {
             line: no,
             ts: string(entry.timestamp).and_then(|s| ts::parse_rfc3339(&s)),
             side: if boolean(entry.sidechain) == Some(true) {
-                Side::Side(string(entry.agent_id).map(String::into_boxed_str))
+                Side::Sidechain(string(entry.agent_id).map(String::into_boxed_str))
             } else {
-                Side::Main
+                Side::File
             },
         };
-        let chat_ok = at.side == Side::Main
+        let chat_ok = at.side == Side::File
             && !(role == "user"
                 && (boolean(entry.is_meta) == Some(true) || boolean(entry.compact) == Some(true)));
         let content_at = Path::ROOT.key("message").key("content");
@@ -304,14 +287,12 @@ impl Reader {
             Content::Text(s) => {
                 // A message typed by the user.
                 if chat_ok && !is_command_echo(&s) {
-                    self.chat(&at, span, role, s, content_at, false);
+                    self.chat(&at, span, role, s, content_at);
                 }
                 return;
             }
             Content::Blocks(b) => b,
         };
-        let end_turn = stop_reason.map(RawValue::get) == Some("\"end_turn\"");
-        let n = blocks.len();
         for (i, raw) in blocks.into_iter().enumerate() {
             let Ok(b) = serde_json::from_str::<Block<'_>>(raw.get()) else {
                 continue; // not an object: nothing a call is made of
@@ -324,8 +305,7 @@ impl Reader {
                     if role == "user" && is_command_echo(&t) {
                         continue;
                     }
-                    let end = role == "assistant" && end_turn && i + 1 == n;
-                    self.chat(&at, span, role, t, content_at.index(i).key("text"), end);
+                    self.chat(&at, span, role, t, content_at.index(i).key("text"));
                 }
                 Some("\"tool_use\"") => self.tool_use(&b, &at, span_of(text, span.start, raw)),
                 Some("\"tool_result\"") => {
@@ -344,7 +324,9 @@ impl Reader {
     /// entry whose message has an unexpected shape.
     fn unreadable(&mut self, text: &str, base: usize, e: &serde_json::Error, is_last: bool) {
         let Ok(loose) = serde_json::from_str::<Loose<'_>>(text) else {
-            self.problems.push(broken_line(text, base, e, is_last));
+            self.session
+                .problems
+                .push(broken_line(text, base, e, is_last));
             return;
         };
         let Some(role) = role_of(loose.kind) else {
@@ -374,37 +356,24 @@ impl Reader {
                 skipped(),
             ),
         };
-        self.problems.push(problem);
+        self.session.problems.push(problem);
     }
 
-    fn chat(
-        &mut self,
-        at: &At,
-        span: Span,
-        role: &'static str,
-        text: String,
-        path: Path,
-        end: bool,
-    ) {
+    fn chat(&mut self, at: &At, span: Span, role: &'static str, text: String, path: Path) {
         let order = self.next_order();
-        let rec = Record {
+        let c = ChatItem {
+            user: role == "user",
+            text: Text::new(text, path),
+            line: at.line,
+            span,
             ts: at.ts,
-            ..Record::new(
-                at.line,
-                span,
-                Body::Chat(Box::new(Chat {
-                    role: role.to_string(),
-                    text: Some(Text::new(text, path)),
-                    turn_end: end,
-                })),
-            )
         };
-        self.out.push((order, rec, Side::Main));
+        self.session.push((order, 0), Item::Chat(c));
     }
 
     fn tool_use(&mut self, b: &Block<'_>, at: &At, span: Span) {
         let (Some(id), Some(name)) = (string(b.id), string(b.name)) else {
-            self.problems.push(Problem::new(
+            self.session.problems.push(Problem::new(
                 Anchor::bytes(span),
                 "this `tool_use` has no `id` or no `name`".into(),
                 Some("a tool call names its tool and carries an id its result refers to; it was skipped".into()),
@@ -415,7 +384,7 @@ impl Reader {
             None | Some(Ok(Value::Null)) => Obj::new(),
             Some(Ok(Value::Object(o))) => o,
             Some(_) => {
-                self.problems.push(Problem::new(
+                self.session.problems.push(Problem::new(
                     Anchor {
                         span,
                         path: Path::ROOT.key("input"),
@@ -475,53 +444,43 @@ impl Reader {
         self.settle(u, Some(r));
     }
 
-    /// A call with its result (or none): a record now when its server is
-    /// known, else kept until the whole session has told which servers are
-    /// voicehook.
+    /// A call with its result (or none), as an item of the session: a
+    /// voicehook call when its server is voicehook, else a tool run.
     fn settle(&mut self, u: Use, r: Option<Res>) {
         if u.background {
             if let Some(a) = r.as_ref().and_then(|r| r.spawned.clone()) {
-                self.background.insert(a);
+                self.session.background.insert(a);
             }
         }
-        match server::split_mcp_name(&u.name) {
-            None => self.record(u, r, None),
-            Some((srv, tool)) => {
-                let answer = r.as_ref().and_then(|r| r.answer.value.as_ref());
-                self.servers.note_obj(srv, tool, Some(&u.input), answer);
-                if self.servers.is_voicehook(srv) {
-                    let f = server::function_name(tool).to_string();
-                    self.record(u, r, Some(f));
-                } else {
-                    self.undecided.push((u, r));
-                }
-            }
-        }
-    }
-
-    /// The record of a call: a voicehook `function`, or another tool.
-    fn record(&mut self, u: Use, r: Option<Res>, function: Option<String>) {
-        let order = r.as_ref().map_or(u.order, |r| r.order);
+        let order = (r.as_ref().map_or(u.order, |r| r.order), 0);
         let ts = r.as_ref().and_then(|r| r.at.ts).or(u.at.ts);
-        let Use {
-            at,
-            span,
-            name,
-            input,
-            ..
-        } = u;
-        let body = match function {
-            Some(f) => Body::Fn(fn_call(&f, input, span, r, &mut self.problems)),
-            None => Body::Tool(Box::new(Tool {
-                name,
-                args: Some(Value::Object(input)),
-            })),
+        let at = Some(Anchor {
+            span: u.span,
+            path: Path::ROOT.key("name"),
+        });
+        let item = match server::split_mcp_name(&u.name) {
+            Some((srv, tool)) => Item::Call(CallItem {
+                server: srv.to_string(),
+                tool: tool.to_string(),
+                args: u.input,
+                args_place: Place::at(Path::ROOT.key("input")),
+                answer: r.map_or(session::Answer::None, outcome),
+                at,
+                line: u.at.line,
+                span: u.span,
+                ts,
+                problems: Vec::new(),
+            }),
+            None => Item::Tool(ToolItem {
+                name: u.name,
+                args: Some(Value::Object(u.input)),
+                at,
+                line: u.at.line,
+                span: u.span,
+                ts,
+            }),
         };
-        let rec = Record {
-            ts,
-            ..Record::new(at.line, span, body)
-        };
-        self.out.push((order, rec, at.side));
+        self.session.push_on(order, item, u.at.side);
     }
 
     fn finish(mut self) -> Parsed {
@@ -530,62 +489,7 @@ impl Reader {
         for u in pending {
             self.settle(u, None);
         }
-        for (u, r) in std::mem::take(&mut self.undecided) {
-            let function = server::split_mcp_name(&u.name)
-                .filter(|(srv, _)| self.servers.is_voicehook(srv))
-                .map(|(_, tool)| server::function_name(tool).to_string());
-            self.record(u, r, function);
-        }
-        if self.servers.none() {
-            // No call in this session: nothing to judge, nothing to report.
-            return Parsed::default();
-        }
-        let mut out = std::mem::take(&mut self.out);
-        out.sort_by_key(|(o, _, _)| *o);
-
-        // Each record belongs to the call of the create_call or join before
-        // it; what comes before the first, to the first.
-        let mut names = Interner::default();
-        let ids: Vec<Option<Name>> = out
-            .iter()
-            .map(|(_, r, _)| call_of(r).map(|id| names.name(id)))
-            .collect();
-        let mut current = ids.iter().flatten().next().cloned();
-        let records = out
-            .into_iter()
-            .zip(ids)
-            .map(|((_, r, side), id)| {
-                if id.is_some() {
-                    current = id;
-                }
-                let thread = match side {
-                    Side::Main => Thread::Main,
-                    Side::Side(Some(a)) if self.background.contains(&*a) => Thread::Background,
-                    Side::Side(_) => Thread::Subagent,
-                };
-                r.from(None, current.clone(), thread)
-            })
-            .collect();
-        Parsed {
-            logs: vec![Log {
-                meta: Some(Meta {
-                    client: Some("claude-code".into()),
-                    ..Meta::default()
-                }),
-                records,
-            }],
-            problems: self.problems,
-        }
-    }
-}
-
-/// The call a record enters: the id `create_call` answered, or the one a
-/// `join` named.
-fn call_of(r: &Record) -> Option<&str> {
-    match &r.as_fn()?.op {
-        Op::CreateCall(c) => c.call_id.as_deref(),
-        Op::Join(j) => j.call_id.as_deref(),
-        _ => None,
+        self.session.finish()
     }
 }
 
@@ -629,61 +533,33 @@ fn answer(content: Value, span: Span) -> Answer {
     }
 }
 
-/// A voicehook call from its `tool_use` (its `input`, the block at `span`)
-/// and its `tool_result`.
-fn fn_call(
-    function: &str,
-    input: Obj,
-    span: Span,
-    r: Option<Res>,
-    problems: &mut Vec<Problem>,
-) -> FnCall {
-    let mut obj = Obj::new();
-    obj.insert("args".into(), Value::Object(input));
-    let args = Place::at(Path::ROOT.key("input"));
-    let mut result_place = args;
-    let mut error_place = args;
-    let mut error = None;
-    if let Some(r) = r {
-        let a = r.answer;
-        if let Some(p) = a.place {
-            result_place = p;
-            error_place = p;
-        }
-        if r.is_error {
-            let message = a
-                .value
-                .as_ref()
-                .and_then(|v| v.get("message"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .or(a.text);
-            let status = a
-                .value
-                .as_ref()
-                .and_then(|v| v.get("status"))
-                .and_then(Value::as_i64)
-                .or_else(|| {
-                    let m = message.as_deref()?;
-                    mcp::leading_status(m.strip_prefix("Error:").unwrap_or(m))
-                });
-            error = Some(ApiError { status, message });
-        } else if let Some(v) = a.value {
-            obj.insert("result".into(), Value::Object(v));
-        }
+/// What a call's result says: its answer, or the server's refusal.
+fn outcome(r: Res) -> session::Answer {
+    let a = r.answer;
+    let place = a.place.unwrap_or(Place::at(Path::ROOT));
+    if r.is_error {
+        let message = a
+            .value
+            .as_ref()
+            .and_then(|v| v.get("message"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or(a.text);
+        let status = a
+            .value
+            .as_ref()
+            .and_then(|v| v.get("status"))
+            .and_then(Value::as_i64)
+            .or_else(|| {
+                let m = message.as_deref()?;
+                mcp::leading_status(m.strip_prefix("Error:").unwrap_or(m))
+            });
+        return session::Answer::Error(ApiError { status, message }, place);
     }
-    let mut found = Vec::new();
-    let mut f = native::read_fn_call(function, obj, span, &mut found);
-    f.error = error.map(Box::new);
-    let places = Places {
-        args,
-        result: result_place,
-        error: error_place,
-    };
-    places.relocate(&mut f.op);
-    places.relocate_problems(span, &mut found);
-    problems.extend(found);
-    f
+    match a.value {
+        Some(v) => session::Answer::Result(v, place),
+        None => session::Answer::None,
+    }
 }
 
 /// The echo of a slash command or its output, which the client stores as a

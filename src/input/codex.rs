@@ -1,9 +1,710 @@
-//! Codex CLI rollout files.
+//! Codex CLI rollout files (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`):
+//! one JSON object a line, `{"timestamp", "type", "payload"}`.
+//!
+//! - `session_meta` (the first line) says which thread wrote the file: a
+//!   subagent's rollout (`source: {"subagent": ..}`) or a fork
+//!   (`forked_from_id`) is linted as that thread;
+//! - `response_item` `function_call` (the tool's name, `server__tool` or
+//!   `mcp__server__tool` for an MCP server's tool, and its arguments as a
+//!   JSON string), `function_call_output`, and the `event_msg`
+//!   `mcp_tool_call_end` (the server, the tool, the arguments and the
+//!   server's result as objects) are linked by `call_id` into one call:
+//!   findings on it point at the `function_call` line, into the arguments
+//!   string; its answer is read from the `mcp_tool_call_end` when there is
+//!   one, else from the output text; its time is when the first of them
+//!   was written;
+//! - assistant `message`s are the agent's chat to its user; the user's
+//!   messages are the `event_msg` `user_message`s (the `response_item`
+//!   user messages also hold what the client adds, such as the working
+//!   folder's context, so they are read only from a file without those
+//!   events);
+//! - the client's own tools (`shell`, `shell_command`, `exec_command`,
+//!   `local_shell_call`, `apply_patch`, `web_search_call`, `update_plan`,
+//!   ...) are `tool` records with the command or the path they carry;
+//! - every other line type, and types that do not exist yet, are passed
+//!   over.
 
-use super::{Options, Parsed};
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::json::{self, lines, Place};
+use super::session::{self, Answer, CallItem, ChatItem, Item, Obj, Order, Session, ToolItem};
+use super::{ts, Options, Parsed, Problem};
+use crate::model::*;
+
+/// One line of the file, as far as a call needs it.
+#[derive(Clone, Copy)]
+struct At {
+    no: u32,
+    span: Span,
+    ts: Option<Ms>,
+    /// Position among the lines.
+    order: usize,
+}
+
+/// The lines of one tool call, by `call_id`.
+#[derive(Default)]
+struct Parts {
+    call: Option<(At, Obj)>,
+    output: Option<(At, Value)>,
+    end: Option<(At, Obj)>,
+    /// First position any of them holds.
+    first: usize,
+}
 
 /// Read a Codex CLI rollout file.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
-    let _ = (bytes, opts);
-    Parsed::default()
+    let mut s = Session::new(opts);
+    let mut calls: HashMap<String, Parts> = HashMap::new();
+    // Assistant and user messages from either source; which source is
+    // used is decided at the end.
+    let mut replies: Vec<(usize, ChatItem)> = Vec::new();
+    let mut agent_events: Vec<(usize, ChatItem)> = Vec::new();
+    let mut user_items: Vec<(usize, ChatItem)> = Vec::new();
+    let mut user_events: Vec<(usize, ChatItem)> = Vec::new();
+    let all = lines(bytes);
+    let last = all.len().saturating_sub(1);
+    for (order, l) in all.into_iter().enumerate() {
+        let raw = &bytes[l.span.start..l.span.end];
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let v: Value = match serde_json::from_slice(raw) {
+            Ok(v) => v,
+            Err(e) => {
+                let mut p = json::broken(raw, l.span.start, &e);
+                if e.is_eof() && order == last {
+                    p.message = "the last line is cut off (the file ends inside it)".into();
+                    p.help = Some("the client was probably stopped while writing; the lines before it were read".into());
+                }
+                s.problems.push(p);
+                continue;
+            }
+        };
+        let Value::Object(line) = v else {
+            s.problems.push(Problem::new(
+                Anchor::bytes(l.span),
+                "this line is not a rollout line: a rollout holds one JSON object a line".into(),
+                Some("the line was skipped".into()),
+            ));
+            continue;
+        };
+        let ty = line.get("type").and_then(Value::as_str).unwrap_or("");
+        let Some(Value::Object(p)) = line.get("payload") else {
+            continue;
+        };
+        let at = At {
+            no: l.no,
+            span: l.span,
+            ts: line
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(ts::parse_rfc3339),
+            order,
+        };
+        let payload = Path::ROOT.key("payload");
+        let pty = p.get("type").and_then(Value::as_str).unwrap_or("");
+        match (ty, pty) {
+            ("session_meta", _) => {
+                if p.get("forked_from_id").is_some_and(|v| !v.is_null()) {
+                    s.thread = Thread::Fork;
+                }
+                if let Some(Value::Object(src)) = p.get("source") {
+                    if src.contains_key("subagent") {
+                        s.thread = Thread::Subagent;
+                    }
+                }
+            }
+            ("response_item", "message") => {
+                let role = p.get("role").and_then(Value::as_str).unwrap_or("");
+                let into = match role {
+                    "assistant" => &mut replies,
+                    "user" => &mut user_items,
+                    _ => continue,
+                };
+                let Some(Value::Array(content)) = p.get("content") else {
+                    continue;
+                };
+                for (i, c) in content.iter().enumerate() {
+                    let Some(text) = c.get("text").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    // What the client adds to the user's turn comes as
+                    // tagged blocks (`<environment_context>`).
+                    if role == "user" && text.trim_start().starts_with('<') {
+                        continue;
+                    }
+                    let path = payload.key("content").index(i).key("text");
+                    into.push((order, chat(role == "user", text, path, at)));
+                }
+            }
+            ("event_msg", "user_message") => {
+                if let Some(text) = p.get("message").and_then(Value::as_str) {
+                    user_events.push((order, chat(true, text, payload.key("message"), at)));
+                }
+            }
+            ("event_msg", "agent_message") => {
+                if let Some(text) = p.get("message").and_then(Value::as_str) {
+                    agent_events.push((order, chat(false, text, payload.key("message"), at)));
+                }
+            }
+            ("response_item", "function_call") => {
+                if let Some(id) = call_id(p) {
+                    let e = part(&mut calls, id, order);
+                    e.call.get_or_insert((at, p.clone()));
+                }
+            }
+            ("response_item", "function_call_output") => {
+                if let (Some(id), Some(out)) = (call_id(p), p.get("output")) {
+                    let e = part(&mut calls, id, order);
+                    e.output.get_or_insert((at, out.clone()));
+                }
+            }
+            ("event_msg", "mcp_tool_call_end") => {
+                if let Some(id) = call_id(p) {
+                    let e = part(&mut calls, id, order);
+                    e.end.get_or_insert((at, p.clone()));
+                }
+            }
+            ("response_item", "custom_tool_call") => {
+                let name = p.get("name").and_then(Value::as_str).unwrap_or("tool");
+                let input = p.get("input").and_then(Value::as_str).unwrap_or("");
+                let args = if name == "apply_patch" {
+                    patch_args(input)
+                } else {
+                    let mut a = Obj::new();
+                    a.insert("input".into(), Value::String(input.into()));
+                    a
+                };
+                s.push((order, 0), tool(name, args, at));
+            }
+            ("response_item", "local_shell_call") => {
+                let cmd = p
+                    .get("action")
+                    .and_then(|a| a.get("command"))
+                    .and_then(session::command_line);
+                let mut a = Obj::new();
+                if let Some(cmd) = cmd {
+                    a.insert("command".into(), Value::String(cmd));
+                }
+                let mut t = tool("shell", a, at);
+                t_at_none(&mut t);
+                s.push((order, 0), t);
+            }
+            ("response_item", "web_search_call") => {
+                let a = p
+                    .get("action")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                let mut t = tool("web_search", a, at);
+                t_at_none(&mut t);
+                s.push((order, 0), t);
+            }
+            _ => {}
+        }
+    }
+    // The user's messages as the client showed them, when it recorded
+    // them; otherwise the model's view of them.
+    let users = if user_events.is_empty() {
+        user_items
+    } else {
+        user_events
+    };
+    let assistants = if replies.is_empty() {
+        agent_events
+    } else {
+        replies
+    };
+    for (order, c) in users.into_iter().chain(assistants) {
+        s.push((order, 0), Item::Chat(c));
+    }
+    let mut parts: Vec<(String, Parts)> = calls.into_iter().collect();
+    parts.sort_by_key(|(_, p)| p.first);
+    for (_, p) in parts {
+        if let Some((order, item)) = call_item(bytes, p) {
+            s.push(order, item);
+        }
+    }
+    s.finish()
+}
+
+fn chat(user: bool, text: &str, path: Path, at: At) -> ChatItem {
+    ChatItem {
+        user,
+        text: Text::new(text.to_string(), path),
+        line: at.no,
+        span: at.span,
+        ts: at.ts,
+    }
+}
+
+fn call_id(p: &Obj) -> Option<String> {
+    match p.get("call_id")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn part(calls: &mut HashMap<String, Parts>, id: String, order: usize) -> &mut Parts {
+    calls.entry(id).or_insert_with(|| Parts {
+        first: order,
+        ..Parts::default()
+    })
+}
+
+/// A run of one of the client's own tools, its name at `payload.name`.
+fn tool(name: &str, args: Obj, at: At) -> Item {
+    Item::Tool(ToolItem {
+        name: name.to_string(),
+        args: Some(Value::Object(args)),
+        at: Some(Anchor {
+            span: at.span,
+            path: Path::ROOT.key("payload").key("name"),
+        }),
+        line: at.no,
+        span: at.span,
+        ts: at.ts,
+    })
+}
+
+/// A tool line without a `name`: its finding points at its `type`.
+fn t_at_none(item: &mut Item) {
+    if let Item::Tool(t) = item {
+        if let Some(a) = &mut t.at {
+            a.path = Path::ROOT.key("payload").key("type");
+        }
+    }
+}
+
+/// The files a patch (`*** Update File: path`) changes: the first as
+/// `path`, all as `paths`.
+fn patch_args(patch: &str) -> Obj {
+    let paths: Vec<Value> = patch
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            ["*** Add File:", "*** Update File:", "*** Delete File:"]
+                .iter()
+                .find_map(|p| l.strip_prefix(p))
+                .map(|p| Value::String(p.trim().to_string()))
+        })
+        .collect();
+    let mut a = Obj::new();
+    if let Some(first) = paths.first() {
+        a.insert("path".into(), first.clone());
+    }
+    a.insert("paths".into(), Value::Array(paths));
+    a
+}
+
+/// `mcp__server__tool` or `server__tool` (with the server in `namespace`
+/// when the client keeps it apart) split into server and tool.
+fn split_name<'a>(name: &'a str, namespace: Option<&'a str>) -> Option<(&'a str, &'a str)> {
+    if let Some(ns) = namespace.filter(|n| !n.is_empty()) {
+        let ns = ns.strip_prefix("mcp__").unwrap_or(ns);
+        let ns = ns.strip_suffix("__").unwrap_or(ns);
+        return Some((ns, name));
+    }
+    if let Some(st) = super::server::split_mcp_name(name) {
+        return Some(st);
+    }
+    let (server, tool) = name.split_once("__")?;
+    (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
+}
+
+/// The arguments of a `function_call`: the object its JSON string holds.
+fn call_args(c: &Obj, at: At, problems: &mut Vec<Problem>) -> Obj {
+    let here = Path::ROOT.key("payload").key("arguments");
+    let problem = |problems: &mut Vec<Problem>, what: &str| {
+        problems.push(Problem::new(
+            Anchor {
+                span: at.span,
+                path: here,
+            },
+            format!("the arguments of this call are {what}"),
+            Some("the call was read without its arguments".into()),
+        ));
+    };
+    match c.get("arguments") {
+        None | Some(Value::Null) => Obj::new(),
+        Some(Value::Object(o)) => o.clone(),
+        Some(Value::String(s)) if s.trim().is_empty() => Obj::new(),
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(o)) => o,
+            Ok(_) => {
+                problem(problems, "not a JSON object");
+                Obj::new()
+            }
+            Err(_) => {
+                problem(problems, "not valid JSON");
+                Obj::new()
+            }
+        },
+        Some(_) => {
+            problem(problems, "neither a JSON string nor an object");
+            Obj::new()
+        }
+    }
+}
+
+/// The answer of an `mcp_tool_call_end`: `result` is `{"Ok": CallToolResult}`
+/// or `{"Err": message}`.
+fn end_answer(src: &[u8], end: &Obj, at: At) -> Answer {
+    let result_at = Path::ROOT.key("payload").key("result");
+    let Some(Value::Object(r)) = end.get("result") else {
+        return Answer::None;
+    };
+    if let Some(e) = r.get("Err") {
+        let msg = e
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| e.to_string());
+        return Answer::Error(
+            session::refusal(&msg),
+            Place {
+                path: result_at.key("Err"),
+                within: Some(at.span),
+                opaque: false,
+            },
+        );
+    }
+    let Some(Value::Object(ok)) = r.get("Ok") else {
+        return Answer::None;
+    };
+    let ok_at = result_at.key("Ok");
+    let failed = ok
+        .get("isError")
+        .or_else(|| ok.get("is_error"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    let structured = ok
+        .get("structuredContent")
+        .or_else(|| ok.get("structured_content"))
+        .and_then(Value::as_object);
+    if let (Some(s), false) = (structured, failed) {
+        let key = if ok.contains_key("structuredContent") {
+            "structuredContent"
+        } else {
+            "structured_content"
+        };
+        return Answer::Result(
+            s.clone(),
+            Place {
+                path: ok_at.key(key),
+                within: Some(at.span),
+                opaque: false,
+            },
+        );
+    }
+    let Some((i, text)) = super::mcp::text_content(ok) else {
+        return if failed {
+            Answer::Error(
+                ApiError {
+                    status: None,
+                    message: None,
+                },
+                Place {
+                    path: ok_at,
+                    within: Some(at.span),
+                    opaque: false,
+                },
+            )
+        } else {
+            Answer::None
+        };
+    };
+    let place = session::string_place(src, at.span, ok_at.key("content").index(i).key("text"));
+    if failed {
+        // The server's message: its own JSON error, or its text.
+        let parsed = serde_json::from_str::<Value>(text).ok();
+        let message = parsed
+            .as_ref()
+            .and_then(|v| v.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or(text);
+        let mut e = session::refusal(message);
+        if let Some(st) = parsed
+            .as_ref()
+            .and_then(|v| v.get("status"))
+            .and_then(Value::as_i64)
+        {
+            e.status = Some(st);
+        }
+        return Answer::Error(e, place);
+    }
+    session::answer_of_text(text, place)
+}
+
+/// The answer of a `function_call_output`: a text, a list of content
+/// items, or (in older files) `{"content", "success"}`.
+fn output_answer(src: &[u8], out: &Value, at: At) -> Answer {
+    let out_at = Path::ROOT.key("payload").key("output");
+    match out {
+        Value::String(text) => {
+            session::answer_of_text(text, session::string_place(src, at.span, out_at))
+        }
+        Value::Array(items) => {
+            let Some((i, text)) = items.iter().enumerate().find_map(|(i, it)| {
+                Some((i, it.get("text")?.as_str()?)).filter(|_| {
+                    it.get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("input_text")
+                        != "input_image"
+                })
+            }) else {
+                return Answer::None;
+            };
+            session::answer_of_text(
+                text,
+                session::string_place(src, at.span, out_at.index(i).key("text")),
+            )
+        }
+        Value::Object(o) => {
+            let Some(text) = o.get("content").and_then(Value::as_str) else {
+                return Answer::None;
+            };
+            let place = session::string_place(src, at.span, out_at.key("content"));
+            if o.get("success").and_then(Value::as_bool) == Some(false) {
+                return Answer::Error(session::refusal(text), place);
+            }
+            session::answer_of_text(text, place)
+        }
+        _ => Answer::None,
+    }
+}
+
+/// One tool call from its lines; `None` for an output whose call is not
+/// in the file (the session was resumed or compacted past it: nothing
+/// says what it answered).
+fn call_item(src: &[u8], p: Parts) -> Option<(Order, Item)> {
+    let mut problems = Vec::new();
+    let inv = p
+        .end
+        .as_ref()
+        .and_then(|(_, e)| e.get("invocation"))
+        .and_then(Value::as_object);
+    let (server, name, args, args_place, home) = match (&p.call, &p.end) {
+        (Some((at, c)), _) => {
+            let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+            let ns = c.get("namespace").and_then(Value::as_str);
+            let by_event = inv.and_then(|i| {
+                Some((
+                    i.get("server")?.as_str()?.to_string(),
+                    i.get("tool")?.as_str()?.to_string(),
+                ))
+            });
+            let split = split_name(name, ns).map(|(s, t)| (s.to_string(), t.to_string()));
+            let args = call_args(c, *at, &mut problems);
+            match by_event.or(split) {
+                Some((server, tool)) => (
+                    server,
+                    tool,
+                    args,
+                    Place {
+                        path: Path::ROOT.key("payload").key("arguments").json(),
+                        within: None,
+                        opaque: false,
+                    },
+                    *at,
+                ),
+                None => {
+                    // One of the client's own tools.
+                    let args = builtin_args(name, args);
+                    return Some(((at.order, 0), tool(name, args, *at)));
+                }
+            }
+        }
+        (None, Some((at, _))) => {
+            let i = inv?;
+            let server = i.get("server")?.as_str()?.to_string();
+            let tool = i.get("tool")?.as_str()?.to_string();
+            let args = i
+                .get("arguments")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            (
+                server,
+                tool,
+                args,
+                Place::at(Path::ROOT.key("payload").key("invocation").key("arguments")),
+                *at,
+            )
+        }
+        (None, None) => return None,
+    };
+    let answer = match (&p.end, &p.output) {
+        (Some((at, e)), out) => match end_answer(src, e, *at) {
+            Answer::None => match out {
+                Some((oat, o)) => output_answer(src, o, *oat),
+                None => Answer::None,
+            },
+            a => a,
+        },
+        (None, Some((at, o))) => output_answer(src, o, *at),
+        (None, None) => Answer::None,
+    };
+    // When the answer arrived: the first line that holds it.
+    let answered: Option<At> = [p.end.as_ref().map(|e| e.0), p.output.as_ref().map(|o| o.0)]
+        .into_iter()
+        .flatten()
+        .min_by_key(|a| a.order);
+    let when = answered.unwrap_or(home);
+    Some((
+        (when.order, 1),
+        Item::Call(CallItem {
+            server,
+            tool: name,
+            args,
+            args_place,
+            answer,
+            at: Some(Anchor {
+                span: home.span,
+                path: if p.call.is_some() {
+                    Path::ROOT.key("payload").key("name")
+                } else {
+                    Path::ROOT.key("payload").key("invocation").key("tool")
+                },
+            }),
+            line: home.no,
+            span: home.span,
+            ts: when.ts.or(home.ts),
+            problems,
+        }),
+    ))
+}
+
+/// The arguments of one of the client's own function tools, with a shell
+/// command as one line under `command`.
+fn builtin_args(name: &str, mut args: Obj) -> Obj {
+    if let Some(cmd) = args.get("command").and_then(session::command_line) {
+        args.insert("command".into(), Value::String(cmd));
+    }
+    if name == "apply_patch" {
+        if let Some(input) = args.get("input").and_then(Value::as_str) {
+            let mut a = patch_args(input);
+            a.insert("input".into(), Value::String(input.to_string()));
+            return a;
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(src: &str) -> Parsed {
+        parse(src.as_bytes(), &Options::default())
+    }
+
+    const META: &str = r#"{"timestamp":"2026-10-10T10:00:00.000Z","type":"session_meta","payload":{"id":"0199","timestamp":"2026-10-10T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.50.0","source":"cli"}}"#;
+
+    #[test]
+    fn a_call_is_its_call_output_and_end_event() {
+        let src = [
+            META,
+            r#"{"timestamp":"2026-10-10T10:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"voicehook__say","arguments":"{\"text\":\"Hallo zusammen\"}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:02.000Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"call_1","invocation":{"server":"voicehook","tool":"say","arguments":{"text":"Hallo zusammen"}},"duration":{"secs":0,"nanos":5},"result":{"Ok":{"content":[{"type":"text","text":"{\"say_id\":\"s1\",\"say_status\":\"queued\"}"}]}}}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:02.100Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"[{\"type\":\"text\",\"text\":\"{\\\"say_id\\\":\\\"s1\\\"}\"}]"}}"#,
+        ]
+        .join("\n");
+        let parsed = p(&src);
+        assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+        let recs = &parsed.logs[0].records;
+        assert_eq!(recs.len(), 1);
+        let r = &recs[0];
+        assert_eq!(r.line, 2);
+        assert_eq!(r.ts, Some(1_791_626_402_000));
+        let Op::Say(say) = &r.as_fn().unwrap().op else {
+            panic!()
+        };
+        assert_eq!(say.say_status.as_deref(), Some("queued"));
+        let t = say.text.as_ref().unwrap();
+        let at = crate::report::resolve(
+            src.as_bytes(),
+            &crate::report::LineIndex::new(src.as_bytes()),
+            &r.text(t),
+        );
+        assert_eq!(&src[at.span.start..at.span.end], "Hallo zusammen");
+        assert_eq!(at.line, 2);
+    }
+
+    #[test]
+    fn a_session_without_voicehook_is_quiet() {
+        let src = [
+            META,
+            r#"{"timestamp":"2026-10-10T10:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rm -rf build\"]}","call_id":"c1"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:03.000Z","type":"response_item","payload":{"type":"function_call","#,
+        ]
+        .join("\n");
+        let parsed = p(&src);
+        assert!(parsed.logs.is_empty());
+        assert!(parsed.problems.is_empty());
+    }
+
+    #[test]
+    fn refusals_and_broken_outputs() {
+        let src = [
+            META,
+            r#"{"timestamp":"2026-10-10T10:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__vh__join","arguments":"{\"call_id\":\"c-1\",\"label\":\"a-very-long-label-for-this-agent\"}","call_id":"j1"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:02.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"j1","output":"422 label longer than 22 characters"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"nobody","output":"{}"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:04.000Z","type":"response_item","payload":{"type":"function_call","name":"vh__say","arguments":"{not json","call_id":"s1"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:05.000Z","type":"hologram","payload":{"x":1}}"#,
+            r#"[1,2]"#,
+        ]
+        .join("\n");
+        let parsed = p(&src);
+        let recs = &parsed.logs[0].records;
+        // the join (refused), the say without arguments nor answer
+        assert_eq!(recs.len(), 2, "{recs:#?}");
+        let f = recs[0].as_fn().unwrap();
+        assert_eq!(f.error.as_ref().unwrap().status, Some(422));
+        assert_eq!(recs[1].call(), Some("c-1"));
+        let msgs: Vec<&str> = parsed.problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert!(msgs[0].contains("not a rollout line"), "{msgs:?}");
+        assert!(msgs[1].contains("not valid JSON"), "{msgs:?}");
+    }
+
+    #[test]
+    fn threads_chat_and_tools() {
+        let sub = r#"{"timestamp":"2026-10-10T10:00:00.000Z","type":"session_meta","payload":{"id":"1","source":{"subagent":{"thread_spawn":{"parent_thread_id":"0","depth":1}}}}}"#;
+        let src = [
+            sub,
+            r#"{"timestamp":"2026-10-10T10:00:00.500Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:00.600Z","type":"event_msg","payload":{"type":"user_message","message":"Open a call"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"voicehook__create_call","arguments":"{}","call_id":"c"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:02.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"{\"call_id\":\"c-9\",\"link\":\"https://voicehook.ai/c/9\",\"share_text\":\"Join: https://voicehook.ai/c/9\"}"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:03.000Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** End Patch","call_id":"p"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Join: https://voicehook.ai/c/9"}]}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:04.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Join: https://voicehook.ai/c/9"}}"#,
+        ]
+        .join("\n");
+        let parsed = p(&src);
+        assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+        let recs = &parsed.logs[0].records;
+        let kinds: Vec<&str> = recs
+            .iter()
+            .map(|r| match &r.body {
+                Body::Chat(c) if c.turn_end => "end",
+                Body::Chat(c) => &c.role,
+                Body::Tool(t) => &t.name,
+                Body::Fn(f) => &f.name,
+                Body::Meta(_) => "meta",
+            })
+            .collect();
+        assert_eq!(kinds, ["user", "create_call", "apply_patch", "end"]);
+        assert!(recs.iter().all(|r| *r.thread() == Thread::Subagent));
+        assert_eq!(recs[3].call(), Some("c-9"));
+        let Body::Tool(t) = &recs[2].body else {
+            panic!()
+        };
+        assert_eq!(t.args.as_ref().unwrap()["path"], "src/a.rs");
+    }
 }

@@ -143,7 +143,6 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             line: l.no,
             span: json_at,
             at,
-            opaque: false,
             ts: p.ts,
         };
         let msgs: Vec<(&Value, Path)> = match &value {

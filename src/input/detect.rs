@@ -109,6 +109,9 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
             }
         }
     }
+    if first.starts_with('{') && opencode_export(head) {
+        return Some(Format::Session(Client::Opencode));
+    }
     if !first.starts_with('{') && looks_like_transcript(text) {
         return Some(Format::Transcript);
     }
@@ -188,6 +191,21 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
             return Some(Format::Mcp);
         }
     }
+    // A Codex CLI rollout line: `{"timestamp", "type", "payload"}`.
+    if o.get("payload").is_some_and(Value::is_object)
+        && o.get("type").and_then(Value::as_str).is_some_and(|t| {
+            [
+                "session_meta",
+                "response_item",
+                "event_msg",
+                "turn_context",
+                "compacted",
+            ]
+            .contains(&t)
+        })
+    {
+        return Some(Format::Session(Client::Codex));
+    }
     if ["fn", "chat", "tool", "meta"]
         .iter()
         .any(|k| o.contains_key(*k))
@@ -201,6 +219,34 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
         return Some(Format::Session(Client::ClaudeCode));
     }
     is_board(o).then_some(Format::Board)
+}
+
+/// The start of `opencode export`'s JSON: `{"info": {"id": .., ..},
+/// "messages": [` (the session's info first, then its messages).
+fn opencode_export(t: &[u8]) -> bool {
+    use super::locate::{skip_ws, value_span};
+    let key = |i: usize, want: &[u8]| -> Option<usize> {
+        let k = value_span(t, i)?;
+        (t.get(k.start) == Some(&b'"') && &t[k.start + 1..k.end - 1] == want).then_some(())?;
+        let i = skip_ws(t, k.end);
+        (t.get(i) == Some(&b':')).then(|| skip_ws(t, i + 1))
+    };
+    let check = || -> Option<bool> {
+        let i = skip_ws(t, skip_ws(t, 0) + 1);
+        let i = key(i, b"info")?;
+        let info = value_span(t, i)?;
+        let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(&t[info.start..info.end]) else {
+            return Some(false);
+        };
+        if !o.get("id").is_some_and(Value::is_string) {
+            return Some(false);
+        }
+        let i = skip_ws(t, info.end);
+        (t.get(i) == Some(&b',')).then_some(())?;
+        let i = key(skip_ws(t, i + 1), b"messages")?;
+        Some(t.get(i) == Some(&b'['))
+    };
+    check().unwrap_or(false)
 }
 
 fn is_board(o: &serde_json::Map<String, Value>) -> bool {
@@ -398,6 +444,47 @@ mod tests {
         // content first: a log is a log whatever its name
         assert_eq!(detect("notes.txt", native), Format::Native);
         assert_eq!(detect("trace.md", mcp), Format::Mcp);
+    }
+
+    #[test]
+    fn session_files_by_content() {
+        let codex = br#"{"timestamp":"2026-10-10T10:00:00.000Z","type":"session_meta","payload":{"id":"1"}}"#;
+        let codex_cut = br#"{"timestamp":"2026-10-10T10:00:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"hi"}}
+{"timestamp":"#;
+        let oc = b"{\n  \"info\": {\n    \"id\": \"ses_1\",\n    \"title\": \"x\"\n  },\n  \"messages\": [\n";
+        for name in [
+            "rollout-2026-10-10T10-00-00-1.jsonl",
+            "-",
+            "x.json",
+            "x.log",
+        ] {
+            assert_eq!(
+                detect(name, codex),
+                Format::Session(Client::Codex),
+                "{name}"
+            );
+            assert_eq!(
+                detect(name, codex_cut),
+                Format::Session(Client::Codex),
+                "{name}"
+            );
+            assert_eq!(
+                detect(name, oc),
+                Format::Session(Client::Opencode),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            detect_head("s.json", oc),
+            Some(Format::Session(Client::Opencode))
+        );
+        // a board or another JSON document is no export
+        let other = b"{\n  \"info\": {\"name\": \"pkg\"},\n  \"messages\": []\n}";
+        assert_eq!(detect("x.json", other), Format::Board);
+        assert_eq!(
+            detect("x.json", b"{\"info\": 5, \"messages\": ["),
+            Format::Board
+        );
     }
 
     #[test]

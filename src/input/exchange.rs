@@ -26,29 +26,20 @@ pub(crate) type Obj = Map<String, Value>;
 pub(crate) struct Site {
     pub line: u32,
     pub span: Span,
+    /// Where the message is in its span: `<json>` (a step into the JSON
+    /// text a string holds) when the message is itself inside a string, as
+    /// the Inspector keeps each message.
     pub at: Path,
-    /// True when the JSON text is itself inside a string (the Inspector
-    /// keeps each message as a JSON string): every value of the message
-    /// then points at that string.
-    pub opaque: bool,
     pub ts: Option<Ms>,
 }
 
 impl Site {
     /// The place of the value at `path` (a path from the JSON text's root).
     fn place(&self, path: Path) -> Place {
-        if self.opaque {
-            Place {
-                path: Path::ROOT,
-                within: Some(self.span),
-                opaque: true,
-            }
-        } else {
-            Place {
-                path,
-                within: Some(self.span),
-                opaque: false,
-            }
+        Place {
+            path,
+            within: Some(self.span),
+            opaque: false,
         }
     }
 }
@@ -64,15 +55,7 @@ pub(crate) struct Call {
 
 impl Call {
     fn args_place(&self) -> Place {
-        if self.site.opaque {
-            Place {
-                path: Path::ROOT,
-                within: None,
-                opaque: true,
-            }
-        } else {
-            Place::at(self.site.at.key("params").key("arguments"))
-        }
+        Place::at(self.site.at.key("params").key("arguments"))
     }
 }
 
@@ -90,7 +73,7 @@ pub(crate) fn call(
     let params_at = site.at.key("params");
     let anchor = |path: Path| Anchor {
         span: site.span,
-        path: if site.opaque { Path::ROOT } else { path },
+        path,
     };
     let params = match m.get("params") {
         Some(Value::Object(p)) => Some(p),
@@ -220,11 +203,7 @@ pub(crate) fn answered(
                 problems.push(Problem::new(
                     Anchor {
                         span: site.span,
-                        path: if site.opaque {
-                            Path::ROOT
-                        } else {
-                            site.at.key(key)
-                        },
+                        path: site.at.key(key),
                     },
                     format!("`{key}` of this response should be an object"),
                     Some("the answer was ignored".into()),
@@ -236,7 +215,6 @@ pub(crate) fn answered(
     };
     let (answer, place) = answer_of(r, result_at, site.span);
     let place = match place {
-        Some(_) if site.opaque => Some(site.place(Path::ROOT)),
         Some(p) => Some(p),
         None => Some(site.place(result_at)),
     };

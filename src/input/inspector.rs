@@ -122,11 +122,11 @@ fn entry(
     if m.get("method").and_then(Value::as_str) != Some("tools/call") {
         return None;
     }
+    // The message is the JSON text inside the string: paths step into it.
     let site = |at: Span| Site {
         line: lines.line(at.start),
         span: at,
-        at: Path::ROOT,
-        opaque: true,
+        at: Path::ROOT.json(),
         ts: None,
     };
     let call = exchange::call(&m, site(req_at), None, order, problems)?;
@@ -177,7 +177,13 @@ mod tests {
         let lang = j.context.as_ref().unwrap().lang.as_ref().unwrap();
         let within = lang.within().unwrap();
         assert!(src[within.start..within.end].starts_with("\"{\\\"content"));
-        assert!(lang.path.is_root());
+        // the path steps into the response's JSON text, down to the value
+        let inner =
+            crate::input::locate::locate(&src.as_bytes()[within.start..within.end], &lang.path);
+        assert_eq!(
+            &src[within.start + inner.start..within.start + inner.end],
+            "en"
+        );
         assert!(recs[1].as_fn().unwrap().ok());
         assert_eq!(p.problems.len(), 1, "{:?}", p.problems);
         assert!(p.problems[0].message.contains("not a JSON message"));

@@ -170,6 +170,7 @@ pub(crate) fn join(base: Path, rest: &[Seg]) -> Path {
     rest.iter().fold(base, |p, s| match s {
         Seg::Key(k) => p.key(k),
         Seg::Index(i) => p.index(*i as usize),
+        Seg::Json => p.json(),
     })
 }
 
@@ -180,8 +181,8 @@ pub(crate) fn join(base: Path, rest: &[Seg]) -> Path {
 pub(crate) struct Place {
     pub path: Path,
     pub within: Option<Span>,
-    /// True when the part is a JSON text inside a string: every value in it
-    /// points at that string.
+    /// True when the part is a JSON text inside the string at `path`: its
+    /// values point into that string ([`Seg::Json`]).
     pub opaque: bool,
 }
 
@@ -214,7 +215,7 @@ impl Places {
             _ => return (p, None),
         };
         if place.opaque {
-            (place.path, place.within)
+            (join(place.path.json(), rest), place.within)
         } else {
             (join(place.path, rest), place.within)
         }

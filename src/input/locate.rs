@@ -9,16 +9,24 @@
 use crate::model::{Path, Seg, Span};
 
 /// The span of the value at `path` in `text`, relative to `text`; for a
-/// path that is not there, the span of its deepest ancestor that is.
+/// path that is not there, the span of its deepest ancestor that is. A
+/// [`Seg::Json`] step goes into the JSON text a string holds: the value
+/// found there is mapped back onto the escaped bytes of the string (a text
+/// value without its quotes, so the underline covers the words).
 pub fn locate(text: &[u8], path: &Path) -> Span {
+    locate_segs(text, &path.segs())
+}
+
+fn locate_segs(text: &[u8], segs: &[Seg]) -> Span {
     let mut cur = match value_span(text, skip_ws(text, 0)) {
         Some(s) => s,
         None => return Span::new(0, text.len()),
     };
-    for seg in path.segs().iter() {
+    for (k, seg) in segs.iter().enumerate() {
         let next = match seg {
             Seg::Key(k) => member(text, cur, k.as_bytes()),
             Seg::Index(i) => element(text, cur, *i as usize),
+            Seg::Json => return into_string(text, cur, &segs[k + 1..]).unwrap_or(cur),
         };
         match next {
             Some(s) => cur = s,
@@ -26,6 +34,91 @@ pub fn locate(text: &[u8], path: &Path) -> Span {
         }
     }
     cur
+}
+
+/// The bytes of `text` the value at `rest` inside the JSON text held by
+/// the string literal at `lit` comes from. `None` when `lit` is no string.
+fn into_string(text: &[u8], lit: Span, rest: &[Seg]) -> Option<Span> {
+    if text.get(lit.start) != Some(&b'"') || lit.len() < 2 {
+        return None;
+    }
+    let raw = Span::new(lit.start + 1, lit.end - 1);
+    let (inner, map) = unescape(&text[raw.start..raw.end]);
+    if rest.is_empty() {
+        return Some(raw);
+    }
+    // A string that holds no JSON object or list: point at the string.
+    if !matches!(inner.get(skip_ws(&inner, 0)), Some(b'{' | b'[')) {
+        return None;
+    }
+    let mut at = locate_segs(&inner, rest);
+    // A text value is shown without its (escaped) quotes.
+    let deepest = !rest.contains(&Seg::Json);
+    if deepest && at.len() >= 2 && inner[at.start] == b'"' && inner[at.end - 1] == b'"' {
+        at = Span::new(at.start + 1, at.end - 1);
+    }
+    let start = *map.get(at.start)?;
+    let end = *map.get(at.end)?;
+    Some(Span::new(raw.start + start, raw.start + end.max(start)))
+}
+
+/// The characters of a JSON string's escaped bytes (between its quotes),
+/// with, for each byte of the result and one past its end, the offset in
+/// `raw` of the escape or byte it came from. Never fails: a broken escape
+/// is kept as it is written.
+fn unescape(raw: &[u8]) -> (Vec<u8>, Vec<usize>) {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut map = Vec::with_capacity(raw.len() + 1);
+    let mut i = 0;
+    let hex = |at: usize| -> Option<u32> {
+        let h = raw.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    while i < raw.len() {
+        let (bytes, len): (Vec<u8>, usize) = if raw[i] != b'\\' {
+            (vec![raw[i]], 1)
+        } else {
+            match raw.get(i + 1) {
+                Some(b'n') => (vec![b'\n'], 2),
+                Some(b't') => (vec![b'\t'], 2),
+                Some(b'r') => (vec![b'\r'], 2),
+                Some(b'b') => (vec![8], 2),
+                Some(b'f') => (vec![12], 2),
+                Some(b'u') => match hex(i + 2) {
+                    Some(hi @ 0xD800..=0xDBFF) => {
+                        let lo = (raw.get(i + 6..i + 8) == Some(b"\\u"))
+                            .then(|| hex(i + 8))
+                            .flatten()
+                            .filter(|lo| (0xDC00..=0xDFFF).contains(lo));
+                        match lo {
+                            Some(lo) => {
+                                let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                                (utf8(c), 12)
+                            }
+                            None => (utf8(0xFFFD), 6),
+                        }
+                    }
+                    Some(c) => (utf8(c), 6),
+                    None => (vec![b'\\'], 1),
+                },
+                Some(&c) => (vec![c], 2),
+                None => (vec![b'\\'], 1),
+            }
+        };
+        for b in bytes {
+            out.push(b);
+            map.push(i);
+        }
+        i += len;
+    }
+    map.push(raw.len());
+    (out, map)
+}
+
+/// The UTF-8 bytes of a code point (U+FFFD for one that is no character).
+fn utf8(c: u32) -> Vec<u8> {
+    let c = char::from_u32(c).unwrap_or('\u{FFFD}');
+    c.to_string().into_bytes()
 }
 
 pub(crate) fn skip_ws(t: &[u8], mut i: usize) -> usize {
@@ -182,6 +275,39 @@ mod tests {
         assert_eq!(at(t, Path::ROOT.key("k")), "2");
         let s = locate(t.as_bytes(), &Path::ROOT.key("a\"b").index(1).key("t"));
         assert_eq!(&t[s.start..s.end], "\"q\\\"}\"");
+    }
+
+    #[test]
+    fn goes_into_json_held_by_a_string() {
+        // a call's arguments as a JSON string, an answer encoded twice
+        let t = r#"{"arguments":"{\"text\":\"Gr\u00fc\u00df dich, \\\"Oliver\\\"\"}","n":1}"#;
+        let p = Path::ROOT.key("arguments").json().key("text");
+        assert_eq!(at(t, p), r#"Gr\u00fc\u00df dich, \\\"Oliver\\\""#);
+        let t = r#"{"output":"[{\"type\":\"text\",\"text\":\"{\\\"say_id\\\":\\\"s1\\\"}\"}]"}"#;
+        let p = Path::ROOT
+            .key("output")
+            .json()
+            .index(0)
+            .key("text")
+            .json()
+            .key("say_id");
+        assert_eq!(at(t, p), "s1");
+        // a string that holds no JSON, or a number, is the place itself
+        let t = r#"{"output":"not json","n":5}"#;
+        assert_eq!(
+            at(t, Path::ROOT.key("output").json().key("x")),
+            "\"not json\""
+        );
+        assert_eq!(at(t, Path::ROOT.key("n").json().key("x")), "5");
+        assert_eq!(at(t, Path::ROOT.key("output").json()), "not json");
+        for bad in [
+            r#"{"a":"\u12"}"#,
+            r#"{"a":"\ud800\u"}"#,
+            r#"{"a":"\"}"#,
+            r#"{"a":""}"#,
+        ] {
+            let _ = locate(bad.as_bytes(), &Path::ROOT.key("a").json().key("b"));
+        }
     }
 
     #[test]

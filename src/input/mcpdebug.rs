@@ -91,7 +91,6 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             line: l.no,
             span: l.span,
             at: Path::ROOT.key("message"),
-            opaque: false,
             ts,
         };
         let tool = o.get("tool_name").and_then(Value::as_str);

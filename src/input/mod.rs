@@ -33,6 +33,7 @@ pub mod native;
 pub mod opencode;
 pub mod prompt;
 pub mod server;
+pub(crate) mod session;
 pub mod tee;
 pub mod transcript;
 pub mod ts;

@@ -262,6 +262,7 @@ fn parse_line(
             Body::Tool(Box::new(Tool {
                 name,
                 args: rd.obj(&obj, root, "args").map(J::to_value),
+                at: None,
             }))
         }
         [] => {

@@ -338,6 +338,7 @@ fn code_log(code: &str, span: Span, line: u32, lang: CodeLang) -> Option<Log> {
             Body::Tool(Box::new(Tool {
                 name: CODE_TOOL.into(),
                 args: Some(Value::Object(args)),
+                at: None,
             })),
         )],
     })

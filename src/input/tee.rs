@@ -133,7 +133,6 @@ pub fn parse_pair(input: &[u8], output: &[u8], _opts: &Options) -> Parsed {
                     line: l.no,
                     span,
                     at,
-                    opaque: false,
                     ts: None,
                 };
                 let Value::Object(m) = m else {

@@ -55,7 +55,7 @@ impl Rule for Check {
                         continue;
                     }
                     let mut f = Finding::new(
-                        r.at(crate::model::Path::ROOT.key("tool")),
+                        r.head(),
                         format!(
                             "participant {me} ran `{}` in someone else's call without being asked",
                             one_line(&t.name)
@@ -146,6 +146,7 @@ mod tests {
         Tool {
             name: name.into(),
             args: Some(serde_json::json!({ "command": command })),
+            at: None,
         }
     }
 

@@ -724,3 +724,101 @@ fn hostile_recordings() {
         }
     }
 }
+
+/// Agent clients' session files broken in the ways a real one breaks: a
+/// line cut off in the middle (a client killed while writing) and at the
+/// end, an output without its call and a call without its output, an
+/// output that is no JSON, a line that is no object, a line type that does
+/// not exist yet. Each gets a diagnostic or a reasoned skip; the rest of
+/// the session is still linted.
+#[test]
+fn session_files_broken_in_every_way() {
+    let linter = harness::linter();
+    let codex =
+        std::fs::read_to_string(common::root().join("corpus/seed-incident-codex/opencode.jsonl"))
+            .unwrap();
+    let mut lines: Vec<String> = codex.lines().map(str::to_string).collect();
+    let join_line = lines
+        .iter()
+        .position(|l| l.contains("opencode-session-2026-10-10"))
+        .unwrap();
+    let extra = [
+        // cut off in the middle
+        r#"{"timestamp":"2026-10-10T10:04:00.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__vh__say","argu"#.to_string(),
+        // an output whose call is not in the file: skipped
+        r#"{"timestamp":"2026-10-10T10:04:00.100Z","type":"response_item","payload":{"type":"function_call_output","call_id":"gone","output":"{\"say_id\":\"s0\"}"}}"#.to_string(),
+        // a call whose output never came: kept, without an answer
+        r#"{"timestamp":"2026-10-10T10:04:00.200Z","type":"response_item","payload":{"type":"function_call","name":"mcp__vh__activity","arguments":"{\"text\":\"Listening\"}","call_id":"open"}}"#.to_string(),
+        // an answer that is no JSON: the server's failure
+        r#"{"timestamp":"2026-10-10T10:04:00.300Z","type":"response_item","payload":{"type":"function_call","name":"mcp__vh__show","arguments":"{\"panel\":\"board\"}","call_id":"nj"}}"#.to_string(),
+        r#"{"timestamp":"2026-10-10T10:04:00.400Z","type":"response_item","payload":{"type":"function_call_output","call_id":"nj","output":"upstream timed out"}}"#.to_string(),
+        // no object, and a type from the future
+        "[\"not\", \"a\", \"line\"]".to_string(),
+        r#"{"timestamp":"2026-10-10T10:04:00.500Z","type":"hologram","payload":{"type":"x"}}"#.to_string(),
+        "\u{1b}[2J{\"timestamp\":".to_string(),
+    ];
+    let at = join_line + 3;
+    for (k, l) in extra.iter().enumerate() {
+        lines.insert(at + k, l.clone());
+    }
+    let mut text = lines.join("\n");
+    text.push_str("\n{\"timestamp\":\"2026-10-10T10:12:00.000Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"agent_mess");
+    let f = harness::lint(
+        &linter,
+        "rollout.jsonl",
+        text.as_bytes(),
+        Some(Format::Session(callint::input::Client::Codex)),
+    )
+    .unwrap_or_else(|e| panic!("invariant broken: {e}"));
+    let index = LineIndex::new(&f.source);
+    let found: Vec<(usize, &str)> = f
+        .diagnostics
+        .iter()
+        .map(|d| (resolve(&f.source, &index, &d.primary.at).line, d.rule))
+        .collect();
+    let invalid: Vec<usize> = found
+        .iter()
+        .filter(|(_, r)| *r == "invalid-record")
+        .map(|(l, _)| *l)
+        .collect();
+    // the cut line, the list, the escape-led line, the cut last line
+    let n = text.lines().count();
+    assert_eq!(invalid, [at + 1, at + 6, at + 8, n], "{found:?}");
+    let last = f
+        .diagnostics
+        .iter()
+        .find(|d| resolve(&f.source, &index, &d.primary.at).line == n)
+        .unwrap();
+    assert!(last.message.contains("cut off"), "{}", last.message);
+    // the rest is still linted: the refused join and the participant's edit
+    assert!(
+        found.contains(&(join_line + 1, "label-too-long")),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|(_, r)| *r == "participant-acted"),
+        "{found:?}"
+    );
+
+    // an export cut anywhere: never a panic, and what came before the cut
+    // is read
+    let export =
+        std::fs::read(common::root().join("corpus/seed-incident-opencode/opencode.json")).unwrap();
+    let fmt = Some(Format::Session(callint::input::Client::Opencode));
+    for cut in (0..export.len()).step_by(997) {
+        let f = harness::lint(&linter, "s.json", &export[..cut], fmt)
+            .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let invalid = f
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == "invalid-record")
+            .count();
+        assert!(invalid <= 1, "cut at {cut}: {:#?}", f.diagnostics);
+    }
+    let half = harness::lint(&linter, "s.json", &export[..export.len() / 2], fmt).unwrap();
+    assert!(half.diagnostics.iter().any(|d| d.rule == "label-too-long"));
+    assert!(half
+        .diagnostics
+        .iter()
+        .any(|d| d.rule == "invalid-record" && d.message.contains("cut off")));
+}

@@ -1,8 +1,9 @@
-//! The inputs other than native logs: MCP traces, transcripts, boards,
-//! prompts and helper code.
+//! The inputs other than native logs: MCP traces, transcripts, agent
+//! clients' session files, boards, prompts and helper code.
 //!
-//! - the seed incident as native logs, as MCP traces and as a transcript
-//!   gives the same findings, for every rule each format can show;
+//! - the seed incident as native logs, as MCP traces, as a transcript, as
+//!   Codex CLI rollouts and as opencode exports gives the same findings,
+//!   for every rule each format can show;
 //! - the corpus cases of these formats match their `expected.tsv` (listed
 //!   here by every file of the case, as `tests/corpus.rs` lists only logs);
 //! - findings point at the right bytes of a markdown prompt, a transcript
@@ -47,12 +48,17 @@ fn subject(f: &FileResult, d: &callint::diagnostic::Diagnostic) -> String {
     let idx = LineIndex::new(&f.source);
     let at = resolve(&f.source, &idx, &d.primary.at);
     let raw = String::from_utf8_lossy(&f.source[at.span.start..at.span.end]).to_string();
-    if raw.starts_with('"') {
+    let text = if raw.starts_with('"') {
         serde_json::from_str::<String>(&raw).unwrap_or(raw)
-    } else if raw.starts_with('{') || raw.starts_with('[') {
-        String::new()
     } else {
         raw
+    };
+    // An object or a list, also as the JSON text a string holds (a whole
+    // message the Inspector keeps in a string): no text of its own.
+    if text.starts_with('{') || text.starts_with('[') {
+        String::new()
+    } else {
+        text
     }
 }
 
@@ -93,33 +99,25 @@ fn findings(case: &str) -> BTreeSet<Same> {
     let mut out = BTreeSet::new();
     for f in lint_case(case) {
         for d in &f.diagnostics {
+            let (mut message, mut subject) = (d.message.clone(), subject(&f, d));
+            // Each client names its own tools (the native recorder's
+            // `edit_file` is Codex's `apply_patch` and opencode's `edit`):
+            // the same act, under the client's name.
+            if d.rule == "participant-acted" {
+                let tool = message.split('`').nth(1).unwrap_or_default().to_string();
+                assert_eq!(subject, tool, "{case}: {message}");
+                message = message.replace(&format!("`{tool}`"), "`<tool>`");
+                subject = "<tool>".into();
+            }
             out.insert((
                 d.agent.clone().unwrap_or_default(),
                 d.rule.to_string(),
-                d.message.clone(),
-                subject(&f, d),
+                message,
+                subject,
             ));
         }
     }
     out
-}
-
-/// Every string in a JSON text, and the strings in JSON texts inside them.
-fn strings_in(text: &str, out: &mut Vec<String>) {
-    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
-        match v {
-            serde_json::Value::String(s) => {
-                out.push(s.clone());
-                strings_in(s, out);
-            }
-            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
-        walk(&v, out);
-    }
 }
 
 /// Native cases recorded in other shapes: (native case, the same calls in
@@ -162,21 +160,29 @@ const SHAPES: &[(&str, &str, Format)] = &[
         "seed-incident-tee",
         Format::Recording(Recorder::Tee),
     ),
+    (
+        "seed-incident",
+        "seed-incident-codex",
+        Format::Session(Client::Codex),
+    ),
+    (
+        "seed-incident",
+        "seed-incident-opencode",
+        Format::Session(Client::Opencode),
+    ),
 ];
 
-/// A finding as a shape shows it. A session file keeps a call as the
-/// client's tool call (its name is `mcp__vh__join`, its thread is a key of
-/// the entry, not of the call), so a finding is compared by agent, rule and
+/// A finding as a shape shows it. A Claude Code session keeps a call as
+/// the client's `tool_use` block, which a finding about the whole call
+/// points at (its name is `mcp__vh__join`, its thread is a key of the
+/// entry, not of the block), so a finding is compared by agent, rule and
 /// message; which record it points at is checked by the case's
-/// `expected.tsv`. A client names its tools its own way (`Edit` for a
-/// native `edit_file`), so a finding about a tool run is compared by agent
-/// and rule alone.
+/// `expected.tsv`.
 fn comparable(s: &Same, format: Format) -> Same {
     match format {
-        Format::Session(_) if s.1 == "participant-acted" => {
-            (s.0.clone(), s.1.clone(), String::new(), String::new())
+        Format::Session(Client::ClaudeCode) => {
+            (s.0.clone(), s.1.clone(), s.2.clone(), String::new())
         }
-        Format::Session(_) => (s.0.clone(), s.1.clone(), s.2.clone(), String::new()),
         _ => s.clone(),
     }
 }
@@ -191,27 +197,10 @@ fn every_shape_agrees_with_the_native_logs() {
     for (k, &(origin, case, format)) in SHAPES.iter().enumerate() {
         let native = findings(origin);
         assert!(native.len() >= 5, "{origin}: {native:#?}");
-        let mut got = findings(case);
-        if format == Format::Recording(Recorder::Inspector) {
-            // A finding points at the string holding its message: it
-            // matches a native finding whose text is in that message.
-            got = got
-                .into_iter()
-                .map(|g| {
-                    let mut leaves = Vec::new();
-                    strings_in(&g.3, &mut leaves);
-                    let same = native.iter().find(|n| {
-                        (&n.0, &n.1, &n.2) == (&g.0, &g.1, &g.2)
-                            && (n.3.is_empty() || leaves.contains(&n.3))
-                    });
-                    match same {
-                        Some(n) => (g.0, g.1, g.2, n.3.clone()),
-                        None => g,
-                    }
-                })
-                .collect();
-        }
-        let got: BTreeSet<Same> = got.iter().map(|g| comparable(g, format)).collect();
+        let got: BTreeSet<Same> = findings(case)
+            .iter()
+            .map(|g| comparable(g, format))
+            .collect();
         for g in &got {
             if origin == "seed-incident" {
                 table.entry(g.1.clone()).or_insert_with(|| vec![0; columns])[k + 1] += 1;
@@ -585,8 +574,17 @@ fn hostile() -> Vec<Vec<u8>> {
         "seed-incident-mcp-debug",
         "seed-incident-inspector",
         "seed-incident-tee",
+        "seed-incident-codex",
+        "seed-incident-opencode",
+        "seed-incident-claude",
     ] {
-        for p in case_files(case) {
+        // Of the session cases, one agent's file: they are large, and each
+        // cut is read in every format.
+        let files = case_files(case).into_iter().filter(|p| {
+            !case.ends_with("codex") && !case.ends_with("opencode") && !case.ends_with("claude")
+                || p.file_stem().is_some_and(|s| s == "opencode")
+        });
+        for p in files {
             let b = std::fs::read(p).unwrap();
             for cut in (0..b.len()).step_by(997) {
                 v.push(b[..cut].to_vec());
@@ -710,4 +708,54 @@ fn broken_recordings_keep_the_rest() {
             f.diagnostics
         );
     }
+}
+
+/// A Codex rollout line, `payload` given as JSON text.
+fn rollout(ts: &str, ty: &str, payload: &str) -> String {
+    format!(r#"{{"timestamp":"2026-10-10T10:{ts}Z","type":"{ty}","payload":{payload}}}"#)
+}
+
+#[test]
+fn session_files_without_voicehook_are_quiet_and_calls_are_apart() {
+    // an everyday coding session: a destructive shell command, chat, a
+    // cut-off last line: nothing to say
+    let quiet = [
+        rollout("00:00.000", "session_meta", r#"{"id":"1","source":"cli"}"#),
+        rollout("00:01.000", "event_msg", r#"{"type":"user_message","message":"clean up"}"#),
+        rollout("00:02.000", "response_item", r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rm -rf build\"]}","call_id":"a"}"#),
+        rollout("00:03.000", "response_item", r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}"#),
+        r#"{"timestamp":"2026-10-10T10:00:04.000Z","type":"resp"#.to_string(),
+    ]
+    .join("\n");
+    let f = common::lint("rollout-1.jsonl", quiet.as_bytes(), &[]);
+    assert!(f.diagnostics.is_empty(), "{:#?}", f.diagnostics);
+    assert_eq!(f.records, 0);
+
+    // two calls in one session: each judged on its own, in its language
+    let join = |n: usize, id: &str, lang: &str| {
+        [
+            rollout(&format!("0{n}:00.000"), "response_item", &format!(r#"{{"type":"function_call","name":"voicehook__join","arguments":"{{\"call_id\":\"{id}\",\"label\":\"Kit\",\"greet\":true}}","call_id":"j{n}"}}"#)),
+            rollout(&format!("0{n}:00.500"), "response_item", &format!(r#"{{"type":"function_call_output","call_id":"j{n}","output":"{{\"status\":\"joined\",\"context\":{{\"lang\":\"{lang}\"}}}}"}}"#)),
+            rollout(&format!("0{n}:01.000"), "response_item", &format!(r#"{{"type":"function_call","name":"voicehook__say","arguments":"{{\"text\":\"Der Build ist jetzt grün und die Version ist fertig.\"}}","call_id":"s{n}"}}"#)),
+            rollout(&format!("0{n}:01.200"), "response_item", &format!(r#"{{"type":"function_call_output","call_id":"s{n}","output":"{{\"say_id\":\"s{n}\",\"say_status\":\"queued\"}}"}}"#)),
+        ]
+        .join("\n")
+    };
+    let two = [
+        rollout("00:00.000", "session_meta", r#"{"id":"2","source":"cli"}"#),
+        join(1, "c-en", "en"),
+        join(2, "c-de", "de"),
+    ]
+    .join("\n");
+    let f = common::lint("rollout-2.jsonl", two.as_bytes(), &["wrong-language"]);
+    let lines: Vec<usize> = common::lines_and_rules(&f)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
+    // the German say of the English call only, underlined in its arguments
+    assert_eq!(lines, [4], "{:#?}", f.diagnostics);
+    assert_eq!(
+        subject(&f, &f.diagnostics[0]),
+        "Der Build ist jetzt grün und die Version ist fertig."
+    );
 }
