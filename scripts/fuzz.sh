@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
-# Targets (fuzz/fuzz_targets/): native mcp transcript board prompt check.
+# Targets (fuzz/fuzz_targets/): native mcp transcript captions packed board
+# prompt check.
 # Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
 # six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
 # (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
@@ -18,7 +19,7 @@ set -euo pipefail
 
 secs=${1:-300}
 shift || true
-all=(native mcp transcript board prompt check)
+all=(native mcp transcript captions packed board prompt check)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -55,22 +56,25 @@ make_seeds() {
     for f in corpus/*/*.jsonl; do
         case "$f" in
             *-mcp/*) seed "$seeds/mcp" "" "$f"; windows "$seeds/mcp" "" "$f"
-                     seed "$seeds/check" 0a "$f" .mcp ;;
+                     seed "$seeds/check" 0c "$f" .mcp ;;
             *)       seed "$seeds/native" "" "$f"; windows "$seeds/native" "" "$f"
-                     windows "$seeds/check" 09 "$f" ;;
+                     windows "$seeds/check" 0b "$f" ;;
         esac
     done
     for f in corpus/*/*.txt; do
         seed "$seeds/transcript" "" "$f"; windows "$seeds/transcript" "" "$f"
-        seed "$seeds/check" 0c "$f"
+        seed "$seeds/check" 0e "$f"
     done
-    for f in corpus/*/*.json; do seed "$seeds/board" "" "$f"; seed "$seeds/check" 0d "$f"; done
+    # captions target: 00 WebVTT, 01 SRT; check target: 0f room.vtt, 10 room.srt.
+    for f in corpus/*/*.vtt; do seed "$seeds/captions" 00 "$f"; windows "$seeds/captions" 00 "$f"; seed "$seeds/check" 0f "$f"; done
+    for f in corpus/*/*.srt; do seed "$seeds/captions" 01 "$f"; windows "$seeds/captions" 01 "$f"; seed "$seeds/check" 10 "$f"; done
+    for f in corpus/*/*.json; do seed "$seeds/board" "" "$f"; seed "$seeds/check" 13 "$f"; done
     # prompt target: 00 markdown, 01 python, 02 javascript, 03 shell;
-    # check target: 0e SKILL.md, 0f poll.py, 10 poll.ts, 11 poll.sh.
-    for f in corpus/*/*.md; do seed "$seeds/prompt" 00 "$f"; seed "$seeds/check" 0e "$f"; done
-    for f in corpus/*/*.py; do seed "$seeds/prompt" 01 "$f"; seed "$seeds/check" 0f "$f"; done
-    for f in corpus/*/*.ts corpus/*/*.js; do [ -e "$f" ] || continue; seed "$seeds/prompt" 02 "$f"; seed "$seeds/check" 10 "$f"; done
-    for f in corpus/*/*.sh; do seed "$seeds/prompt" 03 "$f"; seed "$seeds/check" 11 "$f"; done
+    # check target: 14 SKILL.md, 15 poll.py, 16 poll.ts, 17 poll.sh.
+    for f in corpus/*/*.md; do seed "$seeds/prompt" 00 "$f"; seed "$seeds/check" 14 "$f"; done
+    for f in corpus/*/*.py; do seed "$seeds/prompt" 01 "$f"; seed "$seeds/check" 15 "$f"; done
+    for f in corpus/*/*.ts corpus/*/*.js; do [ -e "$f" ] || continue; seed "$seeds/prompt" 02 "$f"; seed "$seeds/check" 16 "$f"; done
+    for f in corpus/*/*.sh; do seed "$seeds/prompt" 03 "$f"; seed "$seeds/check" 17 "$f"; done
 }
 
 make_seeds

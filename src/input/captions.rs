@@ -208,7 +208,13 @@ impl Reader {
                     self.header_line(&b[0], rest, off);
                     for l in &b[1..] {
                         if let Some(text) = l.text {
-                            self.header_line(l, text, 0);
+                            // `NOTE key: value` lines one under the other
+                            // read as well as bare `key: value` lines.
+                            let off = text
+                                .trim_start()
+                                .strip_prefix("NOTE ")
+                                .map_or(0, |r| text.len() - r.len());
+                            self.header_line(l, &text[off..], off);
                         }
                     }
                     return;

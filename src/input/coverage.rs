@@ -65,12 +65,13 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed) {
             Anchor::bytes(first_line),
             format!("this looks like {shape}: callint does not read it{read_as}"),
             Some(format!(
-                "callint reads voicehook call logs, MCP traces, transcripts (.txt, .vtt, .srt), boards, prompts and helper code; no record was read from this file, so none of its lines was checked{}",
+                "callint reads voicehook call logs, MCP traces, transcripts (.txt, .vtt, .srt), boards, prompts and helper code; no record was read from this file, so none of its lines was checked{}. If it is one of them, name its format with --input-format {}",
                 if n > 1 {
                     format!(" ({n} lines could not be read)")
                 } else {
                     String::new()
-                }
+                },
+                Format::NAMES.join("|")
             )),
         ),
         None => {
@@ -241,15 +242,25 @@ fn log_line(l: &str) -> bool {
             "TRACE" | "DEBUG" | "INFO" | "WARN" | "WARNING" | "ERROR" | "FATAL" | "CRITICAL"
         )
     };
-    let stamp = |w: &str| {
+    // A date (a time alone starts a transcript line too), or a month
+    // name as syslog writes it.
+    let date = |w: &str| {
         let w = w.trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')'));
         let digits = w.bytes().filter(u8::is_ascii_digit).count();
-        digits >= 4
+        digits >= 6
             && w.bytes()
                 .all(|b| b.is_ascii_digit() || b":-.,TZ+/".contains(&b))
-            && (w.contains(':') || w.matches('-').count() == 2 || w.matches('/').count() == 2)
+            && (w.matches('-').count() >= 2 || w.matches('/').count() == 2)
     };
-    words.iter().any(|w| level(w)) || words.first().is_some_and(|w| stamp(w))
+    let month = |w: &str| {
+        [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ]
+        .contains(&w)
+    };
+    words.iter().any(|w| level(w))
+        || words.first().is_some_and(|w| date(w))
+        || words.first().is_some_and(|w| month(w)) && words.get(2).is_some_and(|w| w.contains(':'))
 }
 
 /// `key: value` lines, list items and nesting: YAML, not speech (no
@@ -316,6 +327,10 @@ mod tests {
             assert!(got.contains(want), "{src:?}: {got}");
         }
         assert_eq!(recognise(b"Oliver: hi\nPromo: hello\n"), None);
+        assert_eq!(
+            recognise(b"[10:00:01] Oliver: hi\n[10:00:02] Promo: hello\n"),
+            None
+        );
         assert_eq!(recognise(b"You are an agent. Be brief.\n"), None);
         assert_eq!(recognise(b""), None);
         assert_eq!(recognise(b"{\"a\":1}\n{\"b\":2}\n"), None);
