@@ -5,8 +5,8 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
-# Targets (fuzz/fuzz_targets/): native mcp transcript board prompt claude
-# codex opencode recordings check.
+# Targets (fuzz/fuzz_targets/): native mcp transcript captions packed board
+# prompt claude codex opencode recordings check.
 # Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
 # six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
 # (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
@@ -19,7 +19,19 @@ set -euo pipefail
 
 secs=${1:-300}
 shift || true
-all=(native mcp transcript board prompt claude codex opencode recordings check)
+all=(native mcp transcript captions packed board prompt claude codex opencode recordings check)
+# The check target's first byte picks the format it forces: its place in
+# callint::harness::FORMATS, whose names these are, in order (a test keeps
+# the two alike).
+check_formats=(native mcp transcript vtt srt board prompt python javascript shell claude-code
+    codex opencode unknown claude-desktop mcp-debug inspector tee)
+sel() { # format name -> the check target's selector byte, in hex
+    local i
+    for i in "${!check_formats[@]}"; do
+        [ "${check_formats[$i]}" = "$1" ] && { printf '%02x' "$i"; return; }
+    done
+    echo "no format $1" >&2; exit 1
+}
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -78,6 +90,9 @@ make_seeds() {
         seed "$seeds/transcript" "" "$f"; windows "$seeds/transcript" "" "$f"
         seed "$seeds/check" "$(sel transcript)" "$f"
     done
+    # captions target: 00 WebVTT, 01 SRT.
+    for f in corpus/*/*.vtt; do seed "$seeds/captions" 00 "$f"; windows "$seeds/captions" 00 "$f"; seed "$seeds/check" "$(sel vtt)" "$f"; done
+    for f in corpus/*/*.srt; do seed "$seeds/captions" 01 "$f"; windows "$seeds/captions" 01 "$f"; seed "$seeds/check" "$(sel srt)" "$f"; done
     for f in corpus/*/*.json; do
         case "$f" in
             *-opencode/*) seed "$seeds/opencode" "" "$f"; seed "$seeds/check" "$(sel opencode)" "$f" ;;

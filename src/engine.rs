@@ -134,6 +134,8 @@ pub struct Linter {
     active: Vec<Active>,
     /// Severity of `invalid-record`, if selected.
     invalid: Option<Severity>,
+    /// Severity of `no-times`, if selected.
+    untimed: Option<Severity>,
     cast: Cast,
     read: input::Options,
 }
@@ -185,9 +187,15 @@ impl Linter {
         } else {
             None
         };
+        let untimed = if wanted(rules::NO_TIMES.name) {
+            config.rule(&rules::NO_TIMES)?.severity
+        } else {
+            None
+        };
         Ok(Linter {
             active,
             invalid,
+            untimed,
             cast: Cast {
                 human: config.human.clone(),
                 voicebot: config.voicebot.clone(),
@@ -200,17 +208,43 @@ impl Linter {
         self.active.iter().map(|a| a.rule.meta())
     }
 
-    /// Lint one native log.
-    /// Lint one file, its format told by its name and content.
+    /// Lint one file, its format told by its name and content. A
+    /// compressed file (gzip, zstd) is unpacked first and told by the name
+    /// without its compression ending.
     pub fn lint(&self, path: &str, source: Vec<u8>) -> FileResult {
-        let format = input::detect(path, &source);
-        self.lint_as(path, source, format)
+        self.lint_source(path, source, None)
     }
 
-    /// Lint one file read as `format`.
+    /// Lint one file read as `format` (unpacked first when compressed).
     pub fn lint_as(&self, path: &str, source: Vec<u8>, format: input::Format) -> FileResult {
-        let parsed = input::parse_with(format, &source, &self.read);
-        let mut r = self.lint_parsed(path, parsed, format == input::Format::Native);
+        self.lint_source(path, source, Some(format))
+    }
+
+    fn lint_source(
+        &self,
+        path: &str,
+        source: Vec<u8>,
+        format: Option<input::Format>,
+    ) -> FileResult {
+        let input::packed::Unpacked {
+            bytes: source,
+            problem,
+            too_large,
+        } = input::packed::unpack(source);
+        if too_large {
+            let parsed = input::Parsed {
+                logs: Vec::new(),
+                problems: problem.into_iter().collect(),
+            };
+            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown);
+            r.source = source;
+            return r;
+        }
+        let format = format.unwrap_or_else(|| input::detect(path, &source));
+        let mut parsed = input::parse_with(format, &source, &self.read);
+        input::coverage::settle(format, &source, &mut parsed);
+        parsed.problems.extend(problem);
+        let mut r = self.lint_parsed(path, parsed, format);
         r.source = source;
         r
     }
@@ -228,7 +262,11 @@ impl Linter {
     ) -> (FileResult, FileResult) {
         let n = input.1.len();
         let parsed = input::tee::parse_pair(&input.1, &output.1, &self.read);
-        let whole = self.lint_parsed(input.0, parsed, false);
+        let whole = self.lint_parsed(
+            input.0,
+            parsed,
+            input::Format::Recording(input::Recorder::Tee),
+        );
         let shift = |a: &mut crate::model::Anchor| {
             a.span.start -= n;
             a.span.end -= n;
@@ -277,20 +315,29 @@ impl Linter {
         reader: impl std::io::Read,
         lines: usize,
     ) -> std::io::Result<FileResult> {
-        let (log, problems, _) = input::native::parse_reader(reader, lines)?;
-        let parsed = input::Parsed {
+        // The first bytes are kept on their way through, to tell what the
+        // file is should no record be read from it.
+        let mut head = Head {
+            inner: reader,
+            head: Vec::new(),
+        };
+        let (log, problems, _) = input::native::parse_reader(&mut head, lines)?;
+        let mut parsed = input::Parsed {
             logs: vec![log],
             problems,
         };
-        Ok(self.lint_parsed(path, parsed, true))
+        input::coverage::settle(input::Format::Native, &head.head, &mut parsed);
+        Ok(self.lint_parsed(path, parsed, input::Format::Native))
     }
 
-    /// Lint what a reader made of a file (`native`: a native log, whose
+    /// Lint what a reader made of a file read as `format` (a native log's
     /// calls are noted for the room). The result's `source` is empty.
-    fn lint_parsed(&self, path: &str, parsed: input::Parsed, native: bool) -> FileResult {
+    fn lint_parsed(&self, path: &str, parsed: input::Parsed, format: input::Format) -> FileResult {
+        let native = format == input::Format::Native;
         let input::Parsed { logs, problems } = parsed;
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
+        self.untimed(format, &logs, &mut diagnostics);
         let mut records = 0;
         let mut says = BTreeMap::new();
         let mut calls = Vec::new();
@@ -351,6 +398,61 @@ impl Linter {
         }
     }
 
+    /// One `no-times` finding, at the first record, when a log, trace or
+    /// transcript holds calls but no record carries a time: the rules
+    /// that measure time ([`rules::NEEDS_TIMES`]) could not judge it.
+    fn untimed(
+        &self,
+        format: input::Format,
+        logs: &[crate::model::Log],
+        out: &mut Vec<Diagnostic>,
+    ) {
+        use input::Format as F;
+        let Some(severity) = self.untimed else { return };
+        let timed_format = matches!(
+            format,
+            F::Native | F::Mcp | F::Recording(_) | F::Transcript | F::Vtt | F::Srt | F::Session(_)
+        );
+        let records = || logs.iter().flat_map(|l| l.records.iter());
+        if !timed_format
+            || records().any(|r| r.ts.is_some())
+            || !records().any(|r| r.as_fn().is_some())
+        {
+            return;
+        }
+        let unjudged: Vec<&str> = rules::NEEDS_TIMES
+            .iter()
+            .copied()
+            .filter(|r| format.shows(r))
+            .collect();
+        let Some(first) = records().map(|r| r.span).min_by_key(|s| s.start) else {
+            return;
+        };
+        if unjudged.is_empty() {
+            return;
+        }
+        out.push(Diagnostic {
+            rule: rules::NO_TIMES.name,
+            severity,
+            message: format!(
+                "no record of this {} carries a time: {} could not judge it",
+                match format {
+                    F::Mcp => "trace",
+                    F::Transcript | F::Vtt | F::Srt => "transcript",
+                    _ => "log",
+                },
+                unjudged.join(" and ")
+            ),
+            agent: None,
+            primary: Label {
+                at: crate::model::Anchor::bytes(first),
+                text: None,
+            },
+            labels: Vec::new(),
+            help: Some("record a time on every line (`ts`, or the MCP envelope's `ts`/`timestamp`; `[hh:mm:ss]` in a transcript) to have them judged".into()),
+        });
+    }
+
     /// Parse problems become `invalid-record` findings.
     fn problems(&self, problems: Vec<Problem>, out: &mut Vec<Diagnostic>) {
         let Some(severity) = self.invalid else { return };
@@ -409,6 +511,21 @@ impl Linter {
             };
             a.rule.check(&mut cx);
         }
+    }
+}
+
+/// A reader that keeps the first [`input::HEAD`] bytes read through it.
+struct Head<R> {
+    inner: R,
+    head: Vec<u8>,
+}
+
+impl<R: std::io::Read> std::io::Read for Head<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let room = input::HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&buf[..n.min(room)]);
+        Ok(n)
     }
 }
 

@@ -42,7 +42,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Lint call logs (files, or folders searched for .jsonl, .ndjson and .log files).
+    /// Lint call logs (files, or folders searched for the files callint reads).
     Check(CheckArgs),
     /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
     Report(postmortem::ReportArgs),
@@ -78,7 +78,7 @@ struct CheckArgs {
     /// Files or folders to lint; `-` reads standard input.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
-    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, board, prompt, python, javascript, shell, claude-code, codex, opencode.
+    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
     #[arg(long, value_name = "FORMAT", value_parser = callint::input::Format::parse_name)]
     input_format: Option<callint::input::Format>,
     /// Output format [default: pretty on a terminal, concise otherwise].
@@ -598,11 +598,13 @@ fn lint_file(
     (&mut f)
         .take(callint::input::HEAD as u64)
         .read_to_end(&mut head)?;
+    // A compressed file is read whole and unpacked by the linter.
+    let packed = callint::input::packed::Packing::of(&head).is_some();
     let native = match input_format {
         Some(fmt) => fmt == callint::input::Format::Native,
         None => callint::input::detect_head(&name, &head) == Some(callint::input::Format::Native),
     };
-    if native && head.len() == callint::input::HEAD {
+    if native && !packed && head.len() == callint::input::HEAD {
         let lines = callint::input::native::count_lines(std::fs::File::open(file)?)?;
         let stream = std::io::Cursor::new(head).chain(f);
         return linter.lint_native_reader(&name, stream, lines + 1);
@@ -633,11 +635,11 @@ fn cannot_read(file: &Path, e: &std::io::Error) -> String {
     format!("cannot read {}: {e}", one_line(&file.display().to_string()))
 }
 
-/// The bytes of `r`'s file: those it kept, or else the file read again
-/// (standard input is always kept whole).
+/// The bytes of `r`'s file: those it kept, or else the file read again,
+/// unpacked when compressed (standard input is always kept whole).
 fn source_of<'r>(r: &'r FileResult, file: &Path) -> Result<Cow<'r, [u8]>, String> {
     if r.source.is_empty() && !is_stdin(file) {
-        std::fs::read(file)
+        callint::input::packed::read(file)
             .map(Cow::Owned)
             .map_err(|e| cannot_read(file, &e))
     } else {

@@ -9,11 +9,13 @@
 use std::path::{Path, PathBuf};
 
 /// Endings of the files a folder walk picks up: logs and traces,
-/// transcripts, prompts and skills, helper code. Board files (`.json`) are
-/// linted when named, not found by a walk, where every `package.json` would
-/// be taken for one.
+/// transcripts and captions, prompts and skills, helper code; each also
+/// compressed (`.gz`, `.zst`). A `.json` file is picked up only when its
+/// content is one of callint's inputs (a board, a log or a trace), so a
+/// `package.json` is left alone; named on the command line, any file is
+/// read.
 pub const LOG_EXTENSIONS: &[&str] = &[
-    "jsonl", "ndjson", "log", "txt", "md", "markdown", "py", "js", "mjs", "ts", "sh",
+    "jsonl", "ndjson", "log", "txt", "vtt", "srt", "md", "markdown", "py", "js", "mjs", "ts", "sh",
 ];
 
 /// A path that could not be read, or an ignore file that could not be
@@ -117,21 +119,48 @@ fn walk_error(root: &Path, err: ignore::Error) -> WalkError {
     }
 }
 
+/// Whether a walk reads the file at `p`: by its ending (without a
+/// compression ending), and for `.json` by what its first bytes hold.
 pub fn is_log(p: &Path) -> bool {
-    p.extension()
+    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let inner = crate::input::packed::inner_name(name);
+    let ext = Path::new(inner)
+        .extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| LOG_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-        || is_capture_half(p)
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if LOG_EXTENSIONS.contains(&ext.as_str()) || is_capture_half(inner) {
+        return true;
+    }
+    ext == "json" && read_head(p).is_some_and(|h| crate::input::is_input_json(&h))
 }
 
 /// A half of a `tee` capture saved without an ending callint walks:
 /// `stdin`, `stdout`, `x.stdin`, `x.stdout`.
-fn is_capture_half(p: &Path) -> bool {
-    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
+fn is_capture_half(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     ["stdin", "stdout"]
         .iter()
         .any(|h| name == *h || name.ends_with(&format!(".{h}")))
+}
+
+/// The first [`crate::input::HEAD`] bytes of a file, unpacked when it is
+/// compressed.
+fn read_head(p: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let n = crate::input::HEAD;
+    let mut head = Vec::with_capacity(n);
+    std::fs::File::open(p)
+        .ok()?
+        .take(n as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    if crate::input::packed::Packing::of(&head).is_some() {
+        let mut all = Vec::new();
+        std::fs::File::open(p).ok()?.read_to_end(&mut all).ok()?;
+        return Some(crate::input::packed::unpack_head(&all, n));
+    }
+    Some(head)
 }

@@ -28,13 +28,26 @@ pub fn detect_head(name: &str, head: &[u8]) -> Option<Format> {
     decide(name, head, || None)
 }
 
+/// Whether a `.json` file whose first [`HEAD`] bytes are `head` holds one
+/// of callint's inputs (a board, a log, a trace, a session), so that a
+/// folder walk reads it; other JSON (a `package.json`, a configuration)
+/// is left alone.
+pub fn is_input_json(head: &[u8]) -> bool {
+    matches!(
+        by_content(head),
+        Some(Format::Native | Format::Mcp | Format::Board | Format::Session(_))
+    )
+}
+
 /// [`detect`], with `blank` telling whether the whole file is white space
 /// (asked only for a name and content that say nothing; `None`: unknown).
 fn decide(name: &str, bytes: &[u8], blank: impl FnOnce() -> Option<bool>) -> Option<Format> {
     let ext = if name == "-" {
         String::new()
     } else {
-        std::path::Path::new(name)
+        // A compressed file is told as the file inside: `x.jsonl.gz` as
+        // `x.jsonl`.
+        std::path::Path::new(super::packed::inner_name(name))
             .extension()
             .and_then(|e| e.to_str())
             .unwrap_or("")
@@ -64,6 +77,10 @@ fn decide(name: &str, bytes: &[u8], blank: impl FnOnce() -> Option<bool>) -> Opt
             _ => Format::Prompt,
         },
         "md" | "markdown" | "mdx" | "mdc" => Format::Prompt,
+        // Captions by their name, so a broken one is read as captions and
+        // every bad cue is said.
+        "vtt" | "webvtt" => Format::Vtt,
+        "srt" => Format::Srt,
         _ => {
             if let Some(lang) = CodeLang::from_tag(&ext).filter(|_| ext != "console") {
                 return Some(Format::Code(lang));
@@ -102,6 +119,9 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
     }
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next()?;
+    if let Some(f) = captions(first, lines.next()) {
+        return Some(f);
+    }
     if first.starts_with('{') {
         if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first) {
             if let Some(f) = object_format(&o) {
@@ -179,6 +199,32 @@ fn recording(text: &str) -> Option<Recorder> {
         }
     }
     None
+}
+
+/// Captions, by their first two lines: WebVTT's `WEBVTT` signature, or an
+/// SRT cue (a number, then `00:00:01,000 --> 00:00:03,000`).
+fn captions(first: &str, second: Option<&str>) -> Option<Format> {
+    if first == "WEBVTT" || first.starts_with("WEBVTT ") || first.starts_with("WEBVTT\t") {
+        return Some(Format::Vtt);
+    }
+    let srt_timing = |l: &str| {
+        let Some((a, b)) = l.split_once("-->") else {
+            return false;
+        };
+        let stamp = |t: &str| {
+            let t = t.trim();
+            let t = t.split_whitespace().next().unwrap_or("");
+            t.len() >= 9
+                && t.contains(',')
+                && t.contains(':')
+                && t.bytes()
+                    .all(|c| c.is_ascii_digit() || c == b':' || c == b',')
+        };
+        stamp(a) && stamp(b)
+    };
+    let numbered =
+        !first.is_empty() && first.len() <= 9 && first.bytes().all(|b| b.is_ascii_digit());
+    (numbered && second.is_some_and(srt_timing)).then_some(Format::Srt)
 }
 
 /// The format one JSON line shows.

@@ -10,6 +10,7 @@
 //! | MCP Inspector history | [`inspector`] | one log: each entry's call with its response |
 //! | `tee` capture (two files) | [`tee`] | one log: the input half's calls, answered by the output half |
 //! | transcript | [`transcript`] | one log per agent: its lines as `say`, everyone else's as events |
+//! | WebVTT, SRT captions | [`captions`] | as a transcript: one log per agent |
 //! | board | [`board`] | one log per board: a `status` record |
 //! | prompt, skill, helper code | [`prompt`] | one log per fenced payload block, one per piece of code |
 //!
@@ -18,8 +19,10 @@
 //! nothing there (a test checks it against the catalogue).
 
 pub mod board;
+pub mod captions;
 pub mod claude;
 pub mod codex;
+pub mod coverage;
 pub mod desktop;
 mod detect;
 pub(crate) mod exchange;
@@ -31,6 +34,7 @@ pub mod mcp;
 pub mod mcpdebug;
 pub mod native;
 pub mod opencode;
+pub mod packed;
 pub mod prompt;
 pub mod server;
 pub(crate) mod session;
@@ -40,7 +44,7 @@ pub mod ts;
 
 use crate::model::{Anchor, Log, Span};
 
-pub use detect::{detect, detect_head, HEAD};
+pub use detect::{detect, detect_head, is_input_json, HEAD};
 
 /// The input formats callint reads (LOG-FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,6 +55,11 @@ pub enum Format {
     Mcp,
     /// The room as heard: `[hh:mm:ss] Speaker: text`, with `# key: value` headers.
     Transcript,
+    /// WebVTT captions of the room: cues with `<v Speaker>` voice tags or
+    /// `Speaker: text` lines.
+    Vtt,
+    /// SRT (SubRip) captions of the room: numbered cues of `Speaker: text`.
+    Srt,
     /// One `status` payload, or a list of them.
     Board,
     /// An agent prompt or skill (markdown or text): its fenced blocks.
@@ -152,6 +161,8 @@ impl Format {
         "native",
         "mcp",
         "transcript",
+        "vtt",
+        "srt",
         "board",
         "prompt",
         "python",
@@ -171,6 +182,8 @@ impl Format {
             Format::Native => "native",
             Format::Mcp => "mcp",
             Format::Transcript => "transcript",
+            Format::Vtt => "vtt",
+            Format::Srt => "srt",
             Format::Board => "board",
             Format::Prompt => "prompt",
             Format::Code(l) => l.name(),
@@ -189,6 +202,8 @@ impl Format {
             "native" | "log" | "jsonl" | "ndjson" => Format::Native,
             "mcp" | "mcp-trace" | "jsonrpc" | "json-rpc" => Format::Mcp,
             "transcript" | "txt" => Format::Transcript,
+            "vtt" | "webvtt" => Format::Vtt,
+            "srt" | "subrip" => Format::Srt,
             "board" | "json" => Format::Board,
             "prompt" | "skill" | "md" | "markdown" => Format::Prompt,
             "claude-code" | "claude" => Format::Session(Client::ClaudeCode),
@@ -233,7 +248,8 @@ impl Format {
             // times (Inspector history, a `tee`) are judged as a bare trace
             // is: the time-bound rules go by the order of the calls.
             Format::Mcp | Format::Recording(_) => MCP_CANNOT_SHOW.to_vec(),
-            Format::Transcript => vec![
+            // Captions are a transcript with cue times.
+            Format::Transcript | Format::Vtt | Format::Srt => vec![
                 // Heard speech only: no chat, tools, threads, boards,
                 // decisions, labels sent, say outcomes, nor when an agent
                 // joined.
@@ -329,7 +345,9 @@ pub fn parse_with(format: Format, bytes: &[u8], opts: &Options) -> Parsed {
             }
         }
         Format::Mcp => mcp::parse(bytes),
-        Format::Transcript => transcript::parse(bytes),
+        Format::Transcript => transcript::parse(bytes, opts),
+        Format::Vtt => captions::parse(bytes, captions::Kind::Vtt, opts),
+        Format::Srt => captions::parse(bytes, captions::Kind::Srt, opts),
         Format::Board => board::parse(bytes),
         Format::Prompt => prompt::parse(bytes),
         Format::Code(lang) => prompt::parse_code(bytes, lang),

@@ -33,7 +33,7 @@
 //! join (`no-greeting`, `join-sequence`) silent.
 
 use super::json::{lines, RawLine};
-use super::{ts, Parsed, Problem};
+use super::{ts, Options, Parsed, Problem};
 use crate::addressing::Roster;
 use crate::model::*;
 use crate::turns::same_name;
@@ -48,18 +48,18 @@ const MAX_AGENTS: usize = 64;
 const MAX_SPEAKER: usize = 64;
 
 #[derive(Debug)]
-struct Utt {
-    line: u32,
-    span: Span,
-    ts: Option<Ms>,
-    speaker: String,
-    speaker_span: Span,
-    text: String,
-    text_span: Span,
+pub(crate) struct Utt {
+    pub(crate) line: u32,
+    pub(crate) span: Span,
+    pub(crate) ts: Option<Ms>,
+    pub(crate) speaker: String,
+    pub(crate) speaker_span: Span,
+    pub(crate) text: String,
+    pub(crate) text_span: Span,
 }
 
 #[derive(Debug)]
-enum Entry {
+pub(crate) enum Entry {
     Utt(Utt),
     Lang {
         line: u32,
@@ -71,23 +71,24 @@ enum Entry {
 
 /// A name given in a header, with where it was given.
 #[derive(Clone, Debug)]
-struct Named {
-    name: String,
-    span: Span,
-    line: u32,
-    line_span: Span,
+pub(crate) struct Named {
+    pub(crate) name: String,
+    pub(crate) span: Span,
+    pub(crate) line: u32,
+    pub(crate) line_span: Span,
 }
 
 #[derive(Default)]
-struct Headers {
-    human: Option<Named>,
-    voicebot: Option<Named>,
-    agents: Vec<Named>,
-    owner: Option<Named>,
+pub(crate) struct Headers {
+    pub(crate) human: Option<Named>,
+    pub(crate) voicebot: Option<Named>,
+    pub(crate) agents: Vec<Named>,
+    pub(crate) owner: Option<Named>,
 }
 
-/// Read a transcript into one log per agent.
-pub fn parse(bytes: &[u8]) -> Parsed {
+/// Read a transcript into one log per agent; who is the human and who the
+/// voicebot comes from its headers, else from `opts`.
+pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
     let mut problems = Vec::new();
     let mut entries = Vec::new();
     let mut headers = Headers::default();
@@ -102,7 +103,20 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             &mut problems,
         );
     }
-    let cast = Cast::resolve(&headers, &mut entries, &mut problems);
+    views(headers, entries, problems, opts, "transcript")
+}
+
+/// The room as heard (`entries`, with the `headers` that name who is who)
+/// as one log per agent. Shared by every reader of heard speech;
+/// `recorder` names the input in each log's meta.
+pub(crate) fn views(
+    headers: Headers,
+    mut entries: Vec<Entry>,
+    mut problems: Vec<Problem>,
+    opts: &Options,
+    recorder: &str,
+) -> Parsed {
+    let cast = Cast::resolve(&headers, opts, &mut entries, &mut problems);
     if cast.agents.len() > MAX_AGENTS {
         problems.push(Problem::new(
             Anchor::bytes(cast.agents[MAX_AGENTS].label_at.span),
@@ -130,7 +144,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
     let roster = Roster::new(cast.human.as_deref(), &cast.voicebot, &labels);
     let logs = linted
         .iter()
-        .map(|a| log_of(a, &cast, &roster, &entries))
+        .map(|a| log_of(a, &cast, &roster, &entries, recorder))
         .collect();
     Parsed { logs, problems }
 }
@@ -166,51 +180,13 @@ fn read_line(
     }
     let at = |off: usize, len: usize| Span::new(l.span.start + off, l.span.start + off + len);
     if let Some(rest) = t.strip_prefix('#') {
-        let Some((key, value)) = rest.split_once(':') else {
-            return; // a comment
-        };
-        let key = key.trim().to_ascii_lowercase();
-        let value_off = lead + 1 + key_len(rest) + 1;
-        let v_lead = value.len() - value.trim_start().len();
-        let value_t = value.trim();
-        let value_span = at(value_off + v_lead, value_t.len());
-        let named = |name: &str, span: Span| Named {
-            name: name.to_string(),
-            span,
-            line: l.no,
-            line_span: l.span,
-        };
-        match key.as_str() {
-            "lang" | "language" => entries.push(Entry::Lang {
-                line: l.no,
-                span: l.span,
-                value: value_t.to_string(),
-                value_span,
-            }),
-            "human" if !value_t.is_empty() => headers.human = Some(named(value_t, value_span)),
-            "voicebot" if !value_t.is_empty() => {
-                headers.voicebot = Some(named(value_t, value_span))
-            }
-            "owner" if !value_t.is_empty() => headers.owner = Some(named(value_t, value_span)),
-            "agents" => {
-                let mut off = value_off;
-                for part in value.split(',') {
-                    let p_lead = part.len() - part.trim_start().len();
-                    let name = part.trim();
-                    if !name.is_empty()
-                        && headers.agents.len() < MAX_AGENTS * 4
-                        && !headers.agents.iter().any(|a| a.name == name)
-                    {
-                        headers
-                            .agents
-                            .push(named(name, at(off + p_lead, name.len())));
-                    }
-                    off += part.len() + 1;
-                }
-            }
-            _ => {} // a comment that happens to hold a colon
+        if let Some((key, value)) = rest.split_once(':') {
+            let value_at = l.span.start + lead + 1 + key.len() + 1;
+            let line = (l.no, l.span);
+            // Other keys: a comment that happens to hold a colon.
+            header(headers, entries, line, key, value, value_at);
         }
-        return;
+        return; // a header or a comment
     }
     match utterance(t) {
         Some(u) => {
@@ -252,9 +228,57 @@ fn read_line(
     }
 }
 
-/// Length of a header's key part (up to its colon).
-fn key_len(rest: &str) -> usize {
-    rest.find(':').unwrap_or(rest.len())
+/// A `key: value` header of line `line` (its number and bytes), the value
+/// starting at byte `value_at` of the input: the call language, the human,
+/// the voicebot, the agents or the owner. False for any other key.
+pub(crate) fn header(
+    headers: &mut Headers,
+    entries: &mut Vec<Entry>,
+    line: (u32, Span),
+    key: &str,
+    value: &str,
+    value_at: usize,
+) -> bool {
+    let (no, line_span) = line;
+    let key = key.trim().to_ascii_lowercase();
+    let v_lead = value.len() - value.trim_start().len();
+    let value_t = value.trim();
+    let value_span = Span::new(value_at + v_lead, value_at + v_lead + value_t.len());
+    let named = |name: &str, span: Span| Named {
+        name: name.to_string(),
+        span,
+        line: no,
+        line_span,
+    };
+    match key.as_str() {
+        "lang" | "language" => entries.push(Entry::Lang {
+            line: no,
+            span: line_span,
+            value: value_t.to_string(),
+            value_span,
+        }),
+        "human" if !value_t.is_empty() => headers.human = Some(named(value_t, value_span)),
+        "voicebot" if !value_t.is_empty() => headers.voicebot = Some(named(value_t, value_span)),
+        "owner" if !value_t.is_empty() => headers.owner = Some(named(value_t, value_span)),
+        "agents" => {
+            let mut off = value_at;
+            for part in value.split(',') {
+                let p_lead = part.len() - part.trim_start().len();
+                let name = part.trim();
+                if !name.is_empty()
+                    && headers.agents.len() < MAX_AGENTS * 4
+                    && !headers.agents.iter().any(|a| a.name == name)
+                {
+                    let at = Span::new(off + p_lead, off + p_lead + name.len());
+                    headers.agents.push(named(name, at));
+                }
+                off += part.len() + 1;
+            }
+        }
+        "human" | "voicebot" | "owner" => {}
+        _ => return false,
+    }
+    true
 }
 
 /// The parts of an utterance line, each with its byte offset in the line.
@@ -365,11 +389,25 @@ struct Agent {
 }
 
 impl Cast {
-    fn resolve(h: &Headers, entries: &mut [Entry], problems: &mut Vec<Problem>) -> Cast {
+    fn resolve(
+        h: &Headers,
+        opts: &Options,
+        entries: &mut [Entry],
+        problems: &mut Vec<Problem>,
+    ) -> Cast {
+        // The file's own headers first, then the configuration.
+        let given = |o: &Option<String>| {
+            o.as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+        };
         let voicebot = h
             .voicebot
             .as_ref()
-            .map_or("Delta".to_string(), |v| v.name.clone());
+            .map(|v| v.name.clone())
+            .or_else(|| given(&opts.voicebot))
+            .unwrap_or_else(|| "Delta".to_string());
         let is_bot = |s: &str| is_voicebot(&voicebot, s) || same_name(s, &voicebot);
         let mut agents: Vec<Agent> = h
             .agents
@@ -379,7 +417,11 @@ impl Cast {
                 label_at: a.clone(),
             })
             .collect();
-        let mut human = h.human.as_ref().map(|n| n.name.clone());
+        let mut human = h
+            .human
+            .as_ref()
+            .map(|n| n.name.clone())
+            .or_else(|| given(&opts.human));
         if human.is_none() {
             // Without `# human:`, the one speaker who is neither the
             // voicebot nor a listed agent.
@@ -406,7 +448,7 @@ impl Cast {
                     problems.push(Problem::new(
                         Anchor::bytes(at.unwrap_or_default()),
                         "this transcript does not say who the human is".into(),
-                        Some("add a header line `# human: Name` (and `# agents: A, B`); until then every speaker counts as an agent and the rules about the human's turns stay silent".into()),
+                        Some("add a header line `# human: Name` (and `# agents: A, B`), or set `human = \"Name\"` in callint.toml; until then every speaker counts as an agent and the rules about the human's turns stay silent".into()),
                     ));
                 }
             }
@@ -488,7 +530,7 @@ fn line(name: &str, u: &Utt) -> Line {
 }
 
 /// The log of one agent: its join, then every line as it reached it.
-fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
+fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry], recorder: &str) -> Log {
     let mut records = Vec::with_capacity(entries.len() + 1);
     let record = |line: u32, span: Span, ts: Option<Ms>, name: &str, op: Op| {
         Record {
@@ -601,7 +643,7 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry]) -> Log {
     Log {
         meta: Some(Meta {
             format: None,
-            recorder: Some("transcript".into()),
+            recorder: Some(recorder.into()),
             client: None,
             human: cast.human.clone(),
             voicebot: Some(cast.voicebot.clone()),
@@ -628,7 +670,7 @@ mod tests {
 
     #[test]
     fn one_log_per_agent_with_everyone_else_as_events() {
-        let p = parse(T.as_bytes());
+        let p = parse(T.as_bytes(), &Options::default());
         assert!(p.problems.is_empty(), "{:?}", p.problems);
         assert_eq!(p.logs.len(), 2);
         let (op, promo) = (&p.logs[0], &p.logs[1]);
@@ -676,7 +718,7 @@ mod tests {
 
     #[test]
     fn the_call_sees_the_room() {
-        let p = parse(T.as_bytes());
+        let p = parse(T.as_bytes(), &Options::default());
         let cast = crate::model::Cast::default();
         let log = &p.logs[0];
         let call = Call::build(log.meta.as_ref(), &log.records, &cast);
@@ -694,7 +736,7 @@ mod tests {
     #[test]
     fn human_is_inferred_and_times_are_optional() {
         let src = "# agents: A\nOliver: A, hi.\n[x] A: Hello.\nnot an utterance\n[23:59:59] Oliver: late\n[00:00:01] A: early\n";
-        let p = parse(src.as_bytes());
+        let p = parse(src.as_bytes(), &Options::default());
         assert_eq!(p.problems.len(), 2, "{:?}", p.problems);
         assert!(p.problems[0].message.contains("not a time"));
         assert!(p.problems[1].message.contains("neither"));
@@ -707,7 +749,7 @@ mod tests {
 
     #[test]
     fn no_human_header_with_several_speakers_is_a_problem() {
-        let p = parse(b"A: hi\nB: hello\n");
+        let p = parse(b"A: hi\nB: hello\n", &Options::default());
         assert_eq!(p.problems.len(), 1);
         assert_eq!(p.logs.len(), 2);
     }
@@ -733,13 +775,13 @@ mod tests {
             b"[10:00:00.\xc3] A: x",
             "[٣:٣:٣] A: x".as_bytes(),
         ] {
-            let _ = parse(src);
+            let _ = parse(src, &Options::default());
         }
         let long = format!(
             "# agents: {}\n{}",
             "x,".repeat(10_000),
             "A: b\n".repeat(1000)
         );
-        let _ = parse(long.as_bytes());
+        let _ = parse(long.as_bytes(), &Options::default());
     }
 }

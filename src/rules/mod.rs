@@ -14,6 +14,7 @@ macro_rules! registry {
             match name {
                 $($name => Some(include_str!(concat!("../../rules/", $name, ".md"))),)*
                 "invalid-record" => Some(include_str!("../../rules/invalid-record.md")),
+                "no-times" => Some(include_str!("../../rules/no-times.md")),
                 _ => None,
             }
         }
@@ -63,6 +64,21 @@ pub static INVALID_RECORD: RuleMeta = RuleMeta {
         "a line that breaks the log format (not JSON, not an object, a value of the wrong type)",
     options: &[],
 };
+
+/// An input without times: reported once by the engine, listed here so it
+/// can be selected, ignored and explained like a rule.
+pub static NO_TIMES: RuleMeta = RuleMeta {
+    name: "no-times",
+    seed: "format",
+    default_severity: Severity::Info,
+    summary:
+        "an input whose records carry no times, so the rules that measure time could not judge it",
+    options: &[],
+};
+
+/// The rules that cannot judge a call without the times of its records:
+/// each measures how long something took.
+pub const NEEDS_TIMES: &[&str] = &["slow-ack", "unanswered-agent"];
 
 /// Where a rule can judge an agent: from its own log only, or also from the
 /// room that other agents' logs show.
@@ -123,6 +139,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
 pub fn catalogue() -> Vec<&'static RuleMeta> {
     let mut v: Vec<&'static RuleMeta> = ALL.iter().map(|r| r.meta()).collect();
     v.push(&INVALID_RECORD);
+    v.push(&NO_TIMES);
     v.sort_by_key(|m| m.name);
     v
 }

@@ -140,7 +140,14 @@ fn gitignored_and_hidden_logs_are_skipped_unless_no_ignore() {
     ] {
         std::fs::write(dir.join(f), &log).unwrap();
     }
+    // A .json file is walked when it holds a log, never when it is
+    // another tool's JSON.
     std::fs::write(dir.join("logs/notes.json"), &log).unwrap();
+    std::fs::write(
+        dir.join("logs/package.json"),
+        "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\"\n}\n",
+    )
+    .unwrap();
     // A plain .gitignore, no git repository around it.
     std::fs::write(dir.join(".gitignore"), "ignored.jsonl\nold/\n").unwrap();
     assert!(!dir.join(".git").exists());
@@ -161,8 +168,8 @@ fn gitignored_and_hidden_logs_are_skipped_unless_no_ignore() {
         assert_eq!(v["summary"]["files"].as_u64().unwrap() as usize, f.len());
         f
     };
-    assert_eq!(files(&["logs"]), ["logs/a.jsonl"]);
-    assert_eq!(files(&["."]), ["./logs/a.jsonl"]);
+    assert_eq!(files(&["logs"]), ["logs/a.jsonl", "logs/notes.json"]);
+    assert_eq!(files(&["."]), ["./logs/a.jsonl", "./logs/notes.json"]);
     assert_eq!(
         files(&["logs", "--no-ignore"]),
         [
@@ -171,6 +178,7 @@ fn gitignored_and_hidden_logs_are_skipped_unless_no_ignore() {
             "logs/.hidden/h.jsonl",
             "logs/a.jsonl",
             "logs/ignored.jsonl",
+            "logs/notes.json",
             "logs/old/o.jsonl",
         ]
     );

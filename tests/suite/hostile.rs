@@ -564,6 +564,14 @@ fn escape_sequences_in_the_other_inputs() {
                 "history.json",
                 json!([{"request": json!({"method":"tools/call","params":{"name":"join","arguments":{"call_id":"c1","label":format!("{esc}opencode-session-2026-10-10")}}}).to_string(), "response": format!("{esc}")}]).to_string(),
             ),
+            (
+                "room.vtt",
+                format!("WEBVTT\n\nNOTE human: Oliver{esc}\n\n00:00.000 --> 00:01.000\n<v Oliver>Delta, what time is it?\n\n00:01.000 --> 00:02.000\n<v Promo{esc}>Delta, it is ten {esc}.\n\n00:02.000 --> 00:03.000\nopencode: On it {esc}\n"),
+            ),
+            (
+                "room.srt",
+                format!("1\n00:00:00,000 --> 00:00:01,000\nOliver: Delta, what time is it?\n\n2\n00:00:01,000 --> 00:00:02,000\nPromo{esc}: Delta, it is ten {esc}.\n\n3\n00:00:0{esc} --> x\nopencode: On it {esc}\n"),
+            ),
         ];
         for (name, text) in inputs {
             let f = harness::lint(&linter, name, text.as_bytes(), None)
@@ -592,6 +600,11 @@ fn the_binary_exits_0_or_1_on_each() {
         ("unknown.jsonl", sandwich(br#"{"fn":"next","result":{"type":"earthquake"}}"#)),
         ("esc.jsonl", sandwich("{\"fn\":\"say\",\"args\":{\"text\":\"\x1b]0;t\x07\u{9b}\u{202e}\"}}".as_bytes())),
         ("esc.txt", b"[10:00:00] Oliver\x1b[2J: Delta\x07, hi\n[10:00:01] Promo: Delta, hi\x1b]0;t\x07\n".to_vec()),
+        ("esc.vtt", b"WEBVTT\n\n00:00.000 --> 00:01.000\n<v Oliver\x1b[2J>Delta\x07, hi\n\n00:01.000 --> 00:02.000\n<v Promo>Delta, hi\x1b]0;t\x07\n".to_vec()),
+        ("bad.srt", b"1\n00:00:01,000 --> \xff\nA: \x1b[2J\n\nno cue\n".to_vec()),
+        ("cut.jsonl.gz", gz_cut(&sandwich(b"{\"fn\":\"leave\"}"))),
+        ("junk.jsonl.zst", [&[0x28, 0xb5, 0x2f, 0xfd][..], &[0xff; 64]].concat()),
+        ("app.log", b"2026-10-10 10:00:00 INFO \x1b[31mstarted\n2026-10-10 10:00:01 WARN slow\n".to_vec()),
     ];
     for (name, bytes) in &cases {
         std::fs::write(dir.join(name), bytes).unwrap();
@@ -612,6 +625,64 @@ fn the_binary_exits_0_or_1_on_each() {
         assert!(out.contains(name), "{name}: a finding is shown: {out}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `bytes` gzipped and cut off before the end.
+fn gz_cut(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    let all = e.finish().unwrap();
+    all[..all.len() - 12].to_vec()
+}
+
+/// Captions and compressed files, broken every way: every invariant
+/// holds, and something is said about each.
+#[test]
+fn broken_captions_and_compressed_files() {
+    let linter = harness::linter();
+    let log = sandwich(b"{\"fn\":\"leave\"}");
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("a.vtt", b"WEBVTT\n\n-->\n<v".to_vec()),
+        (
+            "a.vtt",
+            b"WEBVTT\n\n00:00.000 --> 00:01.000\n<v \xff>x\n\nA: hi\n".to_vec(),
+        ),
+        (
+            "a.vtt",
+            b"no signature\n\n00:00.000 --> 00:01.000\nA: &#x110000; &amp\n".to_vec(),
+        ),
+        (
+            "a.srt",
+            b"1\n-->\nNOTE agents: ,,,\n\n2\n99:99:99,999 --> 0\n{\\an8\n".to_vec(),
+        ),
+        (
+            "a.srt",
+            "1\n00:00:01,000 --> 00:00:02,000\n- Ä: ü\n>> \n\n"
+                .repeat(500)
+                .into_bytes(),
+        ),
+        ("a.jsonl.gz", gz_cut(&log)),
+        ("a.jsonl.gz", [&[0x1f, 0x8b, 8, 0][..], &[0; 40]].concat()),
+        ("a.jsonl.gz", vec![0x1f, 0x8b]),
+        ("a.vtt.zst", vec![0x28, 0xb5, 0x2f, 0xfd, 0x00]),
+        (
+            "a.jsonl.zst",
+            [&[0x28, 0xb5, 0x2f, 0xfd][..], &[0xff; 64]].concat(),
+        ),
+        (
+            "a.jsonl.zst",
+            vec![0x50, 0x2a, 0x4d, 0x18, 0xff, 0xff, 0xff, 0xff, 1],
+        ),
+    ];
+    for (name, bytes) in &cases {
+        let f = harness::lint(&linter, name, bytes, None)
+            .unwrap_or_else(|e| panic!("{name} {bytes:?}: {e}"));
+        assert!(
+            !f.diagnostics.is_empty(),
+            "{name} {bytes:?}: nothing said about a broken file"
+        );
+    }
 }
 
 /// A log naming thousands of speakers, all alike ("Agent 1", "Agent 2"

@@ -3,8 +3,10 @@
 
 mod batch;
 mod browser;
+mod captions;
 mod cli;
 mod common;
+mod compressed;
 mod corpus;
 mod genlog;
 mod hostile;

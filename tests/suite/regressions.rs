@@ -93,3 +93,18 @@ fn the_harness_catches_broken_promises() {
     assert!(harness::check_result(&f).is_ok());
     assert!(!harness::pretty(&f).contains('\u{1b}'));
 }
+
+/// The fuzz script names the check target's formats by their place in
+/// `harness::FORMATS`; the two lists stay alike.
+#[test]
+fn the_fuzz_script_knows_the_formats_in_order() {
+    let script = std::fs::read_to_string(common::root().join("scripts/fuzz.sh")).unwrap();
+    let list = script
+        .split_once("check_formats=(")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(l, _)| l)
+        .expect("scripts/fuzz.sh lists check_formats");
+    let script_names: Vec<&str> = list.split_whitespace().collect();
+    let names: Vec<&str> = harness::FORMATS.iter().map(|f| f.name()).collect();
+    assert_eq!(script_names, names);
+}

@@ -1,0 +1,367 @@
+//! Honest coverage: a file from which no record could be read is said to
+//! be so, once, naming what the file looks like when that can be told
+//! (an application log, a CSV table, a web page, a voice platform's call
+//! report), instead of one problem for each of its lines, or none at all.
+
+use serde_json::Value;
+
+use super::{Format, Parsed, Problem};
+use crate::model::{Anchor, Span};
+
+/// How much of a file is looked at to tell what it is.
+const LOOK: usize = 64 * 1024;
+
+/// Lines looked at to tell a text file's shape.
+const LINES: usize = 40;
+
+/// Make `parsed` say once that nothing could be read, when the file was
+/// read as a format that holds records (a log, a trace, a transcript, a
+/// board) and gave none: one problem instead of one per line, naming the
+/// shape the file has when it is recognised. Prompts and helper code are
+/// read for what they hold, and may hold nothing. `head` is the start of
+/// the file (at least its first 64 KiB when it is that long).
+pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed) {
+    let holds_records = matches!(
+        format,
+        Format::Native
+            | Format::Mcp
+            | Format::Transcript
+            | Format::Vtt
+            | Format::Srt
+            | Format::Board
+            | Format::Unknown
+    );
+    if !holds_records || parsed.logs.iter().any(|l| !l.records.is_empty()) {
+        return;
+    }
+    let shape = recognise(head);
+    let n = parsed.problems.len();
+    if shape.is_none() && n <= 1 {
+        // Nothing to read (a blank file), or one problem that already
+        // points at what is wrong.
+        return;
+    }
+    let first_line = {
+        let h = &head[..head.len().min(LOOK)];
+        let end = h.iter().position(|&b| b == b'\n').unwrap_or(h.len());
+        let end = end.min(200);
+        let end = (0..=end)
+            .rev()
+            .find(|&k| std::str::from_utf8(&h[..k]).is_ok())
+            .unwrap_or(0);
+        let end = if end > 0 && h[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        Span::new(0, end)
+    };
+    let read_as = match format {
+        Format::Unknown => String::new(),
+        f => format!(" (read as {})", f.name()),
+    };
+    let problem = match shape {
+        Some(shape) => Problem::new(
+            Anchor::bytes(first_line),
+            format!("this looks like {shape}: callint does not read it{read_as}"),
+            Some(format!(
+                "callint reads voicehook call logs, MCP traces, transcripts (.txt, .vtt, .srt), boards, prompts and helper code; no record was read from this file, so none of its lines was checked{}. If it is one of them, name its format with --input-format {}",
+                if n > 1 {
+                    format!(" ({n} lines could not be read)")
+                } else {
+                    String::new()
+                },
+                Format::NAMES.join("|")
+            )),
+        ),
+        None => {
+            let first = &parsed.problems[0];
+            Problem::new(
+                first.at,
+                format!(
+                    "no record could be read from this file{read_as}: {n} lines were not, the first of them here: {}",
+                    first.message
+                ),
+                Some(format!(
+                    "nothing in this file was checked; if it is another format, name it with --input-format {}",
+                    Format::NAMES.join("|")
+                )),
+            )
+        }
+    };
+    parsed.problems = vec![problem];
+}
+
+/// What a file that is none of callint's inputs looks like, as a phrase
+/// ("a CSV table"), when its first bytes tell.
+pub fn recognise(head: &[u8]) -> Option<&'static str> {
+    let head = &head[..head.len().min(LOOK)];
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    if let Some(b) = binary(head) {
+        return Some(b);
+    }
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    let t = text.trim_start();
+    let low: String = t.chars().take(64).collect::<String>().to_ascii_lowercase();
+    if low.starts_with("<!doctype html") || low.starts_with("<html") {
+        return Some("an HTML page");
+    }
+    if low.starts_with("<?xml") || low.starts_with("<svg") {
+        return Some("an XML document");
+    }
+    if t.starts_with('{') || t.starts_with('[') {
+        if let Some(j) = json(t) {
+            return Some(j);
+        }
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .take(LINES)
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    if table(&lines, ',') {
+        return Some("a CSV table");
+    }
+    if table(&lines, '\t') {
+        return Some("a tab-separated table");
+    }
+    let stamped = lines.iter().filter(|l| log_line(l)).count();
+    if stamped * 2 > lines.len() {
+        return Some("a plain application log (lines of text with times and levels)");
+    }
+    if yaml(&lines) {
+        return Some("a YAML document");
+    }
+    None
+}
+
+/// Binary files by their signature.
+fn binary(h: &[u8]) -> Option<&'static str> {
+    let sigs: &[(&[u8], &str)] = &[
+        (b"\x89PNG", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+        (b"%PDF", "a PDF document"),
+        (b"PK\x03\x04", "a ZIP archive"),
+        (b"SQLite format 3\0", "an SQLite database"),
+        (b"\x7fELF", "a program (ELF)"),
+        (b"RIFF", "a RIFF file (audio or video)"),
+        (b"ID3", "an MP3 recording"),
+        (b"OggS", "an Ogg recording"),
+        (b"fLaC", "a FLAC recording"),
+    ];
+    sigs.iter()
+        .find(|(s, _)| h.starts_with(s))
+        .map(|(_, name)| *name)
+}
+
+/// JSON documents of other tools (JSON that is of no tool callint knows
+/// is told by the problems reading it gave).
+fn json(t: &str) -> Option<&'static str> {
+    let v: Value = match serde_json::from_str(t) {
+        Ok(v) => v,
+        // Cut off at the look limit, or JSON lines: judge the first line.
+        Err(_) => serde_json::from_str(t.lines().next()?).ok()?,
+    };
+    let o = match &v {
+        Value::Object(o) => o,
+        Value::Array(a) => match a.first() {
+            Some(Value::Object(o)) => o,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let typ = |o: &serde_json::Map<String, Value>| {
+        o.get("type").and_then(Value::as_str).map(str::to_string)
+    };
+    let inner = o.get("message").and_then(Value::as_object);
+    if typ(o).as_deref() == Some("end-of-call-report")
+        || inner.and_then(typ).as_deref() == Some("end-of-call-report")
+    {
+        return Some("a Vapi end-of-call report");
+    }
+    if o.contains_key("call_id")
+        && (o.contains_key("transcript_object") || o.contains_key("call_analysis"))
+        || o.get("call")
+            .and_then(Value::as_object)
+            .is_some_and(|c| c.contains_key("transcript_object"))
+    {
+        return Some("a Retell call record");
+    }
+    if o.contains_key("name")
+        && ["version", "dependencies", "devDependencies", "scripts"]
+            .iter()
+            .any(|k| o.contains_key(*k))
+    {
+        return Some("a package manifest (package.json)");
+    }
+    if o.contains_key("compilerOptions") {
+        return Some("a TypeScript configuration (tsconfig.json)");
+    }
+    if o.contains_key("openapi") || o.contains_key("swagger") {
+        return Some("an OpenAPI description");
+    }
+    if o.contains_key("$schema") && (o.contains_key("properties") || o.contains_key("$defs")) {
+        return Some("a JSON Schema");
+    }
+    if o.contains_key("mcpServers") {
+        return Some("an MCP client configuration (mcpServers)");
+    }
+    None
+}
+
+/// Rows with the same number (at least two) of `sep`-separated fields.
+fn table(lines: &[&str], sep: char) -> bool {
+    if lines.len() < 2 {
+        return false;
+    }
+    let count = |l: &str| l.matches(sep).count();
+    let n = count(lines[0]);
+    n >= 1 && lines.iter().all(|l| count(l) == n)
+}
+
+/// A line of an application log: a date or time, or a level, among its
+/// first words.
+fn log_line(l: &str) -> bool {
+    let words: Vec<&str> = l
+        .split(|c: char| c.is_whitespace() || c == '|')
+        .filter(|w| !w.is_empty())
+        .take(4)
+        .collect();
+    let level = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_alphabetic());
+        matches!(
+            w.to_ascii_uppercase().as_str(),
+            "TRACE" | "DEBUG" | "INFO" | "WARN" | "WARNING" | "ERROR" | "FATAL" | "CRITICAL"
+        )
+    };
+    // A date (a time alone starts a transcript line too), or a month
+    // name as syslog writes it.
+    let date = |w: &str| {
+        let w = w.trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')'));
+        let digits = w.bytes().filter(u8::is_ascii_digit).count();
+        digits >= 6
+            && w.bytes()
+                .all(|b| b.is_ascii_digit() || b":-.,TZ+/".contains(&b))
+            && (w.matches('-').count() >= 2 || w.matches('/').count() == 2)
+    };
+    let month = |w: &str| {
+        [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ]
+        .contains(&w)
+    };
+    words.iter().any(|w| level(w))
+        || words.first().is_some_and(|w| date(w))
+        || words.first().is_some_and(|w| month(w)) && words.get(2).is_some_and(|w| w.contains(':'))
+}
+
+/// `key: value` lines, list items and nesting: YAML, not speech (no
+/// line is a sentence after a name).
+fn yaml(lines: &[&str]) -> bool {
+    if lines[0].trim() == "---" {
+        return true;
+    }
+    let keyed = lines
+        .iter()
+        .filter(|l| {
+            let t = l.trim_start();
+            t.starts_with("- ")
+                || t.split_once(':').is_some_and(|(k, v)| {
+                    !k.is_empty()
+                        && k.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+                        && (v.is_empty() || v.starts_with(' '))
+                })
+        })
+        .count();
+    let nested = lines.iter().any(|l| l.starts_with("  "));
+    nested && keyed == lines.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "{\"message\":{\"type\":\"end-of-call-report\",\"artifact\":{}}}",
+                "Vapi",
+            ),
+            (
+                "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\"\n}",
+                "package.json",
+            ),
+            ("<!DOCTYPE html>\n<html></html>", "HTML"),
+            ("id,name,score\n1,a,3\n2,b,4\n", "CSV"),
+            (
+                "2026-10-10 10:00:01 INFO server started\n2026-10-10 10:00:02 WARN slow\n",
+                "application log",
+            ),
+            (
+                "[2026-10-10T10:00:01Z] starting\n[2026-10-10T10:00:02Z] ready\n",
+                "application log",
+            ),
+            (
+                "INFO  [main] started\nDEBUG [db] pool ready\n",
+                "application log",
+            ),
+            ("---\nname: x\n", "YAML"),
+            ("name: x\nsteps:\n  - run: y\n", "YAML"),
+            (
+                "{\"message\":{\"type\":\"end-of-call-report\"}}\n{\"b\":2}\n",
+                "Vapi",
+            ),
+        ];
+        for (src, want) in cases {
+            let got = recognise(src.as_bytes()).unwrap_or("nothing");
+            assert!(got.contains(want), "{src:?}: {got}");
+        }
+        assert_eq!(recognise(b"Oliver: hi\nPromo: hello\n"), None);
+        assert_eq!(
+            recognise(b"[10:00:01] Oliver: hi\n[10:00:02] Promo: hello\n"),
+            None
+        );
+        assert_eq!(recognise(b"You are an agent. Be brief.\n"), None);
+        assert_eq!(recognise(b""), None);
+        assert_eq!(recognise(b"{\"a\":1}\n{\"b\":2}\n"), None);
+    }
+
+    #[test]
+    fn many_bad_lines_become_one_problem() {
+        let log = "2026-10-10 10:00:01 INFO started\n".repeat(3000);
+        let mut p = super::super::parse(Format::Native, log.as_bytes());
+        assert_eq!(p.problems.len(), 3000);
+        settle(Format::Native, log.as_bytes(), &mut p);
+        assert_eq!(p.problems.len(), 1);
+        assert!(
+            p.problems[0].message.contains("application log"),
+            "{}",
+            p.problems[0].message
+        );
+        // a log with one record left keeps its line problems
+        let mixed = format!("{log}{{\"fn\":\"leave\"}}\n");
+        let mut p = super::super::parse(Format::Native, mixed.as_bytes());
+        settle(Format::Native, mixed.as_bytes(), &mut p);
+        assert_eq!(p.problems.len(), 3000);
+        // nothing recognised: the first problem, with the count
+        let junk = "{\"fn\":\n".repeat(5);
+        let mut p = super::super::parse(Format::Native, junk.as_bytes());
+        settle(Format::Native, junk.as_bytes(), &mut p);
+        assert_eq!(p.problems.len(), 1);
+        assert!(
+            p.problems[0].message.contains("5 lines"),
+            "{}",
+            p.problems[0].message
+        );
+    }
+}

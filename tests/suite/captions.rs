@@ -1,0 +1,140 @@
+//! WebVTT and SRT captions, and who is who in a transcript that does not
+//! say: findings at the cue's text line, the human named in callint.toml.
+
+use crate::common;
+
+use callint::config::Config;
+use callint::engine::{FileResult, Linter};
+use callint::report::{resolve, LineIndex};
+
+fn lint_with(config: &str, name: &str, src: &str) -> FileResult {
+    let config = Config::parse(config, None).expect("a valid configuration");
+    Linter::new(&config, None, &[])
+        .unwrap()
+        .lint(name, src.as_bytes().to_vec())
+}
+
+/// `(line, rule, agent, text pointed at)` of every finding.
+fn found(f: &FileResult) -> Vec<(usize, String, String, String)> {
+    let idx = LineIndex::new(&f.source);
+    f.diagnostics
+        .iter()
+        .map(|d| {
+            let at = resolve(&f.source, &idx, &d.primary.at);
+            let text = String::from_utf8_lossy(&f.source[at.span.start..at.span.end]);
+            (
+                at.line,
+                d.rule.to_string(),
+                d.agent.clone().unwrap_or_default(),
+                text.into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A call in which Ines is the human, without a header that says so.
+const HEADERLESS: &str = "[10:00:00] Kit: Hi, this is Kit, I'm in and listening.\n[10:00:02] Bolt: Hi, this is Bolt, I'm in and listening.\n[10:00:10] Ines: Can you check the build logs for me?\n[10:00:13] Kit: On it, one moment.\n[10:00:20] Ines: Kit, how long will it take?\n[10:00:21] Bolt: It takes ten minutes.\n";
+
+/// What is right to find there once Ines is known to be the human: Kit's
+/// bare acknowledgement, Bolt speaking for the addressed Kit.
+fn right(got: &[(usize, String, String, String)]) -> bool {
+    let short: Vec<(usize, &str, &str)> = got
+        .iter()
+        .map(|g| (g.0, g.1.as_str(), g.2.as_str()))
+        .collect();
+    short
+        == [
+            (4, "ack-not-addressed", "Kit"),
+            (6, "spoke-for-addressed", "Bolt"),
+        ]
+}
+
+#[test]
+fn the_human_named_in_the_configuration_is_the_human_of_a_headerless_transcript() {
+    let without = found(&lint_with("", "call.txt", HEADERLESS));
+    assert!(
+        without[0].1 == "invalid-record" && without.iter().any(|g| g.2 == "Ines"),
+        "without the configuration Ines counts as an agent: {without:#?}"
+    );
+    let with = found(&lint_with("human = \"Ines\"\n", "call.txt", HEADERLESS));
+    assert!(right(&with), "{with:#?}");
+    // the same from captions that do not say either
+    let mut vtt = String::from("WEBVTT\n");
+    for l in HEADERLESS.lines() {
+        let (stamp, rest) = l[1..].split_once("] ").unwrap();
+        vtt.push_str(&format!("\n{stamp}.000 --> {stamp}.900\n{rest}\n"));
+    }
+    let with = found(&lint_with("human = \"Ines\"\n", "call.vtt", &vtt));
+    // the same findings, at the cues' text lines
+    let lines: Vec<usize> = with.iter().map(|g| g.0).collect();
+    assert_eq!(lines, [13, 19], "{with:#?}");
+    let moved: Vec<_> = with
+        .into_iter()
+        .zip([4, 6])
+        .map(|(g, l)| (l, g.1, g.2, g.3))
+        .collect();
+    assert!(right(&moved), "{moved:#?}");
+    assert!(found(&lint_with("", "call.vtt", &vtt))
+        .iter()
+        .any(|g| g.2 == "Ines"));
+}
+
+const LONG: &str = "I think the relay looked broken because the helper read only part of each event so the lines of the other agents looked missing and nobody checked the fields first before reporting a bug to everyone";
+
+#[test]
+fn zoom_style_vtt_findings_point_at_the_cue_text() {
+    let vtt = format!(
+        "WEBVTT\n\nNOTE lang: en\nNOTE human: Oliver Smith\nNOTE agents: Kit\n\n1\n00:00:01.000 --> 00:00:03.000\nKit: Hi, this is Kit, I'm in and listening.\n\n2\n00:00:05.000 --> 00:00:08.000\nOliver Smith: Kit, what happened with the relay?\n\n3\n00:00:06.000 --> 00:00:20.000\nKit: {LONG}\n"
+    );
+    let f = lint_with("", "zoom.vtt", &vtt);
+    let got = found(&f);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!(got[0].0, 17);
+    assert_eq!(got[0].1, "long-say");
+    assert_eq!(got[0].2, "Kit");
+    assert_eq!(got[0].3, LONG);
+}
+
+#[test]
+fn voice_tag_vtt_and_srt_give_the_same_findings() {
+    let vtt = format!(
+        "WEBVTT\n\nNOTE\nlang: en\nhuman: Oliver\nagents: Kit\n\n00:00:01.000 --> 00:00:03.000\n<v Kit>Hi, this is Kit, I'm in and listening.</v>\n\n00:00:05.000 --> 00:00:08.000\n<v Oliver>Kit, what happened with the relay?</v>\n\n00:00:06.000 --> 00:00:20.000\n<v Kit>{LONG}</v>\n"
+    );
+    let srt = format!(
+        "1\n00:00:00,000 --> 00:00:00,000\nNOTE lang: en\nNOTE human: Oliver\nNOTE agents: Kit\n\n2\n00:00:01,000 --> 00:00:03,000\nKit: Hi, this is Kit, I'm in and listening.\n\n3\n00:00:05,000 --> 00:00:08,000\nOliver: Kit, what happened\nwith the relay?\n\n4\n00:00:06,000 --> 00:00:20,000\nKit: {LONG}\n"
+    );
+    let v = found(&lint_with("", "a.vtt", &vtt));
+    let s = found(&lint_with("", "a.srt", &srt));
+    assert_eq!(v.len(), 1, "{v:#?}");
+    assert_eq!((v[0].0, v[0].1.as_str()), (15, "long-say"));
+    assert!(v[0].3.starts_with(LONG));
+    assert_eq!(s.len(), 1, "{s:#?}");
+    assert_eq!(
+        (s[0].0, s[0].1.as_str(), s[0].3.as_str()),
+        (18, "long-say", LONG)
+    );
+}
+
+#[test]
+fn the_cli_reads_captions_with_the_human_from_callint_toml() {
+    let dir = common::scratch();
+    std::fs::write(dir.join("callint.toml"), "human = \"Ines\"\n").unwrap();
+    std::fs::create_dir_all(dir.join("calls")).unwrap();
+    let srt = "1\n00:00:00,000 --> 00:00:02,000\nKit: Hi, this is Kit, I'm in and listening.\n\n2\n00:00:02,000 --> 00:00:04,000\nBolt: Hi, this is Bolt, I'm in and listening.\n\n3\n00:00:10,000 --> 00:00:13,000\nInes: Can you check the build logs for me?\n";
+    std::fs::write(dir.join("calls/room.srt"), srt).unwrap();
+    let o = common::callint_in(&dir, &["check", "calls", "--format", "concise"]);
+    let out = common::stdout(&o);
+    assert!(out.contains("1 file"), "{out}");
+    assert!(!out.contains("invalid-record"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    // without the configuration, the file says it does not know
+    let o = common::callint_in(
+        &dir,
+        &["check", "calls", "--no-config", "--format", "concise"],
+    );
+    let out = common::stdout(&o);
+    assert!(
+        out.contains("calls/room.srt:3:1: error[invalid-record]"),
+        "{out}"
+    );
+}
