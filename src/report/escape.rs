@@ -54,6 +54,15 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
+/// `s` cut to at most `max` characters, the last of them an ellipsis
+/// when anything was left out (for a column of a table).
+pub fn elide(s: &str, max: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(max.saturating_sub(1)) {
+        Some((at, _)) if s[at..].chars().nth(1).is_some() => Cow::Owned(format!("{}…", &s[..at])),
+        _ => Cow::Borrowed(s),
+    }
+}
+
 /// A log text for a message: quoted, on one line, cut after `max`
 /// characters with an ellipsis. Escaping happens at output, not here, so a
 /// JSON report keeps the text as it was.
@@ -102,6 +111,16 @@ mod tests {
         assert_eq!(terminal("\u{202e}evil"), "\\u{202e}evil");
         assert!(matches!(terminal("plain"), Cow::Borrowed(_)));
         assert_eq!(one_line("a\nb\u{9b}"), "a\\nb\\u{9b}");
+    }
+
+    #[test]
+    fn elides_to_a_width() {
+        assert_eq!(elide("opencode", 8), "opencode");
+        assert_eq!(elide("opencode", 9), "opencode");
+        assert_eq!(elide("opencode", 5), "open…");
+        assert_eq!(elide("äöüäöü", 3), "äö…");
+        assert_eq!(elide(&"x".repeat(70_000), 32).chars().count(), 32);
+        assert_eq!(elide("", 0), "");
     }
 
     #[test]
