@@ -122,7 +122,12 @@ impl Lines {
     /// file; `end` says that they run to the end of the file (the last of
     /// them may then lack its line end).
     fn feed(&mut self, bytes: &[u8], offset: usize, end: bool) {
-        let mut start = 0usize;
+        // A byte order mark before the first line is not part of it.
+        let mut start = if offset == 0 && self.line_no == 0 {
+            super::bom_len(bytes)
+        } else {
+            0
+        };
         let len = bytes.len();
         while start < len {
             self.line_no = self.line_no.saturating_add(1);
