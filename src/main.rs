@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
-use callint::report::escape::one_line;
+use callint::report::escape::{file_name, one_line};
 use callint::report::{self, Format, Summary};
 use callint::rules;
 
@@ -285,7 +285,7 @@ fn check(mut args: CheckArgs) -> u8 {
         let mut errors = Vec::new();
         walk.files(path, &mut files, &mut errors);
         for e in errors {
-            let shown = one_line(&e.path.display().to_string());
+            let shown = file_name(&e.path.to_string_lossy());
             if e.fatal {
                 warn(format_args!("error: cannot read {shown}: {}", e.error));
                 failed = true;
@@ -301,7 +301,7 @@ fn check(mut args: CheckArgs) -> u8 {
             if !args.no_ignore {
                 callint::walk::Walk { no_ignore: true }.files(path, &mut all, &mut Vec::new());
             }
-            let shown = one_line(&path.display().to_string());
+            let shown = file_name(&path.to_string_lossy());
             let looked_for = callint::walk::LOG_EXTENSIONS
                 .iter()
                 .map(|e| format!(".{e}"))
@@ -557,7 +557,7 @@ fn is_stdin(file: &Path) -> bool {
 }
 
 fn cannot_read(file: &Path, e: &std::io::Error) -> String {
-    format!("cannot read {}: {e}", one_line(&file.display().to_string()))
+    format!("cannot read {}: {e}", file_name(&file.to_string_lossy()))
 }
 
 /// The bytes of `r`'s file: those it kept, or else the file read again
@@ -593,7 +593,7 @@ fn render_file(
     if format.is_some() {
         ensure_source(r, file)?;
     }
-    let piece = render(r, format, style);
+    let piece = render(r, file, format, style);
     r.source = Vec::new();
     Ok(piece)
 }
@@ -669,11 +669,16 @@ fn rooms(
 }
 
 /// Render one linted file (`format` none: nothing, counts only).
-fn render(r: &FileResult, format: Option<Format>, style: report::pretty::Style) -> Piece {
+fn render(
+    r: &FileResult,
+    file: &Path,
+    format: Option<Format>,
+    style: report::pretty::Style,
+) -> Piece {
     match format {
         None => Piece::Nothing,
         Some(Format::Json) => Piece::Json(report::json::items(r)),
-        Some(Format::Sarif) => Piece::Sarif(report::sarif::results(r)),
+        Some(Format::Sarif) => Piece::Sarif(report::sarif::results_at(r, file)),
         Some(f) => {
             let mut out = String::new();
             match f {

@@ -17,7 +17,7 @@ use callint::config::Config;
 use callint::engine::{FileResult, Linter};
 use callint::input;
 use callint::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
-use callint::report::escape::{elide, one_line};
+use callint::report::escape::{elide, file_name, one_line};
 use callint::report::html::{
     self, clock, seconds, AgentRow, FileInfo, FindingRow, Lane, LaneKind, Mark, Page,
 };
@@ -93,14 +93,14 @@ pub fn run(args: ReportArgs) -> u8 {
         if let Some(e) = errors.iter().find(|e| e.fatal) {
             return fail(format_args!(
                 "cannot read {}: {}",
-                one_line(&e.path.to_string_lossy()),
+                file_name(&e.path.to_string_lossy()),
                 e.error
             ));
         }
         if found.is_empty() {
             return fail(format_args!(
                 "no log below {}",
-                one_line(&f.to_string_lossy())
+                file_name(&f.to_string_lossy())
             ));
         }
         paths.extend(found);
@@ -124,7 +124,7 @@ pub fn run(args: ReportArgs) -> u8 {
                 Err(e) => {
                     return fail(format_args!(
                         "cannot read {}: {e}",
-                        one_line(&f.to_string_lossy())
+                        file_name(&f.to_string_lossy())
                     ))
                 }
             }
@@ -191,12 +191,12 @@ pub fn run(args: ReportArgs) -> u8 {
             if let Err(e) = std::fs::write(path, html::render(&page)) {
                 return fail(format!(
                     "cannot write {}: {e}",
-                    one_line(&path.to_string_lossy())
+                    file_name(&path.to_string_lossy())
                 ));
             }
             out.push_str(&format!(
                 "HTML report written to {}\n",
-                one_line(&path.to_string_lossy())
+                file_name(&path.to_string_lossy())
             ));
         }
     }
@@ -769,7 +769,7 @@ fn terminal(p: &Page, summary: &Summary) -> String {
             } else {
                 "              "
             },
-            one_line(&f.path)
+            file_name(&f.path)
         );
         if let Some(a) = &f.agent {
             let _ = write!(o, " ({})", one_line(a));

@@ -16,7 +16,7 @@ use miette::{
     MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
-use super::escape::{escaped, is_unsafe, terminal};
+use super::escape::{escaped, file_name, is_unsafe, terminal};
 use super::{resolve, LineIndex};
 use crate::diagnostic::Severity;
 use crate::engine::FileResult;
@@ -370,7 +370,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         .map(|l| (copy.map(l.span.start, false), (l.line, l.column)))
         .collect();
     let source = CopySource {
-        name: visible(&f.path),
+        name: file_name(&f.path),
         text: copy.text.clone(),
         columns,
     };
@@ -427,7 +427,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         if handler.render_report(&mut buf, &shown).is_err() {
             buf = format!(
                 "{}: {}[{}] {}\n",
-                visible(&f.path),
+                file_name(&f.path),
                 d.severity,
                 d.rule,
                 shown.message

@@ -179,3 +179,93 @@ fn piped_input_without_a_dash_is_pointed_out() {
     assert!(!stderr(&o).contains("standard input"), "{}", stderr(&o));
     assert!(stdout(&o).contains("-:"), "{}", stdout(&o));
 }
+
+/// Characters that break a line or reorder text where they are printed.
+const BREAKERS: [char; 15] = [
+    '\u{2028}', '\u{2029}', '\u{85}', '\u{61c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}',
+    '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+];
+
+#[test]
+fn line_breaks_and_bidi_controls_from_a_log_are_escaped_everywhere() {
+    let dir = scratch();
+    let odd: String = BREAKERS.iter().collect();
+    let label = format!("Promo{odd}agent-with-a-long-label");
+    let lines = [
+        serde_json::json!({"ts":"2026-10-10T10:00:00.000Z","agent":label,"call":"c1","fn":"join",
+            "args":{"call_id":"c1","label":label},
+            "error":{"status":422,"message":"label longer than 22 characters"}}),
+        serde_json::json!({"ts":"2026-10-10T10:00:01.000Z","agent":label,"call":"c1","fn":"status",
+            "args":{"emoji":"🛠️","open":[format!("Fix login{odd}, update docs and tag release")]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    // JSON would escape the characters: write them raw into the log.
+    let raw = text
+        .replace("\\u2028", "\u{2028}")
+        .replace("\\u2029", "\u{2029}");
+    let file = dir.join("odd.jsonl");
+    std::fs::write(&file, raw).unwrap();
+    let f = file.to_str().unwrap();
+    for args in [
+        &["check", f, "--format", "pretty", "--color", "never"][..],
+        &["check", f, "--format", "concise"][..],
+        &["check", f, "--format", "github"][..],
+        &["report", f][..],
+    ] {
+        let o = bin().args(args).output().unwrap();
+        let out = stdout(&o);
+        assert!(out.contains("label-too-long"), "{args:?}: {out}");
+        for c in BREAKERS {
+            assert!(
+                !out.contains(c),
+                "{args:?}: U+{:04X} raw in {out}",
+                c as u32
+            );
+        }
+        assert!(out.contains("\\u{2028}"), "{args:?}: {out}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn file_names_are_shown_unmistakably_and_sarif_keeps_their_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch();
+    let bad = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"call_id":"c1","label":"opencode-session-2026-10-10"},"error":{"status":422,"message":"label longer than 22 characters"}}"#;
+    let typed = dir.join("a\\nb.jsonl");
+    let real = dir.join("a\nb.jsonl");
+    std::fs::write(&typed, bad).unwrap();
+    std::fs::write(&real, bad).unwrap();
+    let shown = |p: &std::path::Path| {
+        let o = bin()
+            .arg("check")
+            .arg(p)
+            .args(["--format", "concise"])
+            .output()
+            .unwrap();
+        let out = stdout(&o);
+        out.lines().next().unwrap_or_default().to_string()
+    };
+    let (t, r) = (shown(&typed), shown(&real));
+    assert!(t.contains("a\\\\nb.jsonl:"), "{t}");
+    assert!(r.contains("a\\nb.jsonl:"), "{r}");
+    assert_ne!(t, r);
+
+    // A name that is not UTF-8: the SARIF URI percent-encodes its bytes.
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.jsonl");
+    std::fs::write(dir.join(name), bad).unwrap();
+    let o = bin()
+        .current_dir(&dir)
+        .arg("check")
+        .arg(name)
+        .args(["--format", "sarif"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let uri = v["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(uri, "caf%E9.jsonl");
+}
