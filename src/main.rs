@@ -120,6 +120,11 @@ struct CheckArgs {
     /// room-scope rules judge the agents whose own log is not among them.
     #[arg(long)]
     no_merge: bool,
+    /// Findings of one rule listed per file before the rest are summed up
+    /// in one "and K more like this" [default: 100, or `max-repeats` of
+    /// callint.toml]; 0 lists all.
+    #[arg(long, value_name = "N")]
+    max_repeats: Option<usize>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -263,13 +268,16 @@ fn check(mut args: CheckArgs) -> u8 {
         let slot = match linters.iter().position(|(p, _)| *p == config_path) {
             Some(k) => k,
             None => {
-                let config = match &config_path {
+                let mut config = match &config_path {
                     Some(p) => match Config::load(p) {
                         Ok(c) => c,
                         Err(e) => return fail(e),
                     },
                     None => Config::default(),
                 };
+                if args.max_repeats.is_some() {
+                    config.max_repeats = args.max_repeats;
+                }
                 match Linter::new(&config, args.select.as_deref(), &args.ignore) {
                     Ok(l) => linters.push((config_path, l)),
                     Err(e) => return fail(e),
