@@ -269,3 +269,42 @@ fn file_names_are_shown_unmistakably_and_sarif_keeps_their_bytes() {
         .to_string();
     assert_eq!(uri, "caf%E9.jsonl");
 }
+
+/// `check --format pretty` of `files` on a terminal `width` columns wide.
+fn pretty_at(width: usize, files: &[&str]) -> String {
+    let o = bin()
+        .args(["check", "--format", "pretty", "--color", "never"])
+        .args(files)
+        .env("COLUMNS", width.to_string())
+        .output()
+        .unwrap();
+    stdout(&o)
+}
+
+#[test]
+fn pretty_output_stays_within_the_terminal() {
+    // A board over several lines, two labels on one long line, long label
+    // texts, notes far from the main line.
+    let files = [
+        "corpus/prompts/release-boards.json",
+        "corpus/seed-incident/opencode.jsonl",
+        "corpus/board-mistakes/release-notes.jsonl",
+    ];
+    for width in [80, 140] {
+        let out = pretty_at(width, &files);
+        for line in out.lines() {
+            // A word longer than the room is never broken: allow for the
+            // few that are (file paths in headers).
+            if line.contains("╭─[") {
+                continue;
+            }
+            assert!(
+                line.chars().count() <= width,
+                "wider than {width}: {line}\n{out}"
+            );
+        }
+        // The lines inside the board's span are shown, not left blank.
+        assert!(out.contains("\"doing\": \"Waiting for Oliver\","), "{out}");
+        insta::assert_snapshot!(format!("pretty-{width}-columns"), out);
+    }
+}
