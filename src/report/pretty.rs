@@ -46,6 +46,12 @@ struct Piece {
 pub struct DisplayCopy {
     pub text: String,
     pieces: Vec<Piece>,
+    /// Line ends in `text`.
+    newlines: usize,
+    /// For each line kept, its line in the copy and in the file (from 0):
+    /// a long run of lines no one points at is left out but for a few, so
+    /// the copy's line numbers are not the file's.
+    lines: Vec<(usize, usize)>,
 }
 
 impl DisplayCopy {
@@ -74,12 +80,15 @@ impl DisplayCopy {
         let mut c = DisplayCopy {
             text: String::new(),
             pieces: Vec::new(),
+            newlines: 0,
+            lines: Vec::new(),
         };
         let mut pos = 0;
         for (&line, pts) in &by_line {
             let ls = index.line_span(src, line);
-            // Lines before: emptied, their line ends kept.
+            // Lines before: emptied, a few of their line ends kept.
             c.blank_lines(src, pos, ls.start);
+            c.lines.push((c.newlines, line - 1));
             c.window_line(src, ls, pts, width.max(40));
             pos = ls.end;
         }
@@ -108,18 +117,22 @@ impl DisplayCopy {
             copied,
         });
         self.text.push_str(text);
+        self.newlines += memchr::memchr_iter(b'\n', text.as_bytes()).count();
     }
 
-    /// Keep only the line ends of `src[from..to]`.
+    /// Keep only the line ends of `src[from..to]`, and of a long run of
+    /// lines only the first few: a snippet never reaches farther across
+    /// lines no one points at, and a file of a million lines is not copied
+    /// as a million empty ones.
     fn blank_lines(&mut self, src: &[u8], from: usize, to: usize) {
         let mut start = from;
-        for (i, &b) in src[from..to].iter().enumerate() {
-            if b == b'\n' {
-                let nl = from + i;
-                self.push(Span::new(start, nl), "", false);
-                self.push(Span::new(nl, nl + 1), "\n", true);
-                start = nl + 1;
-            }
+        for nl in memchr::memchr_iter(b'\n', &src[from..to])
+            .map(|i| from + i)
+            .take(NEAR_LINES + 1)
+        {
+            self.push(Span::new(start, nl), "", false);
+            self.push(Span::new(nl, nl + 1), "\n", true);
+            start = nl + 1;
         }
         self.push(Span::new(start, to), "", false);
     }
@@ -247,11 +260,25 @@ fn fwd_chars(src: &[u8], ceil: usize, mut p: usize, n: usize) -> usize {
     p
 }
 
+/// The file's line (from 0) of the copy's line `k`, by the kept lines'
+/// places in both (see [`DisplayCopy`]).
+fn file_line(lines: &[(usize, usize)], k: usize) -> usize {
+    match lines.partition_point(|&(copy, _)| copy <= k) {
+        0 => k,
+        i => {
+            let (copy, file) = lines[i - 1];
+            file + (k - copy)
+        }
+    }
+}
+
 /// The display copy as miette reads it: always whole lines, and the
 /// header's column taken from the file, not from the (possibly cut) copy.
 struct CopySource {
     name: String,
     text: String,
+    /// The copy's lines and the file's, as [`file_line`] reads them.
+    lines: Vec<(usize, usize)>,
     /// Copy offset of a label's start -> (line, column) in the file.
     columns: std::collections::HashMap<usize, (usize, usize)>,
 }
@@ -292,7 +319,8 @@ impl SourceCode for CopySource {
                 .position(|&b| b == b'\n')
                 .map_or(t.len(), |k| le + 1 + k);
         }
-        let line = t[..ls].iter().filter(|&&b| b == b'\n').count();
+        let copy_line = memchr::memchr_iter(b'\n', &t[..ls]).count();
+        let line = file_line(&self.lines, copy_line);
         let count = t[ls..le].iter().filter(|&&b| b == b'\n').count() + 1;
         let (line, column) = match self.columns.get(&start) {
             Some(&(l, c)) if before == 0 => (l - 1, c - 1),
@@ -435,6 +463,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
     let source = CopySource {
         name: file_name(&f.path),
         text: copy.text.clone(),
+        lines: copy.lines.clone(),
         columns,
     };
     let theme = if style.color {
