@@ -57,6 +57,6 @@ for f in broken.jsonl zeros.log zeros.bin; do
 done
 # What the output of the broken lines costs: one finding per line would
 # print hundreds of megabytes.
-bytes=$("$bin" check "$dir/broken.jsonl" --format concise | wc -c)
+bytes=$( ("$bin" check "$dir/broken.jsonl" --format concise || true) | wc -c)
 echo "concise output of broken.jsonl: $bytes bytes"
 exit $status

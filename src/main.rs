@@ -499,9 +499,7 @@ fn lint_one(
     merge: bool,
 ) -> Result<(FileResult, Piece), String> {
     let mut r = if is_stdin(file) {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        let b = read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
         lint_bytes(linter, "-", b, input_format)
     } else {
         lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
@@ -558,6 +556,49 @@ fn lint_bytes(
         Some(fmt) => linter.lint_as(name, bytes, fmt),
         None => linter.lint(name, bytes),
     }
+}
+
+/// All of standard input. A file given as standard input is read into a
+/// buffer of its size. A pipe's bytes go into a buffer that doubles when
+/// full, and only once more bytes came: one that is full at the end is
+/// not copied into one twice its size to learn that nothing follows.
+fn read_stdin() -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut input = std::io::stdin().lock();
+    let mut b = Vec::with_capacity(stdin_file_size().unwrap_or(0).max(1 << 16));
+    let mut probe = [0u8; 1 << 12];
+    loop {
+        // Reads up to the capacity there is: no growth inside.
+        let room = (b.capacity() - b.len()) as u64;
+        if room > 0 && (&mut input).take(room).read_to_end(&mut b)? == 0 {
+            return Ok(b);
+        }
+        if b.len() < b.capacity() {
+            continue;
+        }
+        match input.read(&mut probe) {
+            Ok(0) => return Ok(b),
+            Ok(n) => b.extend_from_slice(&probe[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The size of standard input when it is a regular file.
+#[cfg(unix)]
+fn stdin_file_size() -> Option<usize> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = std::fs::File::from(fd).metadata().ok()?;
+    meta.is_file()
+        .then(|| usize::try_from(meta.len()).ok())
+        .flatten()
+}
+
+#[cfg(not(unix))]
+fn stdin_file_size() -> Option<usize> {
+    None
 }
 
 fn is_stdin(file: &Path) -> bool {

@@ -113,11 +113,10 @@ pub fn run(args: ReportArgs) -> u8 {
             if std::mem::replace(&mut stdin_read, true) {
                 continue;
             }
-            let mut b = Vec::new();
-            if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut b) {
-                return fail(format_args!("cannot read standard input: {e}"));
+            match super::read_stdin() {
+                Ok(b) => b,
+                Err(e) => return fail(format_args!("cannot read standard input: {e}")),
             }
-            b
         } else {
             match std::fs::read(f) {
                 Ok(b) => b,
