@@ -448,7 +448,7 @@ pub fn cap_repeats(d: &mut Vec<Diagnostic>, max: usize, more: Option<Repeats>) {
                     rule: x.rule,
                     severity: x.severity,
                     count: 1,
-                    at: x.primary.at.clone(),
+                    at: x.primary.at,
                 }),
             }
             false

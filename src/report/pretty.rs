@@ -431,9 +431,10 @@ fn wrap_words(text: &str, width: usize) -> String {
 
 /// The column of the copy's offset `o` in its line, in characters.
 fn column_in(text: &str, o: usize) -> usize {
-    let o = o.min(text.len());
-    let start = text[..o].rfind('\n').map_or(0, |k| k + 1);
-    text.get(start..o).map_or(0, |s| s.chars().count())
+    let t = text.as_bytes();
+    let o = o.min(t.len());
+    let start = memchr::memrchr(b'\n', &t[..o]).map_or(0, |k| k + 1);
+    t[start..o].iter().filter(|&&b| (b & 0xC0) != 0x80).count()
 }
 
 /// Render every finding of one file.

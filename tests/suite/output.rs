@@ -308,3 +308,41 @@ fn pretty_output_stays_within_the_terminal() {
         insta::assert_snapshot!(format!("pretty-{width}-columns"), out);
     }
 }
+
+#[test]
+fn repeated_findings_are_capped_per_rule_and_file() {
+    let dir = scratch();
+    let file = dir.join("broken.jsonl");
+    std::fs::write(&file, "{\n".repeat(300)).unwrap();
+    let concise = |extra: &[&str]| -> Vec<String> {
+        let o = bin()
+            .arg("check")
+            .arg(&file)
+            .args(["--format", "concise", "--quiet"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        stdout(&o).lines().map(str::to_string).collect()
+    };
+    let lines = concise(&[]);
+    assert_eq!(lines.len(), 101);
+    assert!(
+        lines[100].contains(":101:1: error[invalid-record] ... and 200 more like this"),
+        "{}",
+        lines[100]
+    );
+    let lines = concise(&["--max-repeats", "5"]);
+    assert_eq!(lines.len(), 6);
+    assert!(
+        lines[5].contains(":6:1:") && lines[5].contains("and 295 more"),
+        "{}",
+        lines[5]
+    );
+    assert_eq!(concise(&["--max-repeats", "0"]).len(), 300);
+    // From callint.toml too.
+    std::fs::write(dir.join("callint.toml"), "max-repeats = 10\n").unwrap();
+    let lines = concise(&[]);
+    assert_eq!(lines.len(), 11);
+    assert!(lines[10].contains("and 290 more"), "{}", lines[10]);
+}
