@@ -13,8 +13,6 @@
 //! `tests/cli.rs` checks exit codes and JSON for a few of these through the
 //! binary; `tests/properties.rs` throws generated inputs at the harness.
 
-use crate::common;
-
 use callint::engine::FileResult;
 use callint::harness;
 use callint::input::Format;
