@@ -6,6 +6,7 @@
 //! human = "Oliver"              # who is who, when the logs do not say
 //! voicebot = "Delta"
 //! servers = ["vh"]              # the voicehook MCP server's name in agents' clients
+//! max-repeats = 100             # findings of one rule shown per file (0: all)
 //!
 //! [rules.label-too-long]
 //! severity = "warning"          # error, warning, info or off
@@ -66,6 +67,8 @@ struct File {
     voicebot: Option<String>,
     #[serde(default)]
     servers: Vec<String>,
+    #[serde(rename = "max-repeats")]
+    max_repeats: Option<usize>,
     #[serde(default)]
     rules: BTreeMap<String, toml::Table>,
 }
@@ -82,6 +85,9 @@ pub struct Config {
     /// The names under which agents' clients know the voicehook MCP server
     /// (`mcp__vh__say` for `vh`), beside those recognised by their calls.
     pub servers: Vec<String>,
+    /// How many findings of one rule a file shows before the rest are
+    /// summed up in one (`None`: [`crate::engine::MAX_REPEATS`]; 0: all).
+    pub max_repeats: Option<usize>,
     rules: BTreeMap<String, toml::Table>,
 }
 
@@ -139,6 +145,7 @@ impl Config {
             human: file.human,
             voicebot: file.voicebot,
             servers: file.servers,
+            max_repeats: file.max_repeats,
             rules: file.rules,
         };
         // Validate every rule's table now, so a typo fails before linting.

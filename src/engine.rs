@@ -132,6 +132,8 @@ pub struct CallSeen {
 /// Rules chosen and configured, ready to lint files.
 pub struct Linter {
     active: Vec<Active>,
+    /// Findings of one rule a file shows; 0: all.
+    max_repeats: usize,
     /// Severity of `invalid-record`, if selected.
     invalid: Option<Severity>,
     /// Severity of `no-times`, if selected.
@@ -194,6 +196,7 @@ impl Linter {
         };
         Ok(Linter {
             active,
+            max_repeats: config.max_repeats.unwrap_or(MAX_REPEATS),
             invalid,
             untimed,
             cast: Cast {
@@ -236,15 +239,31 @@ impl Linter {
                 logs: Vec::new(),
                 problems: problem.into_iter().collect(),
             };
-            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown);
+            let none = input::native::Dropped::default();
+            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none);
             r.source = source;
             return r;
         }
         let format = format.unwrap_or_else(|| input::detect(path, &source));
-        let mut parsed = input::parse_with(format, &source, &self.read);
-        input::coverage::settle(format, &source, &mut parsed);
+        let (mut parsed, mut dropped) = if format == input::Format::Native {
+            // A log of many broken lines keeps the first few problems.
+            let (log, problems, dropped) = input::native::parse_capped(&source, self.keep());
+            (
+                input::Parsed {
+                    logs: vec![log],
+                    problems,
+                },
+                dropped,
+            )
+        } else {
+            let parsed = input::parse_with(format, &source, &self.read);
+            (parsed, input::native::Dropped::default())
+        };
+        if input::coverage::settle(format, &source, &mut parsed, dropped.count) {
+            dropped = input::native::Dropped::default();
+        }
         parsed.problems.extend(problem);
-        let mut r = self.lint_parsed(path, parsed, format);
+        let mut r = self.lint_parsed(path, parsed, format, dropped);
         r.source = source;
         r
     }
@@ -266,6 +285,7 @@ impl Linter {
             input.0,
             parsed,
             input::Format::Recording(input::Recorder::Tee),
+            input::native::Dropped::default(),
         );
         let shift = |a: &mut crate::model::Anchor| {
             a.span.start -= n;
@@ -321,18 +341,40 @@ impl Linter {
             inner: reader,
             head: Vec::new(),
         };
-        let (log, problems, _) = input::native::parse_reader(&mut head, lines)?;
+        let read = input::native::parse_reader(&mut head, lines, self.keep())?;
         let mut parsed = input::Parsed {
-            logs: vec![log],
-            problems,
+            logs: vec![read.log],
+            problems: read.problems,
         };
-        input::coverage::settle(input::Format::Native, &head.head, &mut parsed);
-        Ok(self.lint_parsed(path, parsed, input::Format::Native))
+        let mut dropped = read.dropped;
+        if input::coverage::settle(
+            input::Format::Native,
+            &head.head,
+            &mut parsed,
+            dropped.count,
+        ) {
+            dropped = input::native::Dropped::default();
+        }
+        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped))
+    }
+
+    /// How many problems a reader keeps: as many as are shown.
+    fn keep(&self) -> usize {
+        match self.max_repeats {
+            0 => usize::MAX,
+            n => n,
+        }
     }
 
     /// Lint what a reader made of a file read as `format` (a native log's
     /// calls are noted for the room). The result's `source` is empty.
-    fn lint_parsed(&self, path: &str, parsed: input::Parsed, format: input::Format) -> FileResult {
+    fn lint_parsed(
+        &self,
+        path: &str,
+        parsed: input::Parsed,
+        format: input::Format,
+        dropped: input::native::Dropped,
+    ) -> FileResult {
         let native = format == input::Format::Native;
         let input::Parsed { logs, problems } = parsed;
         let mut diagnostics = Vec::new();
@@ -350,6 +392,16 @@ impl Linter {
         // One input can yield several views of the same lines (a transcript
         // is linted from every agent's side): the same finding once.
         diagnostics.dedup_by(|a, b| a == b);
+        let dropped = match (self.invalid, dropped.first) {
+            (Some(severity), Some(at)) => Some(Repeats {
+                rule: rules::INVALID_RECORD.name,
+                severity,
+                count: dropped.count,
+                at,
+            }),
+            _ => None,
+        };
+        cap_repeats(&mut diagnostics, self.max_repeats, dropped);
         FileResult {
             path: path.to_string(),
             source: Vec::new(),
@@ -540,6 +592,88 @@ pub(crate) fn fired(rule: &str, log: &str) -> Vec<usize> {
         .iter()
         .map(|d| crate::report::resolve(&f.source, &index, &d.primary.at).line)
         .collect()
+}
+
+/// How many findings of one rule a file shows by default before the
+/// rest are summed up in one.
+pub const MAX_REPEATS: usize = 100;
+
+/// Findings of one rule left out of a file's list: how many, and where
+/// the first of them is.
+#[derive(Clone, Debug)]
+pub struct Repeats {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub count: usize,
+    pub at: crate::model::Anchor,
+}
+
+/// Keep the first `max` findings of each rule in `d` (sorted, in file
+/// order) and sum up the rest in one finding at the first of them, the
+/// way compilers stop repeating one error; `more` are findings of a rule
+/// that a reader left out already (after all of `d`'s). `max` 0 keeps all.
+pub fn cap_repeats(d: &mut Vec<Diagnostic>, max: usize, more: Option<Repeats>) {
+    let mut extra: Vec<Repeats> = Vec::new();
+    if max > 0 {
+        let mut seen: std::collections::HashMap<&'static str, usize> =
+            std::collections::HashMap::new();
+        d.retain(|x| {
+            let n = seen.entry(x.rule).or_default();
+            *n += 1;
+            if *n <= max {
+                return true;
+            }
+            match extra.iter_mut().find(|r| r.rule == x.rule) {
+                Some(r) => r.count += 1,
+                None => extra.push(Repeats {
+                    rule: x.rule,
+                    severity: x.severity,
+                    count: 1,
+                    at: x.primary.at,
+                }),
+            }
+            false
+        });
+    }
+    if let Some(m) = more {
+        match extra.iter_mut().find(|r| r.rule == m.rule) {
+            Some(r) => r.count += m.count,
+            None => extra.push(m),
+        }
+    }
+    if extra.is_empty() {
+        return;
+    }
+    for r in extra {
+        d.push(Diagnostic {
+            rule: r.rule,
+            severity: r.severity,
+            message: format!(
+                "... and {} more like this in this file, from here on",
+                thousands(r.count)
+            ),
+            agent: None,
+            primary: Label { at: r.at, text: None },
+            labels: Vec::new(),
+            help: Some(format!(
+                "a file lists the first {max} findings of each rule; `--max-repeats N` (or `max-repeats` in callint.toml) lists more, 0 lists all"
+            )),
+        });
+    }
+    sort(d);
+}
+
+/// `n` with a comma between groups of three digits: 1,048,476.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Findings in file order; ties by rule name.

@@ -172,7 +172,12 @@ pub fn check_streamed(bytes: &[u8], whole: &Parsed) -> Result<(), String> {
             Ok(n)
         }
     }
-    let (log, problems, n) = input::native::parse_reader(Pieces(bytes, 0), 0)
+    let input::native::Streamed {
+        log,
+        problems,
+        bytes: n,
+        ..
+    } = input::native::parse_reader(Pieces(bytes, 0), 0, usize::MAX)
         .map_err(|e| format!("reading block by block failed: {e}"))?;
     if n != bytes.len() {
         return Err(format!("read {n} of {} bytes", bytes.len()));

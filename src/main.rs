@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
-use callint::report::escape::one_line;
+use callint::report::escape::{file_name, one_line};
 use callint::report::{self, Format, Summary};
 use callint::rules;
 
@@ -42,7 +42,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Lint call logs (files, or folders searched for the files callint reads).
+    /// Lint call logs, agents' session files, traces, recordings, transcripts, boards, prompts and helper code (files, or folders searched for them).
     Check(CheckArgs),
     /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
     Report(postmortem::ReportArgs),
@@ -75,8 +75,11 @@ enum Command {
 
 #[derive(Args)]
 struct CheckArgs {
-    /// Files or folders to lint; `-` reads standard input.
-    #[arg(default_value = ".")]
+    /// Files or folders to lint [default: .]; `-` reads standard input.
+    /// Folders are searched for files ending in .jsonl, .ndjson, .log, .txt,
+    /// .vtt, .srt, .md, .markdown, .py, .js, .mjs, .ts and .sh (each also
+    /// as .gz or .zst), `stdin`/`stdout` halves of a capture, and .json
+    /// files that hold a log, a trace, a board or a session.
     paths: Vec<PathBuf>,
     /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
     #[arg(long, value_name = "FORMAT", value_parser = callint::input::Format::parse_name)]
@@ -119,6 +122,11 @@ struct CheckArgs {
     /// room-scope rules judge the agents whose own log is not among them.
     #[arg(long)]
     no_merge: bool,
+    /// Findings of one rule listed per file before the rest are summed up
+    /// in one "and K more like this" [default: 100, or `max-repeats` of
+    /// callint.toml]; 0 lists all.
+    #[arg(long, value_name = "N")]
+    max_repeats: Option<usize>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -184,11 +192,39 @@ fn main() -> ExitCode {
 }
 
 fn fail(msg: impl std::fmt::Display) -> u8 {
-    eprintln!("callint: error: {msg}");
+    warn(format_args!("error: {msg}"));
     2
 }
 
-fn check(args: CheckArgs) -> u8 {
+/// Print `callint: MSG` on standard error. A standard error that cannot be
+/// written to is no reason to stop (nor to panic, as `eprintln!` would).
+fn warn(msg: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "callint: {msg}");
+}
+
+/// Write `out` to standard output and return `code`, the status the run
+/// calls for. A reader that closed the pipe (`| head`) wanted no more: the
+/// rest is dropped silently and `code` stands. Any other failure to write
+/// (a full disk, a closed descriptor) means the output is lost, so it is
+/// said on standard error and the status is 2.
+fn emit(out: &[u8], code: u8) -> u8 {
+    let mut lock = std::io::stdout().lock();
+    match lock.write_all(out).and_then(|()| lock.flush()) {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => fail(format_args!("cannot write the output: {e}")),
+    }
+}
+
+fn check(mut args: CheckArgs) -> u8 {
+    if args.paths.is_empty() {
+        if stdin_is_fed() {
+            warn(format_args!(
+                "note: standard input is not read without `-` (`callint check -`); checking the current folder"
+            ));
+        }
+        args.paths.push(PathBuf::from("."));
+    }
     let stdout = std::io::stdout();
     let tty = stdout.is_terminal();
     let format = match args.format {
@@ -234,13 +270,16 @@ fn check(args: CheckArgs) -> u8 {
         let slot = match linters.iter().position(|(p, _)| *p == config_path) {
             Some(k) => k,
             None => {
-                let config = match &config_path {
+                let mut config = match &config_path {
                     Some(p) => match Config::load(p) {
                         Ok(c) => c,
                         Err(e) => return fail(e),
                     },
                     None => Config::default(),
                 };
+                if args.max_repeats.is_some() {
+                    config.max_repeats = args.max_repeats;
+                }
                 match Linter::new(&config, args.select.as_deref(), &args.ignore) {
                     Ok(l) => linters.push((config_path, l)),
                     Err(e) => return fail(e),
@@ -256,25 +295,39 @@ fn check(args: CheckArgs) -> u8 {
         let mut errors = Vec::new();
         walk.files(path, &mut files, &mut errors);
         for e in errors {
-            let shown = one_line(&e.path.display().to_string());
+            let shown = file_name(&e.path.to_string_lossy());
             if e.fatal {
-                eprintln!("callint: error: cannot read {shown}: {}", e.error);
+                warn(format_args!("error: cannot read {shown}: {}", e.error));
                 failed = true;
             } else {
-                eprintln!("callint: warning: {}", one_line(&e.error.to_string()));
+                warn(format_args!("warning: {}", one_line(&e.error.to_string())));
             }
         }
-        if files.is_empty() && !args.no_ignore && path.is_dir() {
-            // Logs are often git-ignored: say so rather than pass silently.
+        if files.is_empty() && path.is_dir() {
+            // A folder with nothing to read is a mistaken path more often
+            // than a clean one: never pass it silently. Logs are often
+            // git-ignored: say so when that is why.
             let mut all = Vec::new();
-            callint::walk::Walk { no_ignore: true }.files(path, &mut all, &mut Vec::new());
-            if !all.is_empty() {
-                eprintln!(
-                    "callint: warning: the {} log(s) below {} are hidden or ignored (.gitignore, .ignore); --no-ignore reads them",
-                    all.len(),
-                    one_line(&path.display().to_string())
-                );
+            if !args.no_ignore {
+                callint::walk::Walk { no_ignore: true }.files(path, &mut all, &mut Vec::new());
             }
+            let shown = file_name(&path.to_string_lossy());
+            let looked_for = callint::walk::LOG_EXTENSIONS
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if all.is_empty() {
+                warn(format_args!(
+                    "error: nothing to check below {shown}: folders are searched for files ending in {looked_for}"
+                ));
+            } else {
+                warn(format_args!(
+                    "error: nothing to check below {shown}: the {} file(s) there ending in {looked_for} are hidden or ignored (.gitignore, .ignore); --no-ignore reads them",
+                    all.len()
+                ));
+            }
+            failed = true;
         }
         todo.extend(files.into_iter().map(|f| (f, slot)));
     }
@@ -389,7 +442,7 @@ fn check(args: CheckArgs) -> u8 {
                 }
             }
             Err(msg) => {
-                eprintln!("callint: error: {msg}");
+                warn(format_args!("error: {msg}"));
                 failed = true;
             }
         }
@@ -400,33 +453,39 @@ fn check(args: CheckArgs) -> u8 {
         Format::Github => text,
         Format::Pretty | Format::Concise if args.statistics => {
             let mut out = String::new();
-            statistics(&summary, args.quiet, &mut out);
+            statistics(&summary, failed, args.quiet, &mut out);
             out
         }
         Format::Pretty | Format::Concise => {
             let mut out = text;
             if !args.quiet {
-                out.push_str(&summary.line());
+                out.push_str(&closing(&summary, failed));
                 out.push('\n');
             }
             out
         }
     };
-    let mut lock = stdout.lock();
-    if lock
-        .write_all(out.as_bytes())
-        .and_then(|_| lock.flush())
-        .is_err()
-    {
-        // A closed pipe (`| head`) is not the linter's failure.
-        return if failed { 2 } else { 0 };
-    }
-    if failed {
+    let code = if failed {
         2
     } else if summary.errors() > 0 && !args.exit_zero {
         1
     } else {
         0
+    };
+    emit(out.as_bytes(), code)
+}
+
+/// The closing line: the summary's, unless nothing was found in a run that
+/// could not read everything it was given (which is no pass).
+fn closing(summary: &Summary, failed: bool) -> String {
+    if failed && summary.diagnostics == 0 {
+        format!(
+            "Not every path could be checked; no problems in the {} file{} read.",
+            summary.files,
+            if summary.files == 1 { "" } else { "s" }
+        )
+    } else {
+        summary.line()
     }
 }
 
@@ -540,6 +599,27 @@ fn lint_pair(
     (first, second)
 }
 
+/// True when standard input brings something (a pipe, a socket or a
+/// non-empty file), so that a `check` without paths says it is not read.
+#[cfg(unix)]
+fn stdin_is_fed() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    let Ok(meta) = std::fs::File::from(fd).metadata() else {
+        return false;
+    };
+    let t = meta.file_type();
+    t.is_fifo() || t.is_socket() || (t.is_file() && meta.len() > 0)
+}
+
+#[cfg(not(unix))]
+fn stdin_is_fed() -> bool {
+    !std::io::stdin().is_terminal()
+}
+
 /// What a worker hands back for one file besides its findings.
 enum Piece {
     Text(String),
@@ -564,9 +644,7 @@ fn lint_one(
     merge: bool,
 ) -> Result<(FileResult, Piece), String> {
     let mut r = if is_stdin(file) {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        let b = read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
         lint_bytes(linter, "-", b, input_format)
     } else {
         lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
@@ -627,12 +705,55 @@ fn lint_bytes(
     }
 }
 
+/// All of standard input. A file given as standard input is read into a
+/// buffer of its size. A pipe's bytes go into a buffer that doubles when
+/// full, and only once more bytes came: one that is full at the end is
+/// not copied into one twice its size to learn that nothing follows.
+fn read_stdin() -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut input = std::io::stdin().lock();
+    let mut b = Vec::with_capacity(stdin_file_size().unwrap_or(0).max(1 << 16));
+    let mut probe = [0u8; 1 << 12];
+    loop {
+        // Reads up to the capacity there is: no growth inside.
+        let room = (b.capacity() - b.len()) as u64;
+        if room > 0 && (&mut input).take(room).read_to_end(&mut b)? == 0 {
+            return Ok(b);
+        }
+        if b.len() < b.capacity() {
+            continue;
+        }
+        match input.read(&mut probe) {
+            Ok(0) => return Ok(b),
+            Ok(n) => b.extend_from_slice(&probe[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The size of standard input when it is a regular file.
+#[cfg(unix)]
+fn stdin_file_size() -> Option<usize> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = std::fs::File::from(fd).metadata().ok()?;
+    meta.is_file()
+        .then(|| usize::try_from(meta.len()).ok())
+        .flatten()
+}
+
+#[cfg(not(unix))]
+fn stdin_file_size() -> Option<usize> {
+    None
+}
+
 fn is_stdin(file: &Path) -> bool {
     file.as_os_str() == "-"
 }
 
 fn cannot_read(file: &Path, e: &std::io::Error) -> String {
-    format!("cannot read {}: {e}", one_line(&file.display().to_string()))
+    format!("cannot read {}: {e}", file_name(&file.to_string_lossy()))
 }
 
 /// The bytes of `r`'s file: those it kept, or else the file read again,
@@ -668,7 +789,7 @@ fn render_file(
     if format.is_some() {
         ensure_source(r, file)?;
     }
-    let piece = render(r, format, style);
+    let piece = render(r, file, format, style);
     r.source = Vec::new();
     Ok(piece)
 }
@@ -744,11 +865,16 @@ fn rooms(
 }
 
 /// Render one linted file (`format` none: nothing, counts only).
-fn render(r: &FileResult, format: Option<Format>, style: report::pretty::Style) -> Piece {
+fn render(
+    r: &FileResult,
+    file: &Path,
+    format: Option<Format>,
+    style: report::pretty::Style,
+) -> Piece {
     match format {
         None => Piece::Nothing,
         Some(Format::Json) => Piece::Json(report::json::items(r)),
-        Some(Format::Sarif) => Piece::Sarif(report::sarif::results(r)),
+        Some(Format::Sarif) => Piece::Sarif(report::sarif::results_at(r, file)),
         Some(f) => {
             let mut out = String::new();
             match f {
@@ -812,7 +938,7 @@ impl Progress {
 }
 
 /// `--statistics`: findings per rule and per agent, with rates per 100 says.
-fn statistics(s: &Summary, quiet: bool, out: &mut String) {
+fn statistics(s: &Summary, failed: bool, quiet: bool, out: &mut String) {
     use std::fmt::Write;
     let rate = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.2}"));
     let _ = writeln!(
@@ -847,7 +973,7 @@ fn statistics(s: &Summary, quiet: bool, out: &mut String) {
         let _ = writeln!(
             out,
             "\n{}\nRates are findings per 100 says: {} says by {} agents.",
-            s.line(),
+            closing(s, failed),
             s.total_says(),
             s.says.len()
         );
@@ -856,6 +982,7 @@ fn statistics(s: &Summary, quiet: bool, out: &mut String) {
 
 fn list_rules(format: ListFormat) -> u8 {
     let cat = rules::catalogue();
+    let mut out = String::new();
     match format {
         ListFormat::Json => {
             let v: Vec<serde_json::Value> = cat
@@ -873,37 +1000,57 @@ fn list_rules(format: ListFormat) -> u8 {
                     })
                 })
                 .collect();
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            out = serde_json::to_string_pretty(&v).unwrap_or_default();
+            out.push('\n');
         }
-        ListFormat::Text => {
-            println!(
-                "{:<28} {:<10} {:<8} {:<5} SUMMARY",
-                "RULE", "SEED", "DEFAULT", "SCOPE"
-            );
-            for m in cat {
-                println!(
-                    "{:<28} {:<10} {:<8} {:<5} {}",
-                    m.name,
-                    m.seed,
-                    m.default_severity.name(),
-                    rules::scope(m.name).name(),
-                    m.summary
-                );
-            }
-            println!(
-                "\nscope room: with several logs of one call, `check` also runs the rule on the merged room,\nfor the agents whose own log is not among the files; own: each agent's own log only."
-            );
-        }
+        ListFormat::Text => rules_table(&cat, &mut out),
     }
-    0
+    emit(out.as_bytes(), 0)
+}
+
+/// The catalogue as a table, its columns as wide as their widest entry,
+/// and what the SEED and SCOPE columns mean.
+fn rules_table(cat: &[&callint::engine::RuleMeta], out: &mut String) {
+    use std::fmt::Write as _;
+    let width = |head: &str, col: &dyn Fn(&callint::engine::RuleMeta) -> usize| {
+        cat.iter()
+            .map(|m| col(m))
+            .max()
+            .unwrap_or(0)
+            .max(head.len())
+    };
+    let name_w = width("RULE", &|m| m.name.len());
+    let seed_w = width("SEED", &|m| m.seed.len());
+    let sev_w = width("DEFAULT", &|m| m.default_severity.name().len());
+    let scope_w = width("SCOPE", &|m| rules::scope(m.name).name().len());
+    let _ = writeln!(
+        out,
+        "{:<name_w$}  {:<seed_w$}  {:<sev_w$}  {:<scope_w$}  SUMMARY",
+        "RULE", "SEED", "DEFAULT", "SCOPE"
+    );
+    for m in cat {
+        let _ = writeln!(
+            out,
+            "{:<name_w$}  {:<seed_w$}  {:<sev_w$}  {:<scope_w$}  {}",
+            m.name,
+            m.seed,
+            m.default_severity.name(),
+            rules::scope(m.name).name(),
+            m.summary
+        );
+    }
+    out.push_str(
+        "\nseed: where in the rulebook the rule comes from: the number of a rule in its list, \
+`hard` for its hard rules,\n`checklist` for its checklist before a say, `server` for what \
+the server does, `format` for the log format.\n\
+scope room: with several logs of one call, `check` also runs the rule on the merged room,\n\
+for the agents whose own log is not among the files; own: each agent's own log only.\n",
+    );
 }
 
 fn explain(name: &str) -> u8 {
     match rules::page(name) {
-        Some(p) => {
-            print!("{p}");
-            0
-        }
+        Some(p) => emit(p.as_bytes(), 0),
         None => fail(callint::config::ConfigError::unknown_rule(name)),
     }
 }
@@ -912,14 +1059,16 @@ fn addressing(text: &str, labels: &[String], human: Option<&str>, voicebot: &str
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let roster = callint::addressing::Roster::new(human, voicebot, &labels);
     let who = roster.addressees(text);
+    let mut out = String::new();
     if who.is_empty() {
-        println!("nobody");
+        out.push_str("nobody\n");
     } else {
         for w in who {
-            println!("{}", one_line(w));
+            out.push_str(&one_line(w));
+            out.push('\n');
         }
     }
-    0
+    emit(out.as_bytes(), 0)
 }
 
 #[cfg(test)]

@@ -11,14 +11,13 @@
 //! page ([`callint::report::html`]).
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
 use callint::input;
 use callint::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
-use callint::report::escape::one_line;
+use callint::report::escape::{elide, file_name, one_line};
 use callint::report::html::{
     self, clock, seconds, AgentRow, FileInfo, FindingRow, Lane, LaneKind, Mark, Page,
 };
@@ -28,9 +27,14 @@ use callint::turns::{self, same_name};
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
-    /// The logs of one call: one file per agent (or a single agent's log).
+    /// The logs of one call: one file per agent (or a single agent's log),
+    /// folders of them, or `-` for standard input. Logs of several calls are
+    /// reported call by call.
     #[arg(required = true, value_name = "FILES")]
     files: Vec<PathBuf>,
+    /// Report only the call with this id (when the logs hold several).
+    #[arg(long, value_name = "ID")]
+    call: Option<String>,
     /// Also write the report as one self-contained HTML page (timeline, per-agent table, findings).
     #[arg(long, value_name = "OUT")]
     html: Option<PathBuf>,
@@ -42,10 +46,7 @@ pub struct ReportArgs {
     no_config: bool,
 }
 
-fn fail(msg: impl std::fmt::Display) -> u8 {
-    eprintln!("callint: error: {msg}");
-    2
-}
+use super::{emit, fail, warn};
 
 /// One file given: its findings and its logs.
 struct Source {
@@ -80,15 +81,55 @@ pub fn run(args: ReportArgs) -> u8 {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
+    let mut paths = Vec::new();
+    for f in &args.files {
+        if f.as_os_str() == "-" {
+            paths.push(f.clone());
+            continue;
+        }
+        let mut found = Vec::new();
+        let mut errors = Vec::new();
+        callint::walk::files(f, &mut found, &mut errors);
+        if let Some(e) = errors.iter().find(|e| e.fatal) {
+            return fail(format_args!(
+                "cannot read {}: {}",
+                file_name(&e.path.to_string_lossy()),
+                e.error
+            ));
+        }
+        if found.is_empty() {
+            return fail(format_args!(
+                "no log below {}",
+                file_name(&f.to_string_lossy())
+            ));
+        }
+        paths.extend(found);
+    }
     let mut results = Vec::new();
     let mut logs = Vec::new();
-    for f in &args.files {
-        let bytes = match std::fs::read(f) {
-            Ok(b) => b,
-            Err(e) => return fail(format!("cannot read {}: {e}", f.display())),
+    let mut stdin_read = false;
+    for f in &paths {
+        let bytes = if f.as_os_str() == "-" {
+            if std::mem::replace(&mut stdin_read, true) {
+                continue;
+            }
+            match super::read_stdin() {
+                Ok(b) => b,
+                Err(e) => return fail(format_args!("cannot read standard input: {e}")),
+            }
+        } else {
+            match std::fs::read(f) {
+                Ok(b) => b,
+                Err(e) => {
+                    return fail(format_args!(
+                        "cannot read {}: {e}",
+                        file_name(&f.to_string_lossy())
+                    ))
+                }
+            }
         };
         let path = f.to_string_lossy().into_owned();
-        let parsed = input::parse(input::detect(&path, &bytes), &bytes);
+        let parsed = input::parse_with(input::detect(&path, &bytes), &bytes, linter.read_options());
         results.push(linter.lint(&path, bytes));
         logs.push(parsed.logs);
     }
@@ -103,30 +144,92 @@ pub fn run(args: ReportArgs) -> u8 {
             logs,
         })
         .collect();
+    let mut calls = by_call(sources);
+    if let Some(id) = &args.call {
+        calls.retain(|(c, _)| c.as_deref() == Some(id.as_str()));
+        if calls.is_empty() {
+            return fail(format_args!(
+                "no log of call {} among the files",
+                one_line(id)
+            ));
+        }
+    }
+    if calls.len() > 1 && args.html.is_some() {
+        let ids: Vec<String> = calls
+            .iter()
+            .map(|(c, _)| c.as_deref().map_or("(no call id)".to_string(), one_line))
+            .collect();
+        return fail(format_args!(
+            "the logs hold {} calls ({}); a page shows one: pick it with --call ID",
+            calls.len(),
+            ids.join(", ")
+        ));
+    }
     let cast = Cast {
         human: config.human.clone(),
         voicebot: config.voicebot.clone(),
     };
-    let page = build(&sources, &cast);
-
-    let mut summary = Summary::default();
-    for s in &sources {
-        summary.add(&s.result);
-    }
-    let mut out = terminal(&page, &summary);
-    if let Some(path) = &args.html {
-        if let Err(e) = std::fs::write(path, html::render(&page)) {
-            return fail(format!("cannot write {}: {e}", path.display()));
-        }
+    let mut out = String::new();
+    if calls.len() > 1 {
         out.push_str(&format!(
-            "HTML report written to {}\n",
-            one_line(&path.to_string_lossy())
+            "The logs hold {} calls, reported one after another (--call ID picks one).\n\n",
+            calls.len()
         ));
     }
-    let mut lock = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not a failure of the report.
-    let _ = lock.write_all(out.as_bytes()).and_then(|_| lock.flush());
-    0
+    for (k, (_, sources)) in calls.iter().enumerate() {
+        if k > 0 {
+            out.push_str("\n\n");
+        }
+        let page = build(sources, &cast);
+        let mut summary = Summary::default();
+        for s in sources {
+            summary.add(&s.result);
+        }
+        out.push_str(&terminal(&page, &summary));
+        if let Some(path) = &args.html {
+            if let Err(e) = std::fs::write(path, html::render(&page)) {
+                return fail(format!(
+                    "cannot write {}: {e}",
+                    file_name(&path.to_string_lossy())
+                ));
+            }
+            out.push_str(&format!(
+                "HTML report written to {}\n",
+                file_name(&path.to_string_lossy())
+            ));
+        }
+    }
+    emit(out.as_bytes(), 0)
+}
+
+/// The files grouped by the call their logs record, in the order the
+/// files came. A file's call is the first call id its logs hold; files
+/// without one go with the only call there is, or else form a group of
+/// their own.
+fn by_call(sources: Vec<Source>) -> Vec<(Option<String>, Vec<Source>)> {
+    let mut groups: Vec<(Option<String>, Vec<Source>)> = Vec::new();
+    let mut loose = Vec::new();
+    for s in sources {
+        let id = s
+            .logs
+            .iter()
+            .find_map(|l| room::call_id(l.records.iter()))
+            .map(str::to_string);
+        match id {
+            None => loose.push(s),
+            Some(id) => match groups.iter_mut().find(|g| g.0.as_deref() == Some(&id)) {
+                Some(g) => g.1.push(s),
+                None => groups.push((Some(id), vec![s])),
+            },
+        }
+    }
+    if !loose.is_empty() {
+        match groups.as_mut_slice() {
+            [only] => only.1.extend(loose),
+            _ => groups.push((None, loose)),
+        }
+    }
+    groups
 }
 
 /// The view of the call that both the terminal and the page show.
@@ -147,11 +250,11 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
         v
     };
     if ids.len() > 1 {
-        eprintln!(
-            "callint: warning: the logs hold {} calls ({}); they are reported as one",
+        warn(format_args!(
+            "warning: the logs hold {} calls ({}); they are reported as one",
             ids.len(),
             one_line(&ids.join(", "))
-        );
+        ));
     }
 
     let human = views.iter().find_map(|v| v.call.human).map(str::to_string);
@@ -626,6 +729,9 @@ fn names<S: AsRef<str>>(to_you: Option<bool>, to: &[S], me: &str) -> bool {
     to_you == Some(true) || to.iter().any(|n| same_name(n.as_ref(), me))
 }
 
+/// The widest the agent column of the table grows, in characters.
+const NAME_COLUMN: usize = 32;
+
 /// The summary for the terminal. Every name from a log is escaped.
 fn terminal(p: &Page, summary: &Summary) -> String {
     use std::fmt::Write;
@@ -662,7 +768,7 @@ fn terminal(p: &Page, summary: &Summary) -> String {
             } else {
                 "              "
             },
-            one_line(&f.path)
+            file_name(&f.path)
         );
         if let Some(a) = &f.agent {
             let _ = write!(o, " ({})", one_line(a));
@@ -682,7 +788,12 @@ fn terminal(p: &Page, summary: &Summary) -> String {
     let _ = writeln!(o, "  lines         {heard} heard: {}", per_lane.join(", "));
 
     // Per agent.
-    let names: Vec<String> = p.agents.iter().map(|a| one_line(&a.name)).collect();
+    // A name from a log may be of any length: the table shows its start.
+    let names: Vec<String> = p
+        .agents
+        .iter()
+        .map(|a| elide(&one_line(&a.name), NAME_COLUMN).into_owned())
+        .collect();
     let w = names
         .iter()
         .map(|n| n.chars().count())

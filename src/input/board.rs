@@ -24,7 +24,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         return Parsed { logs, problems };
     }
     let starts = LineStarts::new(bytes);
-    for read in json::values(bytes, Span::new(0, bytes.len())) {
+    for read in json::values(bytes, Span::new(super::bom_len(bytes), bytes.len())) {
         match read {
             Read::Broken(p) => problems.push(p),
             Read::Value(span, Value::Array(items)) => {

@@ -19,8 +19,10 @@ const LINES: usize = 40;
 /// board) and gave none: one problem instead of one per line, naming the
 /// shape the file has when it is recognised. Prompts and helper code are
 /// read for what they hold, and may hold nothing. `head` is the start of
-/// the file (at least its first 64 KiB when it is that long).
-pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed) {
+/// the file (at least its first 64 KiB when it is that long); `dropped`,
+/// how many problems the reader counted beyond those it kept. True when
+/// the problems were replaced.
+pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: usize) -> bool {
     let holds_records = matches!(
         format,
         Format::Native
@@ -32,14 +34,14 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed) {
             | Format::Unknown
     );
     if !holds_records || parsed.logs.iter().any(|l| !l.records.is_empty()) {
-        return;
+        return false;
     }
     let shape = recognise(head);
-    let n = parsed.problems.len();
+    let n = parsed.problems.len() + dropped;
     if shape.is_none() && n <= 1 {
         // Nothing to read (a blank file), or one problem that already
         // points at what is wrong.
-        return;
+        return false;
     }
     let first_line = {
         let h = &head[..head.len().min(LOOK)];
@@ -90,6 +92,7 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed) {
         }
     };
     parsed.problems = vec![problem];
+    true
 }
 
 /// What a file that is none of callint's inputs looks like, as a phrase
@@ -341,7 +344,7 @@ mod tests {
         let log = "2026-10-10 10:00:01 INFO started\n".repeat(3000);
         let mut p = super::super::parse(Format::Native, log.as_bytes());
         assert_eq!(p.problems.len(), 3000);
-        settle(Format::Native, log.as_bytes(), &mut p);
+        settle(Format::Native, log.as_bytes(), &mut p, 0);
         assert_eq!(p.problems.len(), 1);
         assert!(
             p.problems[0].message.contains("application log"),
@@ -351,12 +354,12 @@ mod tests {
         // a log with one record left keeps its line problems
         let mixed = format!("{log}{{\"fn\":\"leave\"}}\n");
         let mut p = super::super::parse(Format::Native, mixed.as_bytes());
-        settle(Format::Native, mixed.as_bytes(), &mut p);
+        settle(Format::Native, mixed.as_bytes(), &mut p, 0);
         assert_eq!(p.problems.len(), 3000);
         // nothing recognised: the first problem, with the count
         let junk = "{\"fn\":\n".repeat(5);
         let mut p = super::super::parse(Format::Native, junk.as_bytes());
-        settle(Format::Native, junk.as_bytes(), &mut p);
+        settle(Format::Native, junk.as_bytes(), &mut p, 0);
         assert_eq!(p.problems.len(), 1);
         assert!(
             p.problems[0].message.contains("5 lines"),

@@ -17,10 +17,11 @@ pub(crate) struct RawLine {
     pub span: Span,
 }
 
-/// The lines of `bytes`, without `\n` or `\r\n`.
+/// The lines of `bytes`, without `\n` or `\r\n`; a byte order mark
+/// at the start is not part of the first.
 pub(crate) fn lines(bytes: &[u8]) -> Vec<RawLine> {
     let mut out = Vec::new();
-    let mut start = 0usize;
+    let mut start = super::bom_len(bytes);
     let mut no: u32 = 0;
     while start < bytes.len() {
         no = no.saturating_add(1);

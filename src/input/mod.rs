@@ -362,6 +362,17 @@ pub fn parse_with(format: Format, bytes: &[u8], opts: &Options) -> Parsed {
     }
 }
 
+/// How many bytes at the start of `bytes` are a UTF-8 byte order mark
+/// (3 or 0). Editors on some systems write one; every reader passes over
+/// it, and spans stay offsets into the bytes as given.
+pub(crate) fn bom_len(bytes: &[u8]) -> usize {
+    if bytes.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    }
+}
+
 /// A file that is none of the formats: one problem at its start.
 fn unknown(bytes: &[u8]) -> Parsed {
     let first = bytes

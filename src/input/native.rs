@@ -13,9 +13,24 @@ use crate::model::*;
 /// Parse a whole native log. Problems are returned beside the log, in line
 /// order; the log holds every record that could be read.
 pub fn parse(bytes: &[u8]) -> (Log, Vec<Problem>) {
+    let (log, problems, _) = parse_capped(bytes, usize::MAX);
+    (log, problems)
+}
+
+/// Problems of a file beyond the first few: counted, not kept. A file of
+/// a million broken lines costs the memory of the first ones only.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dropped {
+    pub count: usize,
+    /// Where the first of them is.
+    pub first: Option<Anchor>,
+}
+
+/// [`parse`], keeping the first `keep` problems and counting the rest.
+pub fn parse_capped(bytes: &[u8], keep: usize) -> (Log, Vec<Problem>, Dropped) {
     // One record a line: sized once, so a large log is not copied while
     // its vector grows.
-    let mut p = Lines::new(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut p = Lines::new(memchr::memchr_iter(b'\n', bytes).count() + 1, keep);
     p.feed(bytes, 0, true);
     p.finish()
 }
@@ -23,26 +38,74 @@ pub fn parse(bytes: &[u8]) -> (Log, Vec<Problem>) {
 /// How much of a file [`parse_reader`] reads at a time.
 const BLOCK: usize = 1 << 20;
 
+/// What [`parse_reader`] read: the log, the problems kept and those
+/// dropped, and how many bytes there were.
+#[derive(Debug)]
+pub struct Streamed {
+    pub log: Log,
+    pub problems: Vec<Problem>,
+    pub dropped: Dropped,
+    pub bytes: usize,
+}
+
 /// Parse a native log from `reader`, a block at a time, never holding more
-/// of the file than its longest line and one block: a large log is linted
-/// without its bytes in memory. `lines` sizes the record vector (the
-/// file's count of line ends, or any guess). Returns the log, its problems
-/// and how many bytes were read. Spans are offsets into the whole stream,
-/// exactly as [`parse`] gives them for the same bytes.
+/// of the file than its longest record and one block: a large log is
+/// linted without its bytes in memory. A line longer than a block that
+/// cannot be a record (it starts with something no JSON value starts with)
+/// is not held at all: what its problem needs is kept while the rest is
+/// read past. `lines` sizes the record vector (the file's count of line
+/// ends, or any guess); the first `keep` problems are kept. Spans are
+/// offsets into the whole stream, exactly as [`parse`] gives them for the
+/// same bytes.
 pub fn parse_reader(
+    reader: impl std::io::Read,
+    lines: usize,
+    keep: usize,
+) -> std::io::Result<Streamed> {
+    parse_blocks(reader, lines, keep, BLOCK)
+}
+
+fn parse_blocks(
     mut reader: impl std::io::Read,
     lines: usize,
-) -> std::io::Result<(Log, Vec<Problem>, usize)> {
-    let mut p = Lines::new(lines);
+    keep: usize,
+    block: usize,
+) -> std::io::Result<Streamed> {
+    let mut p = Lines::new(lines, keep);
     // `buf[..filled]` holds the bytes read but not yet parsed: at most one
     // line and the bytes after it. It doubles for a line longer than itself.
-    let mut buf = vec![0u8; BLOCK];
+    let mut buf = vec![0u8; block.max(8)];
     let mut filled = 0usize;
     // Offset of `buf[0]` in the stream.
     let mut base = 0usize;
     loop {
         if filled == buf.len() {
-            buf.resize(buf.len() * 2, 0);
+            // One line fills the buffer (it starts at `buf[0]`).
+            let bom = if base == 0 && p.line_no == 0 {
+                super::bom_len(&buf[..filled])
+            } else {
+                0
+            };
+            match hopeless_head(&buf[bom..filled]) {
+                Some(head) => {
+                    match p.skip_line(&mut reader, &mut buf, &mut filled, base, bom, head)? {
+                        Some(next) => {
+                            base = next;
+                            continue;
+                        }
+                        None => {
+                            let (log, problems, dropped) = p.finish();
+                            return Ok(Streamed {
+                                log,
+                                problems,
+                                dropped,
+                                bytes: filled,
+                            });
+                        }
+                    }
+                }
+                None => buf.resize(buf.len() * 2, 0),
+            }
         }
         let n = read_some(&mut reader, &mut buf[filled..])?;
         let old = filled;
@@ -66,12 +129,51 @@ pub fn parse_reader(
         }
         p.feed(&buf[..cut], base, eof);
         if eof {
-            return Ok((p.log, p.problems, base + cut));
+            let (log, problems, dropped) = p.finish();
+            return Ok(Streamed {
+                log,
+                problems,
+                dropped,
+                bytes: base + cut,
+            });
         }
         buf.copy_within(cut..filled, 0);
         filled -= cut;
         base += cut;
     }
+}
+
+/// For the start of a line that can be no record, the length of the part
+/// its problem is found in: up to and with its first character that no
+/// JSON value starts with. `None` when the line may still be a record (or
+/// a value, or blank), which only the whole line tells.
+fn hopeless_head(line: &[u8]) -> Option<usize> {
+    let at = line
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\r'))?;
+    let b = line[at];
+    if b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+        )
+    {
+        return None;
+    }
+    // The whole character, when it is one; else the byte alone.
+    let len = match b {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => 1,
+    };
+    let end = (at + len).min(line.len());
+    let end = if std::str::from_utf8(&line[at..end]).is_ok() {
+        end
+    } else {
+        at + 1
+    };
+    Some(end)
 }
 
 /// Count the line ends `reader` holds: what [`parse_reader`] sizes its
@@ -102,17 +204,22 @@ fn read_some(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result
 struct Lines {
     log: Log,
     problems: Vec<Problem>,
+    /// How many problems are kept; the others are counted in `dropped`.
+    keep: usize,
+    dropped: Dropped,
     line_no: u32,
     names: Interner,
 }
 
 impl Lines {
-    fn new(lines: usize) -> Lines {
+    fn new(lines: usize, keep: usize) -> Lines {
         let mut log = Log::default();
         log.records.reserve_exact(lines);
         Lines {
             log,
             problems: Vec::new(),
+            keep,
+            dropped: Dropped::default(),
             line_no: 0,
             names: Interner::default(),
         }
@@ -122,7 +229,12 @@ impl Lines {
     /// file; `end` says that they run to the end of the file (the last of
     /// them may then lack its line end).
     fn feed(&mut self, bytes: &[u8], offset: usize, end: bool) {
-        let mut start = 0usize;
+        // A byte order mark before the first line is not part of it.
+        let mut start = if offset == 0 && self.line_no == 0 {
+            super::bom_len(bytes)
+        } else {
+            0
+        };
         let len = bytes.len();
         while start < len {
             self.line_no = self.line_no.saturating_add(1);
@@ -142,6 +254,7 @@ impl Lines {
                 &mut self.problems,
                 &mut self.names,
             );
+            self.cap();
             match nl {
                 Some(k) => start = k + 1,
                 None => break,
@@ -149,8 +262,104 @@ impl Lines {
         }
     }
 
-    fn finish(self) -> (Log, Vec<Problem>) {
-        (self.log, self.problems)
+    /// Count the problems beyond the first `keep` instead of keeping them.
+    fn cap(&mut self) {
+        if self.problems.len() > self.keep {
+            for p in self.problems.drain(self.keep..) {
+                self.dropped.count += 1;
+                self.dropped.first.get_or_insert(p.at);
+            }
+        }
+    }
+
+    /// Read past a line that can be no record, longer than `buf`: `buf`
+    /// is full, `buf[0]` is at `base` in the stream, and the line starts
+    /// at `buf[bom]` (after a byte order mark, for the first line). Its
+    /// problem is the one [`parse_line`] gives for the whole line: at the
+    /// first byte that is not UTF-8, or else at the end of its first
+    /// `head` bytes, which are all that is kept of it. Returns the offset
+    /// of the next line, whose bytes read so far are left at the start of
+    /// `buf`, or `None` at the end of the stream (`filled` then counts the
+    /// bytes of `buf` past the last offset read).
+    fn skip_line(
+        &mut self,
+        reader: &mut impl std::io::Read,
+        buf: &mut [u8],
+        filled: &mut usize,
+        base: usize,
+        bom: usize,
+        head: usize,
+    ) -> std::io::Result<Option<usize>> {
+        let line_start = base + bom;
+        let first = buf[bom..bom + head].to_vec();
+        // `buf[..*filled]` is at `at` in the stream; bytes before `from`
+        // are not the line's or were checked already.
+        let mut at = base;
+        let mut from = bom;
+        let mut bad: Option<(usize, u8, usize)> = None;
+        let next = loop {
+            let nl = memchr::memchr(b'\n', &buf[from..*filled]).map(|k| from + k);
+            let body = nl.unwrap_or(*filled);
+            let mut tail = 0;
+            if bad.is_none() {
+                if let Err(e) = std::str::from_utf8(&buf[from..body]) {
+                    let k = from + e.valid_up_to();
+                    match e.error_len() {
+                        Some(len) => bad = Some((at + k, buf[k], len)),
+                        // Cut inside a character: it ends in the next
+                        // read, unless the line ends inside it.
+                        None if nl.is_none() => tail = body - k,
+                        None => bad = Some((at + k, buf[k], 1)),
+                    }
+                }
+            }
+            if let Some(k) = nl {
+                break Some(at + k + 1);
+            }
+            // Keep an unfinished character; read on after it.
+            buf.copy_within(*filled - tail..*filled, 0);
+            at += *filled - tail;
+            *filled = tail;
+            from = 0;
+            let n = read_some(reader, &mut buf[tail..])?;
+            *filled += n;
+            if n == 0 {
+                if tail > 0 && bad.is_none() {
+                    bad = Some((at, buf[0], 1));
+                }
+                break None;
+            }
+        };
+        self.line_no = self.line_no.saturating_add(1);
+        match bad {
+            Some((o, byte, len)) => self.problems.push(utf8_problem(o, byte, len)),
+            None => parse_line(
+                &first,
+                line_start,
+                self.line_no,
+                false,
+                &mut self.log,
+                &mut self.problems,
+                &mut self.names,
+            ),
+        }
+        self.cap();
+        Ok(match next {
+            Some(n) => {
+                let k = n - at;
+                buf.copy_within(k..*filled, 0);
+                *filled -= k;
+                Some(n)
+            }
+            None => {
+                *filled += at;
+                None
+            }
+        })
+    }
+
+    fn finish(self) -> (Log, Vec<Problem>, Dropped) {
+        (self.log, self.problems, self.dropped)
     }
 }
 
@@ -193,11 +402,7 @@ fn parse_line(
         Err(e) => {
             let at = offset + e.valid_up_to();
             let bad = raw[e.valid_up_to()];
-            problems.push(Problem::new(
-                Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
-                format!("this line is not valid UTF-8 (byte 0x{bad:02x})"),
-                Some("a log is UTF-8 text; this line was skipped".into()),
-            ));
+            problems.push(utf8_problem(at, bad, e.error_len().unwrap_or(1)));
             return;
         }
     };
@@ -306,6 +511,16 @@ fn parse_line(
         }
         .from(agent, call, thread),
     );
+}
+
+/// The problem of a line that is not UTF-8: `len` bytes at `at`, the
+/// first of them `bad`.
+fn utf8_problem(at: usize, bad: u8, len: usize) -> Problem {
+    Problem::new(
+        Anchor::bytes(Span::new(at, at + len)),
+        format!("this line is not valid UTF-8 (byte 0x{bad:02x})"),
+        Some("a log is UTF-8 text; this line was skipped".into()),
+    )
 }
 
 fn json_problem(e: &serde_json::Error, text: &str, offset: usize, is_last: bool) -> Problem {
@@ -812,16 +1027,65 @@ mod tests {
 
     fn streamed_as_whole(src: &[u8]) {
         let whole = parse(src);
-        for step in [0, 3] {
-            let (log, problems, n) = parse_reader(Trickle { bytes: src, step }, 0).unwrap();
-            assert_eq!(n, src.len());
-            assert_eq!(format!("{:?}", (&log, &problems)), format!("{whole:?}"));
+        // Small blocks too: lines longer than a block, kept whole or read
+        // past, at every place of a read.
+        for block in [BLOCK, 8, 13, 64] {
+            for step in [0, 3] {
+                let r = parse_blocks(Trickle { bytes: src, step }, 0, usize::MAX, block).unwrap();
+                assert_eq!(r.bytes, src.len(), "block {block}");
+                assert_eq!(
+                    format!("{:?}", (&r.log, &r.problems)),
+                    format!("{whole:?}"),
+                    "block {block}, step {step}"
+                );
+            }
         }
-        let (log, problems, _) = parse_reader(src, 4).unwrap();
-        assert_eq!(format!("{:?}", (&log, &problems)), format!("{whole:?}"));
+        let r = parse_reader(src, 4, usize::MAX).unwrap();
+        assert_eq!(format!("{:?}", (&r.log, &r.problems)), format!("{whole:?}"));
         assert_eq!(
             count_lines(src).unwrap(),
             memchr::memchr_iter(b'\n', src).count()
+        );
+    }
+
+    #[test]
+    fn long_lines_that_are_no_record_are_read_past_as_whole_reading_sees_them() {
+        let long = |head: &str, fill: &str, n: usize| format!("{head}{}", fill.repeat(n));
+        let ok = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"leave"}"#;
+        for src in [
+            long("", "\0", 200),
+            long("  x", "y", 200),
+            format!("{}\n{ok}\n", long("\t\u{e9}", "z", 100)),
+            format!("{ok}\n{}\r\n{ok}", long("}", "\u{20ac}", 70)),
+            format!("{}\u{20ac}\n{ok}", long("#", "a", 101)),
+            long("\u{feff}zz", "q", 90),
+        ] {
+            streamed_as_whole(src.as_bytes());
+            // Not UTF-8 later in the line: that is its problem.
+            for bad in [&b"\xff"[..], b"\xe2\x82", b"\xe2\x82\n"] {
+                let mut b = src.clone().into_bytes();
+                b.extend_from_slice(bad);
+                b.extend_from_slice(b"tail\n");
+                b.extend_from_slice(ok.as_bytes());
+                streamed_as_whole(&b);
+                let mut b = src.clone().into_bytes();
+                b.extend_from_slice(bad);
+                streamed_as_whole(&b);
+            }
+        }
+    }
+
+    #[test]
+    fn problems_beyond_the_kept_ones_are_counted() {
+        let src = "{\n".repeat(1000);
+        let (_, problems, dropped) = parse_capped(src.as_bytes(), 10);
+        assert_eq!(problems.len(), 10);
+        assert_eq!(dropped.count, 990);
+        assert_eq!(dropped.first.map(|a| a.span.start), Some(20));
+        let r = parse_blocks(src.as_bytes(), 0, 10, 16).unwrap();
+        assert_eq!(
+            (r.problems, r.dropped),
+            (problems, parse_capped(src.as_bytes(), 10).2)
         );
     }
 
@@ -865,11 +1129,11 @@ mod tests {
         let src =
             format!("{{\"fn\":\"say\",\"args\":{{\"text\":\"{text}\"}}}}\n{{\"fn\":\"leave\"}}\n");
         assert!(src.len() > 2 * BLOCK);
-        let (log, problems, n) = parse_reader(src.as_bytes(), 0).unwrap();
-        assert!(problems.is_empty(), "{problems:?}");
-        assert_eq!((n, log.records.len()), (src.len(), 2));
-        assert_eq!(log.records[1].line, 2);
-        assert_eq!(log.records[1].span.start, src.len() - 15);
+        let r = parse_reader(src.as_bytes(), 0, usize::MAX).unwrap();
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        assert_eq!((r.bytes, r.log.records.len()), (src.len(), 2));
+        assert_eq!(r.log.records[1].line, 2);
+        assert_eq!(r.log.records[1].span.start, src.len() - 15);
     }
 
     fn one(src: &str) -> (Log, Vec<Problem>) {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::escape::one_line;
+use super::escape::{file_name, one_line};
 use super::{resolve, LineIndex};
 use crate::engine::FileResult;
 
@@ -16,7 +16,7 @@ pub fn render(f: &FileResult, out: &mut String) {
         let _ = writeln!(
             out,
             "{}:{}:{}: {}[{}] {}",
-            one_line(&f.path),
+            file_name(&f.path),
             at.line,
             at.column,
             d.severity,

@@ -6,10 +6,23 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// True for characters that must not reach a terminal or page raw.
+/// True for characters that must not reach a terminal or page raw:
+/// controls (C0 and C1, NEL among them) but tab and line feed, the
+/// Unicode line and paragraph separators (which some terminals and
+/// editors take for line breaks), and the bidirectional marks, embeddings,
+/// overrides and isolates, which reorder the text around them.
 pub fn is_unsafe(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// The visible form of an unsafe character: `\e`, `\u{7}`, ...
@@ -52,6 +65,36 @@ pub fn one_line(s: &str) -> String {
         }
     }
     out
+}
+
+/// A file name on one line, as [`one_line`] shows text, and a backslash
+/// doubled, so that a name holding a backslash and an `n` and one holding
+/// a line break are told apart. (On Windows a backslash separates folders
+/// and a name holds no control character: there it stays as it is.)
+pub fn file_name(s: &str) -> String {
+    if cfg!(windows) || !s.contains('\\') {
+        return one_line(s);
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe(c) => escaped(c, &mut out),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` cut to at most `max` characters, the last of them an ellipsis
+/// when anything was left out (for a column of a table).
+pub fn elide(s: &str, max: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(max.saturating_sub(1)) {
+        Some((at, _)) if s[at..].chars().nth(1).is_some() => Cow::Owned(format!("{}…", &s[..at])),
+        _ => Cow::Borrowed(s),
+    }
 }
 
 /// A log text for a message: quoted, on one line, cut after `max`
@@ -102,6 +145,47 @@ mod tests {
         assert_eq!(terminal("\u{202e}evil"), "\\u{202e}evil");
         assert!(matches!(terminal("plain"), Cow::Borrowed(_)));
         assert_eq!(one_line("a\nb\u{9b}"), "a\\nb\\u{9b}");
+    }
+
+    #[test]
+    fn line_breaks_and_reordering_marks_are_escaped() {
+        for c in [
+            '\u{2028}', '\u{2029}', '\u{85}', '\u{61c}', '\u{200e}', '\u{200f}', '\u{202a}',
+            '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}',
+            '\u{2069}',
+        ] {
+            let s = format!("a{c}b");
+            let want = format!("a\\u{{{:x}}}b", c as u32);
+            assert_eq!(terminal(&s), want);
+            assert_eq!(one_line(&s), want);
+            assert!(!html(&s).contains(c));
+        }
+        // Letters of right-to-left scripts are text, not controls.
+        assert_eq!(terminal("שלום مرحبا"), "שלום مرحبا");
+    }
+
+    #[test]
+    fn file_names_tell_a_backslash_from_a_line_break() {
+        if cfg!(windows) {
+            return;
+        }
+        let typed = file_name("a\\nb.jsonl");
+        let real = file_name("a\nb.jsonl");
+        assert_eq!(typed, "a\\\\nb.jsonl");
+        assert_eq!(real, "a\\nb.jsonl");
+        assert_ne!(typed, real);
+        assert_eq!(file_name("logs/a b.jsonl"), "logs/a b.jsonl");
+        assert_eq!(file_name("x\\\x1b"), "x\\\\\\e");
+    }
+
+    #[test]
+    fn elides_to_a_width() {
+        assert_eq!(elide("opencode", 8), "opencode");
+        assert_eq!(elide("opencode", 9), "opencode");
+        assert_eq!(elide("opencode", 5), "open…");
+        assert_eq!(elide("äöüäöü", 3), "äö…");
+        assert_eq!(elide(&"x".repeat(70_000), 32).chars().count(), 32);
+        assert_eq!(elide("", 0), "");
     }
 
     #[test]

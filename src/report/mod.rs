@@ -30,22 +30,58 @@ pub enum Format {
 }
 
 /// Byte offsets of line starts, to turn offsets into lines and columns.
+/// Four bytes a line for a file under 4 GiB (a file of short lines is not
+/// indexed at four times its size), eight beyond.
 pub struct LineIndex {
-    starts: Vec<usize>,
+    starts: Starts,
+}
+
+enum Starts {
+    Small(Vec<u32>),
+    Large(Vec<usize>),
 }
 
 impl LineIndex {
     pub fn new(src: &[u8]) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', src).map(|i| i + 1));
+        let n = memchr::memchr_iter(b'\n', src).count() + 1;
+        let ends = memchr::memchr_iter(b'\n', src).map(|i| i + 1);
+        let starts = if u32::try_from(src.len()).is_ok() {
+            let mut v = Vec::with_capacity(n);
+            v.push(0);
+            // Every offset is at most `src.len()`, which fits.
+            v.extend(ends.map(|i| i as u32));
+            Starts::Small(v)
+        } else {
+            let mut v = Vec::with_capacity(n);
+            v.push(0);
+            v.extend(ends);
+            Starts::Large(v)
+        };
         LineIndex { starts }
+    }
+
+    /// Where line `k` (0-based) starts, if there is one.
+    fn start(&self, k: usize) -> Option<usize> {
+        match &self.starts {
+            Starts::Small(v) => v.get(k).map(|&s| s as usize),
+            Starts::Large(v) => v.get(k).copied(),
+        }
+    }
+
+    /// The 0-based line holding `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        let after = match &self.starts {
+            Starts::Small(v) => v.partition_point(|&s| s as usize <= offset),
+            Starts::Large(v) => v.partition_point(|&s| s <= offset),
+        };
+        after.saturating_sub(1)
     }
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn position(&self, src: &[u8], offset: usize) -> (usize, usize) {
         let offset = offset.min(src.len());
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
+        let line = self.line_of(offset);
+        let start = self.start(line).unwrap_or(0);
         // Count characters: every byte that does not continue a UTF-8
         // sequence starts one (invalid bytes count one each).
         let col = src[start..offset]
@@ -57,8 +93,8 @@ impl LineIndex {
 
     /// The byte range of line `line` (1-based), without its line end.
     pub fn line_span(&self, src: &[u8], line: usize) -> Span {
-        let start = self.starts[line - 1];
-        let mut end = self.starts.get(line).map(|&s| s - 1).unwrap_or(src.len());
+        let start = self.start(line - 1).unwrap_or(src.len());
+        let mut end = self.start(line).map(|s| s - 1).unwrap_or(src.len());
         if end > start && src.get(end - 1) == Some(&b'\r') {
             end -= 1;
         }
@@ -66,7 +102,10 @@ impl LineIndex {
     }
 
     pub fn lines(&self) -> usize {
-        self.starts.len()
+        match &self.starts {
+            Starts::Small(v) => v.len(),
+            Starts::Large(v) => v.len(),
+        }
     }
 }
 

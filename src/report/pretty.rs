@@ -3,10 +3,12 @@
 //!
 //! miette prints source lines as they are, so it never sees the file
 //! itself: it sees a *display copy* in which every unsafe character is
-//! escaped, invalid UTF-8 is shown as `\xNN`, lines nobody points at are
-//! left empty (line numbers stay right) and very long lines are cut to a
-//! window around what is pointed at. Spans are mapped from the file onto the
-//! copy.
+//! escaped, invalid UTF-8 is shown as `\xNN`, lines no span touches are
+//! left empty (line numbers stay right) and very long lines are cut to
+//! windows around what is pointed at, all of them together as wide as the
+//! terminal. Spans are mapped from the file onto the copy. Label texts are
+//! wrapped at spaces to the room right of their mark, so that labels
+//! stacked under one line stay within the width.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -16,7 +18,7 @@ use miette::{
     MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
-use super::escape::{escaped, is_unsafe, terminal};
+use super::escape::{escaped, file_name, is_unsafe, terminal};
 use super::{resolve, LineIndex};
 use crate::diagnostic::Severity;
 use crate::engine::FileResult;
@@ -44,27 +46,49 @@ struct Piece {
 pub struct DisplayCopy {
     pub text: String,
     pieces: Vec<Piece>,
+    /// Line ends in `text`.
+    newlines: usize,
+    /// For each line kept, its line in the copy and in the file (from 0):
+    /// a long run of lines no one points at is left out but for a few, so
+    /// the copy's line numbers are not the file's.
+    lines: Vec<(usize, usize)>,
 }
 
 impl DisplayCopy {
-    /// Build the copy, keeping the lines that hold one of `points` (byte
-    /// offsets into `src`) and cutting lines wider than `width` characters
-    /// to windows around those points.
-    pub fn build(src: &[u8], index: &LineIndex, points: &[usize], width: usize) -> DisplayCopy {
+    /// Build the copy, keeping every line that one of `spans` (byte
+    /// ranges of `src`) touches and cutting lines wider than `width`
+    /// characters to windows around the places pointed at: a span's start
+    /// and end, and the start of each line inside it.
+    pub fn build(src: &[u8], index: &LineIndex, spans: &[Span], width: usize) -> DisplayCopy {
         let mut by_line: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for &p in points {
-            let (line, _) = index.position(src, p);
-            by_line.entry(line).or_default().push(p);
+        for s in spans {
+            let (first, _) = index.position(src, s.start);
+            by_line.entry(first).or_default().push(s.start);
+            if s.end > s.start {
+                let (last, _) = index.position(src, s.end);
+                // The lines inside a span are shown (a board's items), up
+                // to a bound that keeps a span over a whole file printable.
+                for line in first + 1..last.min(first + MAX_SPAN_LINES) {
+                    let start = index.line_span(src, line).start;
+                    by_line.entry(line).or_default().push(start);
+                }
+                if last > first {
+                    by_line.entry(last).or_default().push(s.end);
+                }
+            }
         }
         let mut c = DisplayCopy {
             text: String::new(),
             pieces: Vec::new(),
+            newlines: 0,
+            lines: Vec::new(),
         };
         let mut pos = 0;
         for (&line, pts) in &by_line {
             let ls = index.line_span(src, line);
-            // Lines before: emptied, their line ends kept.
+            // Lines before: emptied, a few of their line ends kept.
             c.blank_lines(src, pos, ls.start);
+            c.lines.push((c.newlines, line - 1));
             c.window_line(src, ls, pts, width.max(40));
             pos = ls.end;
         }
@@ -93,18 +117,22 @@ impl DisplayCopy {
             copied,
         });
         self.text.push_str(text);
+        self.newlines += memchr::memchr_iter(b'\n', text.as_bytes()).count();
     }
 
-    /// Keep only the line ends of `src[from..to]`.
+    /// Keep only the line ends of `src[from..to]`, and of a long run of
+    /// lines only the first few: a snippet never reaches farther across
+    /// lines no one points at, and a file of a million lines is not copied
+    /// as a million empty ones.
     fn blank_lines(&mut self, src: &[u8], from: usize, to: usize) {
         let mut start = from;
-        for (i, &b) in src[from..to].iter().enumerate() {
-            if b == b'\n' {
-                let nl = from + i;
-                self.push(Span::new(start, nl), "", false);
-                self.push(Span::new(nl, nl + 1), "\n", true);
-                start = nl + 1;
-            }
+        for nl in memchr::memchr_iter(b'\n', &src[from..to])
+            .map(|i| from + i)
+            .take(NEAR_LINES + 1)
+        {
+            self.push(Span::new(start, nl), "", false);
+            self.push(Span::new(nl, nl + 1), "\n", true);
+            start = nl + 1;
         }
         self.push(Span::new(start, to), "", false);
     }
@@ -135,7 +163,9 @@ impl DisplayCopy {
         }
     }
 
-    /// Copy one line, cut to windows around `pts` if it is too wide.
+    /// Copy one line, cut to windows around `pts` if it is too wide: the
+    /// windows (and the ellipses between them) are `width` characters
+    /// together, so that several places on one line do not widen it.
     fn window_line(&mut self, src: &[u8], ls: Span, pts: &[usize], width: usize) {
         let line = &src[ls.start..ls.end];
         let chars = line.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
@@ -143,13 +173,25 @@ impl DisplayCopy {
             self.copy_safe(src, ls.start, ls.end);
             return;
         }
-        // Windows of `width` characters, a quarter of them before the point.
-        let mut windows: Vec<(usize, usize)> = Vec::new();
         let mut sorted = pts.to_vec();
         sorted.sort_unstable();
-        for p in sorted {
-            let s = back_chars(src, ls.start, p, width / 4);
-            let e = fwd_chars(src, ls.end, s, width);
+        sorted.dedup();
+        // One window for all the places when they fit in one, else one
+        // window each; a quarter of a window before its place.
+        let first_to_last = src[sorted[0]..sorted[sorted.len() - 1]]
+            .iter()
+            .filter(|&&b| (b & 0xC0) != 0x80)
+            .count();
+        let (places, each) = if first_to_last + width / 4 + 8 <= width {
+            (vec![sorted[0]], width)
+        } else {
+            let n = sorted.len();
+            (sorted, (width.saturating_sub(n + 1) / n).max(12))
+        };
+        let mut windows: Vec<(usize, usize)> = Vec::new();
+        for p in places {
+            let s = back_chars(src, ls.start, p, each / 4);
+            let e = fwd_chars(src, ls.end, s, each);
             match windows.last_mut() {
                 Some(w) if s <= w.1 => w.1 = w.1.max(e),
                 _ => windows.push((s, e)),
@@ -218,11 +260,25 @@ fn fwd_chars(src: &[u8], ceil: usize, mut p: usize, n: usize) -> usize {
     p
 }
 
+/// The file's line (from 0) of the copy's line `k`, by the kept lines'
+/// places in both (see [`DisplayCopy`]).
+fn file_line(lines: &[(usize, usize)], k: usize) -> usize {
+    match lines.partition_point(|&(copy, _)| copy <= k) {
+        0 => k,
+        i => {
+            let (copy, file) = lines[i - 1];
+            file + (k - copy)
+        }
+    }
+}
+
 /// The display copy as miette reads it: always whole lines, and the
 /// header's column taken from the file, not from the (possibly cut) copy.
 struct CopySource {
     name: String,
     text: String,
+    /// The copy's lines and the file's, as [`file_line`] reads them.
+    lines: Vec<(usize, usize)>,
     /// Copy offset of a label's start -> (line, column) in the file.
     columns: std::collections::HashMap<usize, (usize, usize)>,
 }
@@ -263,7 +319,8 @@ impl SourceCode for CopySource {
                 .position(|&b| b == b'\n')
                 .map_or(t.len(), |k| le + 1 + k);
         }
-        let line = t[..ls].iter().filter(|&&b| b == b'\n').count();
+        let copy_line = memchr::memchr_iter(b'\n', &t[..ls]).count();
+        let line = file_line(&self.lines, copy_line);
         let count = t[ls..le].iter().filter(|&&b| b == b'\n').count() + 1;
         let (line, column) = match self.columns.get(&start) {
             Some(&(l, c)) if before == 0 => (l - 1, c - 1),
@@ -345,6 +402,41 @@ fn visible(s: &str) -> String {
 /// the same snippet; farther ones become notes after it.
 const NEAR_LINES: usize = 2;
 
+/// How many lines of one span are shown; the lines of a longer one after
+/// these are left empty.
+const MAX_SPAN_LINES: usize = 200;
+
+/// The narrowest a label's text is wrapped to, however far right its mark.
+const MIN_LABEL_WIDTH: usize = 24;
+
+/// `text` with its spaces turned into line breaks where a line would grow
+/// wider than `width` characters; a word is never broken.
+fn wrap_words(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut col = 0;
+    for word in text.split(' ') {
+        let w = word.chars().count();
+        if col > 0 && col + 1 + w > width {
+            out.push('\n');
+            col = 0;
+        } else if col > 0 || out.ends_with(' ') {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += w;
+    }
+    out
+}
+
+/// The column of the copy's offset `o` in its line, in characters.
+fn column_in(text: &str, o: usize) -> usize {
+    let t = text.as_bytes();
+    let o = o.min(t.len());
+    let start = memchr::memrchr(b'\n', &t[..o]).map_or(0, |k| k + 1);
+    t[start..o].iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
 /// Render every finding of one file.
 pub fn render(f: &FileResult, style: Style, out: &mut String) {
     if f.diagnostics.is_empty() {
@@ -361,17 +453,18 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
                 .collect()
         })
         .collect();
-    let points: Vec<usize> = located.iter().flatten().map(|l| l.span.start).collect();
+    let spans: Vec<Span> = located.iter().flatten().map(|l| l.span).collect();
     let width = style.width.saturating_sub(12);
-    let copy = DisplayCopy::build(&f.source, &index, &points, width);
+    let copy = DisplayCopy::build(&f.source, &index, &spans, width);
     let columns = located
         .iter()
         .flatten()
         .map(|l| (copy.map(l.span.start, false), (l.line, l.column)))
         .collect();
     let source = CopySource {
-        name: visible(&f.path),
+        name: file_name(&f.path),
         text: copy.text.clone(),
+        lines: copy.lines.clone(),
         columns,
     };
     let theme = if style.color {
@@ -387,13 +480,36 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         let mut labels = Vec::new();
         let mut notes = Vec::new();
         let primary_line = spans[0].line;
+        // What stands left of a label's text: the line numbers, the
+        // gutter of spans over several lines, and the mark's column.
+        let near = |s: &super::Located| s.line.abs_diff(primary_line) <= NEAR_LINES;
+        let last_line = spans
+            .iter()
+            .filter(|s| near(s))
+            .map(|s| s.end_line)
+            .max()
+            .unwrap_or(1);
+        let gutter = if spans.iter().any(|s| near(s) && s.end_line > s.line) {
+            3
+        } else {
+            0
+        };
+        let left = last_line.to_string().len() + 4 + gutter + 4;
         for (i, (l, s)) in std::iter::once(&d.primary)
             .chain(&d.labels)
             .zip(spans)
             .enumerate()
         {
-            let text = l.text.as_deref().map(visible);
             let span = copy.map_span(s.span);
+            let mark = if s.end_line > s.line {
+                column_in(&copy.text, span.offset() + span.len())
+            } else {
+                let a = column_in(&copy.text, span.offset());
+                let b = column_in(&copy.text, span.offset() + span.len());
+                (a + b.max(a + 1)) / 2
+            };
+            let room = style.width.saturating_sub(left + mark).max(MIN_LABEL_WIDTH);
+            let text = l.text.as_deref().map(|t| wrap_words(&visible(t), room));
             if i == 0 {
                 labels.push(LabeledSpan::new_primary_with_span(text, span));
             } else if s.line.abs_diff(primary_line) <= NEAR_LINES {
@@ -402,7 +518,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
                 notes.push(Shown {
                     code: None,
                     severity: miette::Severity::Advice,
-                    message: text.unwrap_or_else(|| "see here".into()),
+                    message: l.text.as_deref().map_or_else(|| "see here".into(), visible),
                     help: None,
                     labels: vec![LabeledSpan::new_with_span(None, span)],
                     source: &source,
@@ -427,7 +543,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         if handler.render_report(&mut buf, &shown).is_err() {
             buf = format!(
                 "{}: {}[{}] {}\n",
-                visible(&f.path),
+                file_name(&f.path),
                 d.severity,
                 d.rule,
                 shown.message
@@ -444,7 +560,8 @@ mod tests {
 
     fn copy_of(src: &str, pts: &[usize], width: usize) -> DisplayCopy {
         let idx = LineIndex::new(src.as_bytes());
-        DisplayCopy::build(src.as_bytes(), &idx, pts, width)
+        let spans: Vec<Span> = pts.iter().map(|&p| Span::new(p, p)).collect();
+        DisplayCopy::build(src.as_bytes(), &idx, &spans, width)
     }
 
     #[test]
@@ -469,10 +586,44 @@ mod tests {
     }
 
     #[test]
+    fn lines_inside_a_span_are_kept() {
+        let src = "before\n{\n  \"a\": 1,\n  \"b\": 2\n}\nafter\n";
+        let s = Span::new(src.find('{').unwrap(), src.find('}').unwrap() + 1);
+        let idx = LineIndex::new(src.as_bytes());
+        let c = DisplayCopy::build(src.as_bytes(), &idx, &[s], 100);
+        assert_eq!(c.text, "\n{\n  \"a\": 1,\n  \"b\": 2\n}\n\n");
+    }
+
+    #[test]
+    fn places_far_apart_on_one_line_share_its_width() {
+        let long = format!(
+            "{}ONE{}TWO{}",
+            "a".repeat(100),
+            "b".repeat(300),
+            "c".repeat(100)
+        );
+        let (one, two) = (long.find("ONE").unwrap(), long.find("TWO").unwrap());
+        let c = copy_of(&long, &[one, two], 68);
+        assert!(c.text.chars().count() <= 68, "{}", c.text);
+        assert!(
+            c.text.contains("ONE") && c.text.contains("TWO"),
+            "{}",
+            c.text
+        );
+    }
+
+    #[test]
+    fn label_texts_wrap_at_spaces() {
+        assert_eq!(wrap_words("one two three four", 9), "one two\nthree\nfour");
+        assert_eq!(wrap_words("a verylongword b", 4), "a\nverylongword\nb");
+        assert_eq!(wrap_words("short", 40), "short");
+    }
+
+    #[test]
     fn invalid_utf8_is_shown_as_bytes() {
         let src = b"ok \xff\xfe here";
         let idx = LineIndex::new(src);
-        let c = DisplayCopy::build(src, &idx, &[3], 100);
+        let c = DisplayCopy::build(src, &idx, &[Span::new(3, 3)], 100);
         assert_eq!(c.text, "ok \\xff\\xfe here");
         let s = c.map_span(Span::new(3, 4));
         assert_eq!(&c.text[s.offset()..s.offset() + s.len()], "\\xff");

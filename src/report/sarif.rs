@@ -154,12 +154,19 @@ pub fn level(s: Severity) -> &'static str {
 
 /// The findings of one file.
 pub fn results(f: &FileResult) -> Vec<SarifResult> {
+    results_at(f, Path::new(&f.path))
+}
+
+/// The findings of one file read from `path`: the URI is made of the
+/// path's own bytes, so that a name that is not UTF-8 still leads to the
+/// file (the result's `path` is only its readable form).
+pub fn results_at(f: &FileResult, path: &Path) -> Vec<SarifResult> {
     if f.diagnostics.is_empty() {
         return Vec::new();
     }
     let catalogue = rules::catalogue();
     let index = LineIndex::new(&f.source);
-    let uri = artifact_uri(&f.path);
+    let uri = artifact_uri_of(path);
     let location = |at: Located, id: Option<usize>, text: Option<&String>| Location {
         id,
         physical_location: PhysicalLocation {
@@ -266,7 +273,12 @@ fn section(page: &str, title: &str) -> Option<String> {
 /// below the working folder relative to it, any other as a `file://` URI;
 /// every byte but letters, digits, `-._~` and `/` percent-encoded.
 pub fn artifact_uri(path: &str) -> String {
-    let p = Path::new(path);
+    artifact_uri_of(Path::new(path))
+}
+
+/// [`artifact_uri`] of a path as the system gives it: on Unix its bytes
+/// are encoded as they are, whether or not they are UTF-8.
+pub fn artifact_uri_of(p: &Path) -> String {
     let rel = if p.is_absolute() {
         std::env::current_dir()
             .ok()
@@ -285,8 +297,8 @@ pub fn artifact_uri(path: &str) -> String {
             Component::CurDir => {}
             Component::RootDir => parts.push(String::new()),
             Component::ParentDir => parts.push("..".into()),
-            Component::Normal(s) => parts.push(encode(&s.to_string_lossy())),
-            Component::Prefix(s) => parts.push(encode(&s.as_os_str().to_string_lossy())),
+            Component::Normal(s) => parts.push(encode(s)),
+            Component::Prefix(s) => parts.push(encode(s.as_os_str())),
         }
     }
     let joined = parts.join("/");
@@ -299,9 +311,20 @@ pub fn artifact_uri(path: &str) -> String {
     format!("{prefix}{joined}")
 }
 
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
+/// The bytes of a path's part, percent-encoded but for the unreserved.
+fn encode(s: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    let bytes: std::borrow::Cow<'_, [u8]> = {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(s.as_bytes())
+    };
+    #[cfg(not(unix))]
+    let bytes: std::borrow::Cow<'_, [u8]> = match s.to_string_lossy() {
+        std::borrow::Cow::Borrowed(t) => std::borrow::Cow::Borrowed(t.as_bytes()),
+        std::borrow::Cow::Owned(t) => std::borrow::Cow::Owned(t.into_bytes()),
+    };
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes.iter() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             out.push(b as char);
         } else {
@@ -314,6 +337,14 @@ fn encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn a_name_that_is_not_utf8_keeps_its_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let p = Path::new(std::ffi::OsStr::from_bytes(b"logs/caf\xe9.jsonl"));
+        assert_eq!(artifact_uri_of(p), "logs/caf%E9.jsonl");
+    }
 
     #[test]
     fn uris_are_relative_and_encoded() {

@@ -197,18 +197,19 @@ fn gitignored_and_hidden_logs_are_skipped_unless_no_ignore() {
             "logs/old/o.jsonl",
         ]
     );
-    // A folder whose logs are all ignored says so.
+    // A folder whose logs are all ignored is no pass, and says why.
     std::fs::create_dir_all(dir.join("quiet")).unwrap();
     std::fs::write(dir.join("quiet/.gitignore"), "*.jsonl\n").unwrap();
     std::fs::write(dir.join("quiet/q.jsonl"), &log).unwrap();
     let o = callint_in(&dir, &["check", "quiet", "--format", "json"]);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(2));
     assert_eq!(json(&o)["summary"]["files"], 0);
     let err = text(&o.stderr);
     assert!(
-        err.contains("1 log(s) below quiet") && err.contains("--no-ignore"),
+        err.contains("nothing to check below quiet") && err.contains("the 1 file(s) there"),
         "{err}"
     );
+    assert!(err.contains("--no-ignore"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

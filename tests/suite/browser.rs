@@ -1,7 +1,9 @@
 //! The HTML post-mortem in a real browser: headless Chromium loads the
 //! report of the corpus's incident call, the test reads the DOM after the
 //! page's script ran (lanes, marks, findings, no script error, nothing
-//! loaded), and a screenshot is saved as `target/report-seed-incident.png`.
+//! loaded), and a screenshot is saved as `report-seed-incident.png` in the
+//! build's target folder (`CARGO_TARGET_DIR` when set), never in the
+//! source tree.
 //!
 //! Chromium is Debian's `chromium` package (`.ci/run` installs it). Without
 //! it the test fails when `CI=true` and is skipped with a notice elsewhere.
@@ -223,7 +225,7 @@ fn incident_report_in_chromium() {
     }
 
     // The screenshot, for people.
-    let target = root().join("target");
+    let target = target_dir();
     std::fs::create_dir_all(&target).unwrap();
     let shot = target.join("report-seed-incident.png");
     let _ = std::fs::remove_file(&shot);
@@ -243,6 +245,25 @@ fn incident_report_in_chromium() {
         png.len()
     );
     let _ = std::fs::copy(&html, target.join("report-seed-incident.html"));
+}
+
+/// The build's target folder, wherever `CARGO_TARGET_DIR` put it: the one
+/// this test binary was built into (`<target>/<profile>/deps/`).
+fn target_dir() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.parent()?.to_path_buf()))
+        .unwrap_or_else(|| root().join("target"))
+}
+
+#[test]
+fn the_screenshot_goes_to_the_target_folder() {
+    let target = target_dir();
+    assert!(target.join("debug").is_dir() || target.join("release").is_dir());
+    if let Some(set) = std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
+        let set = std::fs::canonicalize(root().join(set)).unwrap();
+        assert_eq!(std::fs::canonicalize(&target).unwrap(), set);
+    }
 }
 
 #[test]

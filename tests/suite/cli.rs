@@ -523,3 +523,46 @@ fn tee_halves_are_paired() {
     assert!(p.len() > a.len(), "paired {p:?}, alone {a:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_docs_say_what_the_tool_does() {
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).unwrap();
+    // Every rule of the catalogue has its row in the README's table.
+    let o = callint(&["rules", "--format", "json"]);
+    let rules: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rules.len(), callint::rules::catalogue().len());
+    for r in &rules {
+        let name = r["name"].as_str().unwrap();
+        let row = format!("| `{name}` | {} |", r["seed"].as_str().unwrap());
+        assert!(readme.contains(&row), "no README row {row}");
+    }
+    // Every ending a folder walk reads is named in the README and in
+    // `check --help`.
+    let help = stdout(&callint(&["check", "--help"]));
+    for ext in callint::walk::LOG_EXTENSIONS {
+        let e = format!("`.{ext}`");
+        assert!(readme.contains(&e), "README does not name {e}");
+        assert!(
+            help.contains(&format!(".{ext}")),
+            "check --help does not name .{ext}"
+        );
+    }
+    assert!(readme.contains("cargo install --path . --locked"));
+    assert!(!readme.contains("rev: <tag>"));
+    // The rules table lines up and says what its SEED column is.
+    let table = stdout(&callint(&["rules"]));
+    let at = |line: &str| {
+        line.find("warning")
+            .or_else(|| line.find("error"))
+            .or_else(|| line.find("info"))
+    };
+    let columns: Vec<usize> = table
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(at)
+        .collect();
+    assert_eq!(columns.len(), rules.len());
+    assert!(columns.windows(2).all(|w| w[0] == w[1]), "{table}");
+    assert!(table.contains("\nseed: "), "{table}");
+}

@@ -14,7 +14,6 @@
 //! binary; `tests/properties.rs` throws generated inputs at the harness.
 
 use crate::common;
-
 use callint::engine::FileResult;
 use callint::harness;
 use callint::input::Format;
@@ -709,7 +708,11 @@ fn thousands_of_speakers_alike() {
         r#"{"ts":"2026-10-10T09:05:00.000Z","fn":"say","args":{"text":"Can you check the logs?"}}"#,
     );
     log.push('\n');
-    let f = common::lint("many.jsonl", log.as_bytes(), &[]);
+    // Every finding listed: none summed up after the first hundred.
+    let all = callint::config::Config::parse("max-repeats = 0", None).unwrap();
+    let f = callint::engine::Linter::new(&all, None, &[])
+        .unwrap()
+        .lint("many.jsonl", log.as_bytes().to_vec());
     let ambiguous: Vec<_> = f
         .diagnostics
         .iter()

@@ -862,3 +862,70 @@ fn a_log_without_times_says_once_what_was_not_judged() {
     let f = common::lint("SKILL.md", md.as_bytes(), &[]);
     assert!(f.diagnostics.iter().all(|d| d.rule != "no-times"));
 }
+
+/// What `check --format json` finds in `file`: rule, line, column (lines
+/// after the first; the mark is a character of the first) and message.
+fn findings_of(file: &std::path::Path) -> Vec<(String, u64, u64, String)> {
+    let o = crate::common::callint(&["check", "--format", "json", file.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let line = d["line"].as_u64().unwrap();
+            let col = if line == 1 {
+                0
+            } else {
+                d["column"].as_u64().unwrap()
+            };
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                line,
+                col,
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_byte_order_mark_loses_nothing_in_any_reader() {
+    let dir = crate::common::scratch();
+    let big = {
+        // Larger than the part that tells the format: read a block at a time.
+        let mut b =
+            std::fs::read(crate::common::root().join("corpus/seed-incident/claude.jsonl")).unwrap();
+        b.extend(std::iter::repeat_n(b'\n', 100_000));
+        b
+    };
+    let cases: Vec<(&str, Vec<u8>)> = [
+        "corpus/seed-incident/claude.jsonl",
+        "corpus/seed-incident-mcp/claude.jsonl",
+        "corpus/seed-incident-transcript/transcript.txt",
+        "corpus/prompts/release-boards.json",
+        "corpus/prompts/bad-prompt.md",
+    ]
+    .iter()
+    .map(|f| {
+        let name = std::path::Path::new(f)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        (name, std::fs::read(crate::common::root().join(f)).unwrap())
+    })
+    .chain([("big.jsonl", big)])
+    .collect();
+    for (name, bytes) in cases {
+        let plain = dir.join(format!("plain-{name}"));
+        let marked = dir.join(format!("bom-{name}"));
+        std::fs::write(&plain, &bytes).unwrap();
+        let mut with = b"\xef\xbb\xbf".to_vec();
+        with.extend_from_slice(&bytes);
+        std::fs::write(&marked, with).unwrap();
+        let expected = findings_of(&plain);
+        assert!(!expected.is_empty(), "{name}: the case shows no finding");
+        assert_eq!(findings_of(&marked), expected, "{name}");
+    }
+}

@@ -11,6 +11,7 @@ mod corpus;
 mod genlog;
 mod hostile;
 mod inputs;
+mod output;
 mod properties;
 mod regressions;
 mod report;

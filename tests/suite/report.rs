@@ -459,3 +459,94 @@ fn the_room_findings_of_check_are_in_the_report() {
         "{out}"
     );
 }
+
+#[test]
+fn a_folder_and_standard_input_are_read_like_files() {
+    let by_files = report(&INCIDENT);
+    let by_folder = report(&["corpus/seed-incident"]);
+    // The same call, the same numbers; only the list of logs may differ in
+    // how the paths are spelt.
+    let body = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.trim_start().starts_with("corpus/") && !l.contains("logs "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(body(&by_files), body(&by_folder));
+    assert!(by_folder.contains("Call c-7f3k2q"), "{by_folder}");
+
+    let log = std::fs::read(root().join(INCIDENT[0])).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args(["report", "-"])
+        .current_dir(root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &log).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let from_stdin = stdout(&o);
+    assert_eq!(
+        from_stdin.replace("logs          - (", "logs          X ("),
+        report(&[INCIDENT[0]]).replace(
+            &format!("logs          {} (", INCIDENT[0]),
+            "logs          X ("
+        )
+    );
+}
+
+#[test]
+fn logs_of_two_calls_are_two_reports() {
+    let both = report(&["corpus/seed-incident", "corpus/clean-en"]);
+    assert_eq!(
+        both.matches("\nCall ").count() + both.starts_with("Call ") as usize,
+        2,
+        "{both}"
+    );
+    let incident = report(&["corpus/seed-incident"]);
+    let clean = report(&["corpus/clean-en"]);
+    // Each call's part is its report alone: no 1-hour call made of two.
+    assert!(both.contains(&incident), "{both}");
+    assert!(both.contains(&clean), "{both}");
+
+    // One picked by its id.
+    let picked = report(&[
+        "corpus/seed-incident",
+        "corpus/clean-en",
+        "--call",
+        "c-c1ean3",
+    ]);
+    assert_eq!(picked, clean);
+
+    // A page shows one call: with two, the user is asked to pick.
+    let page = scratch().join("two.html");
+    let o = callint(&[
+        "report",
+        "corpus/seed-incident",
+        "corpus/clean-en",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--call"));
+    assert!(!page.exists());
+}
+
+#[test]
+fn a_huge_agent_name_is_elided_in_the_table() {
+    let name = "N".repeat(70_000);
+    let log = format!(
+        "{}\n{}\n",
+        serde_json::json!({"ts":"2026-10-10T10:00:00.000Z","agent":name,"call":"c1","fn":"join","args":{"call_id":"c1","label":"Kiwi"},"result":{"status":"joined"}}),
+        serde_json::json!({"ts":"2026-10-10T10:00:01.000Z","agent":name,"call":"c1","fn":"say","args":{"text":"Hello, Kiwi here."},"result":{"say_id":"s1","say_status":"spoken"}}),
+    );
+    let file = scratch().join("huge-name.jsonl");
+    std::fs::write(&file, log).unwrap();
+    let out = report(&[file.to_str().unwrap()]);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("NNNN") && l.contains('…'))
+        .unwrap_or_else(|| panic!("no table row: {}", &out[..out.len().min(2000)]));
+    assert!(row.chars().count() < 200, "{row}");
+}
