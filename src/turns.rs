@@ -349,19 +349,32 @@ pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
     out
 }
 
-/// Records of says that greet right after a join: the first `say` after a
-/// successful `join`, with no `next` in between.
+/// Records of says that greet on joining: the first `say` after a
+/// successful `join`, with no `next` in between, and the recorder's first
+/// say of the call when it is a greeting naming itself (a log that does not
+/// show the moment of joining, such as a transcript's, still shows that).
 pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
+    let lex = Lexicon::get();
     let mut out = HashSet::new();
     let mut fresh = false;
+    let mut first = true;
     for (i, r) in call.records.iter().enumerate() {
         let Body::Fn(f) = &r.body else { continue };
         match &f.op {
             Op::Join(j) if f.ok() && j.joined() => fresh = true,
             Op::Next(_) => fresh = false,
-            Op::Say(_) if fresh => {
-                out.insert(i);
+            Op::Say(s) => {
+                let greets = first
+                    && call.recorder.is_some_and(|me| {
+                        s.text
+                            .as_ref()
+                            .is_some_and(|t| greets(lex, me, t.as_str()))
+                    });
+                if fresh || greets {
+                    out.insert(i);
+                }
                 fresh = false;
+                first = false;
             }
             _ => {}
         }
@@ -429,7 +442,12 @@ pub fn speaks_to_human(call: &Call<'_>, u: &Utterance<'_>) -> bool {
 /// speaker ("Hi, this is Claude, I'm in and listening. What's up?"). Its
 /// question is a formula, not one for the human to decide.
 pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
-    let text = u.text.trim_start();
+    greets(lex, u.speaker, u.text)
+}
+
+/// `text` opens with a greeting and names `speaker`.
+fn greets(lex: &Lexicon, speaker: &str, text: &str) -> bool {
+    let text = text.trim_start();
     let greetings = lex.list("turns.greetings");
     let opens = if text.is_ascii() {
         // Lower case of ASCII is ASCII, byte for byte: compare in place.
@@ -456,8 +474,8 @@ pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
             .flat_map(char::to_lowercase)
             .collect()
     };
-    let me = fold(u.speaker);
-    !me.is_empty() && fold(u.text).contains(&me)
+    let me = fold(speaker);
+    !me.is_empty() && fold(text).contains(&me)
 }
 
 /// A token with the punctuation around it stripped and lower-cased (into
