@@ -35,7 +35,10 @@ pub fn about_call(lex: &Lexicon, w: &Words) -> Option<(usize, usize)> {
         .or_else(|| {
             let (i, n) = lex.phrases("reading.missed-none-from").find_gapped(w)?;
             let first_person = lex.phrases("reading.first-person").find_gapped(w).is_some();
-            let receiving = lex.phrases("reading.receive-verbs").find_gapped(w).is_some();
+            let receiving = lex
+                .phrases("reading.receive-verbs")
+                .find_gapped(w)
+                .is_some();
             let denied = !w.word(i).starts_with("any") || w.iter().take(i).any(is_negation);
             (first_person && receiving && denied).then_some((i, n))
         })?;
