@@ -540,13 +540,31 @@ impl Reader<'_> {
         }
     }
 
-    /// A list of anything, checked and not kept.
-    fn check_list<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<()> {
+    /// The names in a list of participants: each item a name, or an object
+    /// whose `label` (else `name`) is one. Other items are passed over.
+    fn listed<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Vec<Text>> {
+        let path = at.key(key);
         let v = self.get(obj, key)?;
-        if !matches!(v.view(), View::Arr(_)) {
-            self.wrong_type(at.key(key), "a list", v);
+        let View::Arr(items) = v.view() else {
+            self.wrong_type(path, "a list", v);
+            return None;
+        };
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match item.view() {
+                View::Str(s) => out.push(Text::new(s.to_string(), path.index(i))),
+                View::Obj => {
+                    for k in ["label", "name"] {
+                        if let Some(View::Str(s)) = item.field(k).map(|n| n.view()) {
+                            out.push(Text::new(s.to_string(), path.index(i).key(k)));
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
-        Some(())
+        Some(out)
     }
 
     /// A list of strings, checked and not kept.
@@ -678,14 +696,16 @@ impl Reader<'_> {
             })),
             "status" => Op::Status(Box::new({
                 // Who else is in the call, as the server answers: lists
-                // (of names or of objects; the format leaves it open),
-                // checked, not kept.
-                res!(check_list, "peers");
-                res!(check_list, "operators");
-                match args {
+                // of names or of objects with a `label` (the format leaves
+                // it open).
+                let mut listed = res!(listed, "peers").unwrap_or_default();
+                listed.extend(res!(listed, "operators").unwrap_or_default());
+                let mut board = match args {
                     Some(o) => self.board(o, a),
                     None => Board::default(),
-                }
+                };
+                board.listed = listed;
+                board
             })),
             "activity" => Op::Activity(arg!(text, "text").map(Box::new)),
             "decide" => Op::Decide(Box::new(Decide {
@@ -726,6 +746,7 @@ impl Reader<'_> {
             doing: self.text(o, at, "doing"),
             open: self.items(o, at, "open"),
             done: self.items(o, at, "done"),
+            listed: Vec::new(),
         }
     }
 
@@ -927,7 +948,10 @@ mod tests {
     #[test]
     fn a_board_list_of_the_wrong_type_is_a_problem_and_the_board_stays() {
         for (args, bad) in [
-            (r#"{"emoji":"✅","open":"Fix login","done":[]}"#, "args.open"),
+            (
+                r#"{"emoji":"✅","open":"Fix login","done":[]}"#,
+                "args.open",
+            ),
             (r#"{"emoji":"✅","open":[],"done":3}"#, "args.done"),
             (r#"{"emoji":"✅","open":{"a":1},"done":[]}"#, "args.open"),
         ] {
