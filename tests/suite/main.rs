@@ -6,6 +6,7 @@ mod browser;
 mod cli;
 mod common;
 mod corpus;
+mod formats;
 mod genlog;
 mod hostile;
 mod inputs;
