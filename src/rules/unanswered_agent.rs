@@ -333,7 +333,7 @@ mod tests {
                 JOIN.to_string(),
                 say("2026-10-10T10:00:50.000Z", "Orca, which port does staging use?"),
                 op("2026-10-10T10:01:00.000Z", text),
-                format!(r#"{{"ts":"2026-10-10T10:02:00.000Z","fn":"next","result":{{"type":"timeout"}}}}"#),
+                r#"{"ts":"2026-10-10T10:02:00.000Z","fn":"next","result":{"type":"timeout"}}"#.to_string(),
             ]
             .join("\n")
         };
@@ -369,7 +369,7 @@ mod tests {
         let log = [
             JOIN.to_string(),
             op("2026-10-10T10:01:00.000Z", "Thanks, Lumen. Which branch?"),
-            format!(r#"{{"ts":"2026-10-10T10:01:40.000Z","fn":"next","result":{{"type":"timeout"}}}}"#),
+            r#"{"ts":"2026-10-10T10:01:40.000Z","fn":"next","result":{"type":"timeout"}}"#.to_string(),
         ]
         .join("\n");
         assert_eq!(run(&log).len(), 1);

@@ -11,11 +11,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::common::{self, convert};
 
+/// A case's files: name and bytes.
+type Files = [(String, Vec<u8>)];
+
 /// An input shape a corpus call can be linted in.
 struct Format {
     name: &'static str,
     /// The files of that shape written from a case's native logs.
-    from_native: fn(&[(String, Vec<u8>)]) -> convert::Converted,
+    from_native: fn(&Files) -> convert::Converted,
     /// Rules whose findings this shape cannot show, and why.
     unshown: &'static [(&'static str, &'static str)],
     /// The files of one call are merged into one room, which judges the
