@@ -1,8 +1,12 @@
 //! Accuracy and speed of call-language identification, English vs German.
 //!
 //! ```text
-//! cargo run --release --example langeval [-- --errors METHOD]
+//! cargo run --release --example langeval [-- --errors METHOD] [--only PREFIX] [--single]
 //! ```
+//!
+//! `--only "callint identify"` measures that method alone; `--single` only
+//! lingua's single words (the figure for `wrong-language` on one-word
+//! says).
 //!
 //! Test sets: lingua's public test data (the `testdata/` folders of the
 //! `lingua-english-language-model` and `lingua-german-language-model`
@@ -131,6 +135,13 @@ fn main() {
         .iter()
         .position(|a| a == "--errors")
         .and_then(|i| args.get(i + 1).cloned());
+    // `--only PREFIX`: the methods whose name starts with it; `--single`:
+    // lingua's single words alone.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1).cloned());
+    let single_only = args.iter().any(|a| a == "--single");
 
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut sets = Vec::new();
@@ -200,7 +211,7 @@ fn main() {
 
     let en_de = [lingua::Language::English, lingua::Language::German];
     let defaults = Options::default();
-    let methods: Vec<Box<dyn Method>> = vec![
+    let mut methods: Vec<Box<dyn Method>> = vec![
         Box::new(Whatlang {
             detector: whatlang::Detector::with_allowlist(vec![
                 whatlang::Lang::Eng,
@@ -290,6 +301,12 @@ fn main() {
             },
         }),
     ];
+    if let Some(only) = &only {
+        methods.retain(|m| m.name().starts_with(only.as_str()));
+    }
+    if single_only {
+        sets.retain(|s| s.name == "lingua single words");
+    }
     let start = Instant::now();
     language::warm_up();
     println!(

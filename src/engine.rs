@@ -585,8 +585,15 @@ impl<R: std::io::Read> std::io::Read for Head<R> {
 /// `log`: what the rules' unit tests assert on.
 #[cfg(test)]
 pub(crate) fn fired(rule: &str, log: &str) -> Vec<usize> {
+    fired_in(rule, "t.jsonl", log)
+}
+
+/// As [`fired`], for a file of the given name (its format told as
+/// `callint check` tells it).
+#[cfg(test)]
+pub(crate) fn fired_in(rule: &str, name: &str, log: &str) -> Vec<usize> {
     let linter = Linter::new(&Config::default(), Some(&[rule.to_string()]), &[]).unwrap();
-    let f = linter.lint("t.jsonl", log.as_bytes().to_vec());
+    let f = linter.lint(name, log.as_bytes().to_vec());
     let index = crate::report::LineIndex::new(&f.source);
     f.diagnostics
         .iter()

@@ -4,6 +4,7 @@
 //! (every rule in [`rules`]) -> [`diagnostic::Diagnostic`]s -> [`report`].
 
 pub mod addressing;
+pub mod claims;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;

@@ -709,6 +709,8 @@ pub struct Board {
     pub doing: Option<Text>,
     pub open: Vec<Text>,
     pub done: Vec<Text>,
+    /// For `status`: the names its answer listed (`peers`, `operators`).
+    pub listed: Vec<Text>,
 }
 
 #[derive(Clone, Debug, Default)]

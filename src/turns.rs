@@ -22,6 +22,7 @@ use crate::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::diagnostic::Finding;
 use crate::lexicon::Lexicon;
 use crate::model::{next_event, Body, Call, EventKind, Op, Utterance, Via, Who};
+use crate::rules::missed_line::{phrase_at, words};
 use crate::words::{push_lower, NameList, Phrases};
 
 /// How long a line keeps its hold on the room: a say more than this long
@@ -349,19 +350,30 @@ pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
     out
 }
 
-/// Records of says that greet right after a join: the first `say` after a
-/// successful `join`, with no `next` in between.
+/// Records of says that greet on joining: the first `say` after a
+/// successful `join`, with no `next` in between, and the recorder's first
+/// say of the call when it is a greeting naming itself (a log that does not
+/// show the moment of joining, such as a transcript's, still shows that).
 pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
+    let lex = Lexicon::get();
     let mut out = HashSet::new();
     let mut fresh = false;
+    let mut first = true;
     for (i, r) in call.records.iter().enumerate() {
         let Body::Fn(f) = &r.body else { continue };
         match &f.op {
             Op::Join(j) if f.ok() && j.joined() => fresh = true,
             Op::Next(_) => fresh = false,
-            Op::Say(_) if fresh => {
-                out.insert(i);
+            Op::Say(s) => {
+                let greets = first
+                    && call.recorder.is_some_and(|me| {
+                        s.text.as_ref().is_some_and(|t| greets(lex, me, t.as_str()))
+                    });
+                if fresh || greets {
+                    out.insert(i);
+                }
                 fresh = false;
+                first = false;
             }
             _ => {}
         }
@@ -429,7 +441,12 @@ pub fn speaks_to_human(call: &Call<'_>, u: &Utterance<'_>) -> bool {
 /// speaker ("Hi, this is Claude, I'm in and listening. What's up?"). Its
 /// question is a formula, not one for the human to decide.
 pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
-    let text = u.text.trim_start();
+    greets(lex, u.speaker, u.text)
+}
+
+/// `text` opens with a greeting and names `speaker`.
+fn greets(lex: &Lexicon, speaker: &str, text: &str) -> bool {
+    let text = text.trim_start();
     let greetings = lex.list("turns.greetings");
     let opens = if text.is_ascii() {
         // Lower case of ASCII is ASCII, byte for byte: compare in place.
@@ -456,8 +473,8 @@ pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
             .flat_map(char::to_lowercase)
             .collect()
     };
-    let me = fold(u.speaker);
-    !me.is_empty() && fold(u.text).contains(&me)
+    let me = fold(speaker);
+    !me.is_empty() && fold(text).contains(&me)
 }
 
 /// A token with the punctuation around it stripped and lower-cased (into
@@ -546,6 +563,119 @@ impl<'l> Questions<'l> {
         }
         false
     }
+}
+
+/// The sentence asks someone ("you") to do or answer something: it opens
+/// (after up to three greetings or fillers) with a request ("could you",
+/// "please", "kannst du"), ends with "please", or is a question with "you"
+/// in it; sentences meant for the whole room ("Can everyone ...?") and uses
+/// of "you" that ask nothing ("thank you") do not count.
+pub fn is_request(lex: &Lexicon, sentence: &str) -> bool {
+    let w = words(sentence);
+    if w.is_empty() {
+        return false;
+    }
+    let has = |key: &str| (0..w.len()).any(|i| phrase_at(&w, i, lex.list(key)).is_some());
+    if has("reading.room-words") {
+        return false;
+    }
+    let not_asking = lex.list("reading.not-asking");
+    // An opening such as "Could you", after up to three greetings or
+    // fillers ("Okay, so, can you ...").
+    let mut p = 0;
+    for _ in 0..=3 {
+        if phrase_at(&w, p, not_asking).is_some() {
+            return false;
+        }
+        if phrase_at(&w, p, lex.list("reading.request-starts")).is_some() {
+            return true;
+        }
+        if p < w.len() && is_greeting_word(&w[p]) {
+            p += 1;
+        } else {
+            break;
+        }
+    }
+    // "Check the logs, please."
+    if matches!(w.last().map(String::as_str), Some("please" | "bitte")) {
+        return true;
+    }
+    // "What do you think?": a question with "you" in it, unless the "you"
+    // is part of a phrase that asks nothing ("..., you know?").
+    if !sentence.trim_end().ends_with(['?', '？']) {
+        return false;
+    }
+    let second = lex.list("reading.second-person");
+    let mut i = 0;
+    while i < w.len() {
+        if let Some(n) = phrase_at(&w, i, not_asking) {
+            i += n;
+            continue;
+        }
+        if second.iter().any(|s| *s == w[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+fn is_greeting_word(word: &str) -> bool {
+    GREETINGS
+        .iter()
+        .any(|g| !g.contains(' ') && *g == word && *g != "please" && *g != "bitte")
+}
+
+/// The sentence is a request for work ([`is_request`] that opens with
+/// "can you", "please", "kannst du" or ends with "please"), not a question
+/// back: no verb in it asks for an answer ("Can you confirm the URL?", "Do
+/// you mean staging?" are questions back; "Can you look at the queue?" is
+/// work).
+pub fn is_work_request(lex: &Lexicon, sentence: &str) -> bool {
+    if !is_request(lex, sentence) {
+        return false;
+    }
+    let w = words(sentence);
+    if (0..w.len()).any(|i| phrase_at(&w, i, lex.list("reading.answer-verbs")).is_some()) {
+        return false;
+    }
+    if matches!(w.last().map(String::as_str), Some("please" | "bitte")) {
+        return true;
+    }
+    let starts = lex.list("reading.work-request-starts");
+    let mut p = 0;
+    while p < w.len() && p <= 3 {
+        if phrase_at(&w, p, starts).is_some() {
+            return true;
+        }
+        if !is_greeting_word(&w[p]) {
+            break;
+        }
+        p += 1;
+    }
+    false
+}
+
+/// The text asks its listener for something: a question, a request
+/// ([`is_request`]), or a sentence that opens (after names and greetings)
+/// with an order, a verb of the board's tasks ("Restart the relay", "Prüf
+/// die Logs"). "Tarn, the port is 8443." asks nothing.
+pub fn asks(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
+    if is_question(lex, text, names) {
+        return true;
+    }
+    let orders = lex.phrases("board.action-verbs");
+    sentences(text).any(|r| {
+        let sentence = &text[r];
+        if is_request(lex, sentence) {
+            return true;
+        }
+        let w = words(sentence);
+        let first = w
+            .iter()
+            .position(|x| !names.contains(x) && !is_greeting_word(x));
+        first.is_some_and(|i| orders.has(&w[i]))
+    })
 }
 
 /// A greeting or interjection that may open a sentence before its question

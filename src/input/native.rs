@@ -713,6 +713,18 @@ impl Reader<'_> {
         self.strings(obj, at, key, |_, s, path| Text::new(s.to_string(), path))
     }
 
+    /// A board's `open` or `done`: a list of strings. Anything else is a
+    /// wrong type; a single string is still kept as one item, so that what
+    /// it says is judged with the rest of the board.
+    fn items<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Vec<Text> {
+        if let Some(v) = self.get(obj, key) {
+            if let View::Str(_) = v.view() {
+                self.wrong_type(at.key(key), "a list of strings", v);
+            }
+        }
+        self.texts(obj, at, key).unwrap_or_default()
+    }
+
     /// A list of strings, each made into a `T` with its path; a single
     /// string where a list was expected is read as a list of one.
     fn strings<N: Node, T>(
@@ -744,13 +756,31 @@ impl Reader<'_> {
         }
     }
 
-    /// A list of anything, checked and not kept.
-    fn check_list<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<()> {
+    /// The names in a list of participants: each item a name, or an object
+    /// whose `label` (else `name`) is one. Other items are passed over.
+    fn listed<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Vec<Text>> {
+        let path = at.key(key);
         let v = self.get(obj, key)?;
-        if !matches!(v.view(), View::Arr(_)) {
-            self.wrong_type(at.key(key), "a list", v);
+        let View::Arr(items) = v.view() else {
+            self.wrong_type(path, "a list", v);
+            return None;
+        };
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match item.view() {
+                View::Str(s) => out.push(Text::new(s.to_string(), path.index(i))),
+                View::Obj => {
+                    for k in ["label", "name"] {
+                        if let Some(View::Str(s)) = item.field(k).map(|n| n.view()) {
+                            out.push(Text::new(s.to_string(), path.index(i).key(k)));
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
-        Some(())
+        Some(out)
     }
 
     /// A list of strings, checked and not kept.
@@ -882,14 +912,16 @@ impl Reader<'_> {
             })),
             "status" => Op::Status(Box::new({
                 // Who else is in the call, as the server answers: lists
-                // (of names or of objects; the format leaves it open),
-                // checked, not kept.
-                res!(check_list, "peers");
-                res!(check_list, "operators");
-                match args {
+                // of names or of objects with a `label` (the format leaves
+                // it open).
+                let mut listed = res!(listed, "peers").unwrap_or_default();
+                listed.extend(res!(listed, "operators").unwrap_or_default());
+                let mut board = match args {
                     Some(o) => self.board(o, a),
                     None => Board::default(),
-                }
+                };
+                board.listed = listed;
+                board
             })),
             "activity" => Op::Activity(arg!(text, "text").map(Box::new)),
             "decide" => Op::Decide(Box::new(Decide {
@@ -928,8 +960,9 @@ impl Reader<'_> {
             label: self.text(o, at, "label"),
             emoji: self.text(o, at, "emoji"),
             doing: self.text(o, at, "doing"),
-            open: self.texts(o, at, "open").unwrap_or_default(),
-            done: self.texts(o, at, "done").unwrap_or_default(),
+            open: self.items(o, at, "open"),
+            done: self.items(o, at, "done"),
+            listed: Vec::new(),
         }
     }
 
@@ -1175,6 +1208,27 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].at.path.to_string(), "args.open[1]");
         assert_eq!(p[1].at.path.to_string(), "ts");
+    }
+
+    #[test]
+    fn a_board_list_of_the_wrong_type_is_a_problem_and_the_board_stays() {
+        for (args, bad) in [
+            (
+                r#"{"emoji":"✅","open":"Fix login","done":[]}"#,
+                "args.open",
+            ),
+            (r#"{"emoji":"✅","open":[],"done":3}"#, "args.done"),
+            (r#"{"emoji":"✅","open":{"a":1},"done":[]}"#, "args.open"),
+        ] {
+            let (log, p) = one(&format!(r#"{{"fn":"status","args":{args}}}"#));
+            assert_eq!(p.len(), 1, "{args}: {p:?}");
+            assert_eq!(p[0].at.path.to_string(), bad);
+            assert!(p[0].message.contains("list"), "{}", p[0].message);
+            let Op::Status(st) = &log.records[0].as_fn().unwrap().op else {
+                panic!("{args}")
+            };
+            assert_eq!(st.emoji.as_ref().unwrap().as_str(), "✅");
+        }
     }
 
     #[test]

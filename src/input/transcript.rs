@@ -24,9 +24,11 @@
 //! in `operators_said` of a `timeout` event otherwise. Addressing is
 //! computed with the server's rule.
 //!
-//! A transcript does not show when an agent joined. An agent is taken to
-//! hear the room from its own first line on (agents greet right after
-//! joining), or from the start when it never speaks. Its log opens there
+//! A transcript does not show when an agent joined. An agent the
+//! `# agents:` header names is in the call from the transcript's first
+//! line on; any other is taken to hear the room from its own first line on
+//! (agents greet right after joining), or from the start when it never
+//! speaks. Lines that share a time keep the file's order. Its log opens there
 //! with a `join` carrying its label and the `context.lang` in force; as the
 //! moment of joining is unknown, that join is marked as not yet in the call
 //! (`waiting_for_human`), which keeps the rules about the moments after a
@@ -386,6 +388,8 @@ struct Agent {
     name: String,
     /// Where its label is written: in `# agents:`, else its first line.
     label_at: Named,
+    /// Named in `# agents:`: in the call from the transcript's start.
+    listed: bool,
 }
 
 impl Cast {
@@ -415,6 +419,7 @@ impl Cast {
             .map(|a| Agent {
                 name: a.name.clone(),
                 label_at: a.clone(),
+                listed: true,
             })
             .collect();
         let mut human = h
@@ -483,6 +488,7 @@ impl Cast {
                             line: u.line,
                             line_span: u.span,
                         },
+                        listed: false,
                     })
                 }
             }
@@ -539,14 +545,20 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry], recorder:
         }
         .from(Some(me.name.as_str().into()), None, Thread::Main)
     };
-    // A transcript does not show when an agent joined: it hears the room
-    // from its first line on (agents greet right after joining), or from
-    // the start when it never speaks.
-    let first_utt = entries
-        .iter()
-        .position(|e| matches!(e, Entry::Utt(u) if u.speaker == me.name))
-        .or_else(|| entries.iter().position(|e| matches!(e, Entry::Utt(_))))
-        .unwrap_or(entries.len());
+    // A transcript does not show when an agent joined. One the header
+    // names is in the call from the first line on; any other hears the
+    // room from its own first line on (agents greet right after joining),
+    // or from the start when it never speaks.
+    let start = || entries.iter().position(|e| matches!(e, Entry::Utt(_)));
+    let first_utt = if me.listed {
+        start()
+    } else {
+        entries
+            .iter()
+            .position(|e| matches!(e, Entry::Utt(u) if u.speaker == me.name))
+            .or_else(start)
+    }
+    .unwrap_or(entries.len());
     // The language in force then.
     let lang = entries[..first_utt].iter().rev().find_map(|e| match e {
         Entry::Lang {
@@ -682,7 +694,7 @@ mod tests {
                 "Alles klar."
             ]
         );
-        // Promo hears the room from its own first line on
+        // Promo, named in the header, hears the room from the first line on
         assert_eq!(
             say_texts(promo),
             ["Hi, this is Promo.", "Yes, the build is green."]
@@ -693,7 +705,10 @@ mod tests {
             .iter()
             .filter_map(|r| next_event(r).map(|e| e.kind.name()))
             .collect();
-        assert_eq!(kinds, ["user", "operator", "timeout", "context", "timeout"]);
+        assert_eq!(
+            kinds,
+            ["timeout", "user", "operator", "timeout", "context", "timeout"]
+        );
         // the texts point at their bytes
         let r = &op.records[3];
         let ev = next_event(r).unwrap();
@@ -743,8 +758,52 @@ mod tests {
         let log = &p.logs[0];
         assert_eq!(log.meta.as_ref().unwrap().human.as_deref(), Some("Oliver"));
         let times: Vec<Option<Ms>> = log.records.iter().map(|r| r.ts).collect();
-        // A hears from its first line on; the clock passed midnight
-        assert_eq!(times, [None, None, Some(86_399_000), Some(86_401_000)]);
+        // A, named in the header, hears from the first line on; the clock
+        // passed midnight
+        assert_eq!(
+            times,
+            [None, None, None, Some(86_399_000), Some(86_401_000)]
+        );
+    }
+
+    /// Kinds of the events of one agent's log, in order.
+    fn kinds(log: &Log) -> Vec<&str> {
+        log.records
+            .iter()
+            .filter_map(|r| next_event(r).map(|e| e.kind.name()))
+            .collect()
+    }
+
+    #[test]
+    fn agents_in_the_header_are_in_the_call_from_the_start() {
+        // Tarn is listed, Wren is not: Tarn hears Ines's first line, Wren
+        // only joins with its own first line.
+        let src = "# human: Ines\n# agents: Pico, Tarn\n[00:01:05] Ines: Pico, restart the worker.\n[00:01:05] Pico: On it.\n[00:01:06] Wren: Hi, this is Wren.\n[00:01:07] Tarn: Hi, this is Tarn.\n";
+        let p = parse(src.as_bytes(), &Options::default());
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        let [pico, tarn, wren] = &p.logs[..] else {
+            panic!("{} logs", p.logs.len())
+        };
+        // Pico heard the request before its answer of the same second.
+        assert_eq!(kinds(pico), ["user", "timeout", "timeout"]);
+        assert!(matches!(
+            pico.records[2].as_fn().map(|f| &f.op),
+            Some(Op::Say(_))
+        ));
+        assert_eq!(kinds(tarn), ["user", "timeout", "timeout"]);
+        assert_eq!(kinds(wren), ["timeout"]);
+    }
+
+    #[test]
+    fn same_second_lines_keep_the_files_order() {
+        let src = "# human: Ines\n# agents: Pico, Tarn\n[00:01:05] Ines: Pico, restart the worker.\n[00:01:05] Pico: On it.\n[00:01:05] Tarn: Pico, the worker is on host two.\n";
+        let p = parse(src.as_bytes(), &Options::default());
+        let log = &p.logs[0];
+        let cast = crate::model::Cast::default();
+        let call = Call::build(log.meta.as_ref(), &log.records, &cast);
+        let order: Vec<Who> = call.utterances.iter().map(|u| u.who).collect();
+        assert_eq!(order, [Who::Human, Who::Me, Who::Agent]);
+        assert!(crate::engine::fired_in("ack-not-addressed", "t.txt", src).is_empty());
     }
 
     #[test]

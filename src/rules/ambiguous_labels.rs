@@ -136,6 +136,19 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
                 }
             }
         }
+        // The names the server lists in a `status` answer (`peers`,
+        // `operators`): the recorder, the human and the voicebot under
+        // their own names are known already.
+        if let Some(f) = r.as_fn() {
+            if let Op::Status(b) = &f.op {
+                for t in &b.listed {
+                    let n = t.as_str();
+                    if Some(n) != me && Some(n) != call.human && !is_voicebot(call.voicebot, n) {
+                        see(n, Kind::Agent, Some((i, r.text(t))));
+                    }
+                }
+            }
+        }
         let Some(ev) = next_event(r) else { continue };
         // The speaker beside the line's text; the record when it has none.
         let speaker_at = |l: &Line| match &l.text {
@@ -241,6 +254,34 @@ mod tests {
         format!(
             r#"{{"ts":"2026-10-10T10:01:00.000Z","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"{speaker}","text":"{text}"}}]}}}}"#
         )
+    }
+
+    fn status(result: &str) -> String {
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:05.000Z","fn":"status","args":{{"emoji":"🔎","doing":"Reading","open":[],"done":[]}},"result":{result}}}"#
+        )
+    }
+
+    #[test]
+    fn names_the_server_lists_are_participants_too() {
+        for result in [
+            r#"{"peers":["Juno","juno"]}"#,
+            r#"{"peers":["Juno"],"operators":[{"label":"JUNO","emoji":"🦉"}]}"#,
+            r#"{"operators":[{"label":"Juno"},{"label":"ju-no"}]}"#,
+            r#"{"peers":["Pico","pico"]}"#,
+        ] {
+            let log = [JOIN.to_string(), status(result)].join("\n");
+            assert_eq!(run(&log).len(), 1, "{result}");
+        }
+        // The same names again, the recorder itself, and lists of other
+        // shapes are no collision.
+        for result in [
+            r#"{"peers":["Juno","Pico"],"operators":[{"label":"Juno"},{"label":"Pico"}]}"#,
+            r#"{"peers":[3,null,{"id":1}],"operators":[]}"#,
+        ] {
+            let log = [JOIN.to_string(), said("Juno", "Hi."), status(result)].join("\n");
+            assert!(run(&log).is_empty(), "{result}: {:?}", run(&log));
+        }
     }
 
     #[test]

@@ -108,13 +108,15 @@ fn trailing_count_re() -> &'static Regex {
 
 /// Parts of an item split at commas, semicolons, sentence ends and
 /// joining words: the item's lower-case words, and each part as a range of
-/// them.
-fn parts(item: &str) -> (Words, Vec<(usize, usize)>) {
+/// them, with whether a joining word (not a comma) set it off from the part
+/// before.
+fn parts(item: &str) -> (Words, Vec<(usize, usize, bool)>) {
     const JOINERS: &[&str] = &["and", "und", "then", "dann", "sowie", "plus", "&", "+", "/"];
     let mut words = Words::default();
     let mut out = Vec::new();
     for chunk in item.split([',', ';']).flat_map(|c| c.split(". ")) {
         let mut start = words.len();
+        let mut joined = false;
         for tok in chunk.split_whitespace() {
             let joiner = if tok.is_ascii() {
                 JOINERS.iter().any(|j| tok.eq_ignore_ascii_case(j))
@@ -123,15 +125,16 @@ fn parts(item: &str) -> (Words, Vec<(usize, usize)>) {
             };
             if joiner {
                 if words.len() > start {
-                    out.push((start, words.len()));
+                    out.push((start, words.len(), joined));
                     start = words.len();
                 }
+                joined = true;
                 continue;
             }
             words.extend(tok);
         }
         if words.len() > start {
-            out.push((start, words.len()));
+            out.push((start, words.len(), joined));
         }
     }
     (words, out)
@@ -244,14 +247,27 @@ pub fn bundle(item: &str) -> Option<Bundle> {
     if ranges.len() < 2 {
         return None;
     }
-    let parts: Vec<Slice<'_>> = ranges.iter().map(|&(a, b)| pw.slice(a, b)).collect();
+    let parts: Vec<Slice<'_>> = ranges.iter().map(|&(a, b, _)| pw.slice(a, b)).collect();
     let verbs = lex.phrases("board.action-verbs");
     let finals = lex.phrases("board.action-verbs-final");
-    // "Fix login, update docs and tag release"
+    // "Fix login, update docs and tag release"; but in "Fix the build and
+    // test job" or "Check read and write latency", "and" joins two
+    // modifiers of one noun: a part of a verb and one noun, joined by "and"
+    // to a part that ends in a word of that kind, is read with the part
+    // before as one thing.
+    let modifier = |k: usize| {
+        let p = &parts[k];
+        k > 0
+            && ranges[k].2
+            && p.count() == 2
+            && verbs.has(p.word(0))
+            && verbs.has(parts[k - 1].word(parts[k - 1].count() - 1))
+    };
     let tasks: Vec<String> = parts
         .iter()
-        .filter(|p| is_task(verbs, finals, p))
-        .map(joined)
+        .enumerate()
+        .filter(|&(k, p)| is_task(verbs, finals, p) && !modifier(k))
+        .map(|(_, p)| joined(p))
         .collect();
     if tasks.len() >= 2 {
         return Some(Bundle::Tasks(tasks));
@@ -289,6 +305,11 @@ mod tests {
             "Login, docs and changelog",
             "Fix login, docs etc.",
             "- [ ] 🛠️ Fix login; update docs",
+            "Fix the build and test the release",
+            "Fix the build, test job",
+            "Read the RFC and update the docs",
+            "Review pros and cons, then update the cache docs",
+            "Fix login and update docs",
         ] {
             assert!(bundle(item).is_some(), "{item}");
         }
@@ -311,6 +332,11 @@ mod tests {
             "Compare staging, QA and production latency",
             "iOS-Hinweis kurz oder lang? (Empf.: kurz)",
             "Fix flaky test in auth_test.rs",
+            "Compare pros and cons of the two caches",
+            "Fix the build and test job",
+            "Check read and write latency",
+            "Build- und Testjob fixen",
+            "Vor- und Nachteile der zwei Caches vergleichen",
             "",
         ] {
             assert_eq!(bundle(item), None, "{item}");

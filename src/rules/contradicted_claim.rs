@@ -82,6 +82,10 @@ fn language_claim(call: &Call<'_>, u: &Utterance<'_>, sentence: &str) -> Option<
 
 /// "I receive nothing from Promo" / "the agents can't hear each other":
 /// the speaker meant, and the latest line of theirs that had arrived.
+///
+/// Whose lines the claim is about: the agents it names; every other agent
+/// when it speaks of the group or the relay; the agent the say addresses
+/// when it says "you". Anything else is too vague to contradict.
 fn reception_claim(
     lex: &Lexicon,
     call: &Call<'_>,
@@ -89,12 +93,11 @@ fn reception_claim(
     k: usize,
     w: &Words,
 ) -> Option<(String, usize)> {
-    if !lex.phrases("conduct.no-reception-claims").occurs(w) {
-        return None;
-    }
+    crate::claims::about_call(lex, w)?;
     // A claim: rare enough to look at its words one by one.
     let w = &w.to_vec();
-    let named: Vec<&str> = call
+    let u = &call.utterances[k];
+    let mut named: Vec<&str> = call
         .agents
         .iter()
         .map(|a| a.label.as_str())
@@ -104,7 +107,18 @@ fn reception_claim(
             !lw.is_empty() && find_phrase(w, &lw.join(" ")).is_some()
         })
         .collect();
-    let everyone = named.is_empty() && lex.phrases("conduct.all-agents").occurs(w);
+    let everyone = named.is_empty()
+        && (lex.phrases("conduct.all-agents").occurs(w)
+            || lex.phrases("reading.groups").occurs(w));
+    if named.is_empty() && !everyone && lex.phrases("reading.second-person").occurs(w) {
+        // "I can't hear you": the agent the say addresses.
+        named.extend(
+            u.addressed_to
+                .iter()
+                .map(|n| &**n)
+                .filter(|n| call.agents.iter().any(|a| a.label == *n) && *n != me),
+        );
+    }
     if named.is_empty() && !everyone {
         return None;
     }
@@ -119,4 +133,67 @@ fn reception_claim(
         named.join(", ")
     };
     Some((speaker, at))
+}
+
+#[cfg(test)]
+mod tests {
+    fn run(lang: &str, lines: &[String]) -> usize {
+        let join = format!(
+            r#"{{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{{"label":"Wega","greet":true}},"result":{{"status":"joined","context":{{"lang":"{lang}"}}}}}}"#
+        );
+        let mut log = vec![join];
+        log.extend_from_slice(lines);
+        crate::engine::fired("contradicted-claim", &log.join("\n")).len()
+    }
+
+    fn heard(sec: u32, speaker: &str, text: &str) -> String {
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:{sec:02}.000Z","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"{speaker}","text":"{text}"}}]}}}}"#
+        )
+    }
+    fn say(sec: u32, text: &str) -> String {
+        format!(
+            r#"{{"ts":"2026-10-10T10:01:{sec:02}.000Z","fn":"say","args":{{"text":"{text}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn reception_claims_in_both_languages() {
+        let juno = heard(1, "Juno", "Der Build ist grün.");
+        for (lang, claim) in [
+            ("de", "Bei mir kommt von Juno nichts an."),
+            ("de", "Ich höre nichts von Juno."),
+            ("de", "Die Agenten können sich nicht hören."),
+            ("de", "Das Relay geht nur in eine Richtung."),
+            ("en", "I hear nothing from Juno."),
+            ("en", "The relay only works one way."),
+            ("en", "The agents cannot hear each other."),
+        ] {
+            assert_eq!(run(lang, &[juno.clone(), say(5, claim)]), 1, "{claim}");
+            // Nothing had arrived: the claim is not contradicted.
+            assert_eq!(run(lang, &[say(5, claim)]), 0, "{claim}");
+        }
+        // Checking first, or a missed line, is no claim about the call.
+        for claim in [
+            "Ich prüfe, ob von Juno nichts ankommt.",
+            "I hear nothing from Juno yet, I'm checking.",
+            "Juno, your question did not reach me.",
+        ] {
+            assert_eq!(run("en", &[juno.clone(), say(5, claim)]), 0, "{claim}");
+        }
+    }
+
+    #[test]
+    fn language_claims_in_both_languages() {
+        for (lang, claim, fires) in [
+            ("de", "Die Sprache hier ist Englisch.", 1),
+            ("de", "Hier wird Englisch gesprochen.", 1),
+            ("de", "Die Sprache hier ist Deutsch.", 0),
+            ("en", "German is spoken here.", 1),
+            ("en", "The call language is English.", 0),
+            ("en", "Is German spoken here?", 0),
+        ] {
+            assert_eq!(run(lang, &[say(5, claim)]), fires, "{claim}");
+        }
+    }
 }

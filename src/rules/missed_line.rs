@@ -19,7 +19,7 @@ use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::text::{lower_words, starts_with_phrase};
-use crate::words::{WordList, Words};
+use crate::words::Words;
 
 pub struct Check;
 
@@ -168,10 +168,6 @@ impl<'a> Seen<'a> {
     }
 }
 
-fn is_negation(w: &str) -> bool {
-    matches!(w, "not" | "never" | "no" | "nicht" | "nie") || w.ends_with("n't")
-}
-
 /// Words as the lexicon lists them: lower case, typographic apostrophes
 /// made straight.
 pub(crate) fn words(s: &str) -> Vec<String> {
@@ -241,10 +237,11 @@ pub(crate) struct Claim {
     question: bool,
 }
 
-/// Every claim that a line did not arrive, one per sentence at most.
+/// Every claim that a particular line did not arrive, one per sentence at
+/// most. A sentence that claims lines do not come through in general is a
+/// claim about the call, `contradicted-claim`'s (see [`crate::claims`]).
 pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
     let missed = lex.phrases("reading.missed-claims");
-    let none_from = lex.phrases("reading.missed-none-from");
     let mut out = Vec::new();
     let mut w = Words::default();
     for range in crate::addressing::sentences(text) {
@@ -255,18 +252,12 @@ pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
         } else {
             w.fill(sentence);
         }
-        let found = missed.find_gapped(&w).or_else(|| {
-            // "... but no messages from the Promo agent": a none-from phrase
-            // counts only next to a first-person verb of receiving.
-            let (i, n) = none_from.find_gapped(&w)?;
-            let first_person = lex.phrases("reading.first-person").find_gapped(&w).is_some();
-            let receiving = lex.phrases("reading.receive-verbs").find_gapped(&w).is_some();
-            // "anything from Promo" denies only after a negation.
-            let denied =
-                !w.word(i).starts_with("any") || w.iter().take(i).any(is_negation);
-            (first_person && receiving && denied).then_some((i, n))
-        });
-        let Some((start, n)) = found else { continue };
+        if crate::claims::about_call(lex, &w).is_some() {
+            continue;
+        }
+        let Some((start, n)) = missed.find_gapped(&w) else {
+            continue;
+        };
         // "If your question did not reach me, ..." is no claim.
         if lex
             .phrases("reading.conditionals")
@@ -485,20 +476,33 @@ mod tests {
     fn finds_claims_in_both_languages() {
         for text in [
             "opencode, your question did not reach me, could you repeat it?",
-            "I receive your speech and Delta's answers, but no messages from the Promo agent.",
-            "Probably the agents can't hear each other.",
             "I didn't get that.",
             "Sorry, I didn’t catch that.",
-            "I can't hear the other agents.",
-            "I receive no messages from Promo.",
-            "I see no lines from Promo in my last events; I am checking.",
             "Deine Frage ist nicht angekommen.",
-            "I don't see anything from Promo.",
             "I haven't received your question.",
-            "Ich bekomme nichts von Promo.",
-            "Bei mir kommt von Promo nichts an.",
+            "Deine Nachricht kam bei mir nicht an.",
         ] {
             assert!(!claim_words(text).is_empty(), "{text}");
+        }
+    }
+
+    /// Sentences that claim lines do not come through in general are claims
+    /// about the call: `contradicted-claim`'s, never this rule's too.
+    #[test]
+    fn claims_about_the_call_belong_to_contradicted_claim() {
+        for text in [
+            "I receive your speech and Delta's answers, but no messages from the Promo agent.",
+            "Probably the agents can't hear each other.",
+            "I can't hear the other agents.",
+            "I hear nothing from Tarn.",
+            "The relay only works one way.",
+            "I receive no messages from Promo.",
+            "I don't see anything from Promo.",
+            "Ich bekomme nichts von Promo.",
+            "Bei mir kommt von Promo nichts an.",
+            "I see no lines from Promo in my last events; I am checking.",
+        ] {
+            assert!(claim_words(text).is_empty(), "{text}");
         }
     }
 
@@ -549,19 +553,19 @@ mod tests {
 
     #[test]
     fn a_named_sender_counts_only_its_own_lines() {
-        let claim = "I receive Mara's speech, but no messages from Lumen.";
+        let claim = "I didn't receive your message from Lumen.";
         let lumen = heard(1, "Lumen", "Mara, the draft is ready.");
         let pico = heard(1, "Pico", "Hi, this is Pico.");
         assert_eq!(run(&[JOIN.into(), lumen, say(5, claim)]), 1);
         assert_eq!(run(&[JOIN.into(), pico, say(5, claim)]), 0);
         // A sender the log never heard at all.
-        let ferris = "I see no lines from Ferris in my events yet; I'm checking.";
+        let ferris = "I didn't receive your message from Ferris.";
         assert_eq!(
             run(&[JOIN.into(), heard(1, "Pico", "Hi."), say(5, ferris)]),
             0
         );
         // A sender that is no participant at all.
-        let logs = "I see nothing from the logs yet.";
+        let logs = "I didn't receive your message from the logs.";
         assert_eq!(
             run(&[JOIN.into(), heard(1, "Pico", "Hi."), say(5, logs)]),
             0
@@ -572,7 +576,11 @@ mod tests {
     fn lines_after_the_claim_do_not_count() {
         let lumen = heard(9, "Lumen", "Mara, the draft is ready.");
         assert_eq!(
-            run(&[JOIN.into(), say(5, "Nothing from Lumen reaches me."), lumen]),
+            run(&[
+                JOIN.into(),
+                say(5, "Lumen, your question did not reach me."),
+                lumen
+            ]),
             0
         );
     }
@@ -610,34 +618,31 @@ mod tests {
     }
 
     #[test]
-    fn groups_and_german_claims() {
-        let lumen = heard(1, "Lumen", "Mara, the draft is ready.");
-        let each_other = "Probably the agents can't hear each other.";
-        assert_eq!(run(&[JOIN.into(), lumen.clone(), say(5, each_other)]), 1);
-        assert_eq!(run(&[JOIN.into(), say(5, each_other)]), 0);
+    fn german_claims_and_claims_about_the_call() {
+        let lumen = heard(1, "Lumen", "Orca, ist der Entwurf fertig?");
         assert_eq!(
             run(&[
                 JOIN.into(),
                 lumen.clone(),
-                say(5, "Ich bekomme nichts von Lumen.")
+                say(5, "Lumen, deine Frage ist nicht angekommen.")
             ]),
             1
         );
-        assert_eq!(
-            run(&[
-                JOIN.into(),
-                lumen,
-                say(5, "Bei mir kommt von Lumen nichts an.")
-            ]),
-            1
-        );
+        // Claims about the call are contradicted-claim's alone.
+        for claim in [
+            "Probably the agents can't hear each other.",
+            "Ich bekomme nichts von Lumen.",
+            "Bei mir kommt von Lumen nichts an.",
+        ] {
+            assert_eq!(run(&[JOIN.into(), lumen.clone(), say(5, claim)]), 0);
+        }
     }
 
     #[test]
     fn question_claims_are_marked() {
         let c = claims(Lexicon::get(), "Your question did not reach me.");
         assert!(c[0].question);
-        let c = claims(Lexicon::get(), "I receive no messages from Promo.");
+        let c = claims(Lexicon::get(), "I didn't get your message.");
         assert!(!c[0].question);
     }
 }

@@ -59,6 +59,14 @@ impl Rule for Check {
             if u.who != Who::Me || u.via != Via::Say {
                 continue;
             }
+            // A greeting or an acknowledgement says nothing to repeat
+            // (whether an acknowledgement was called for is
+            // `ack-not-addressed`'s to judge).
+            if crate::turns::is_greeting(lex, u)
+                || super::ack_not_addressed::bare_ack(lex, u.text, &names)
+            {
+                continue;
+            }
             content.fill(&mut mine, u.text);
             if mine.len() < 2 {
                 continue;

@@ -1,13 +1,12 @@
 //! `unaddressed-request`: a request or question in the second person that
 //! names no one, in a call where several could take it (seed rule 5).
 
-use crate::addressing::GREETINGS;
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::report::escape::quote;
-use crate::rules::missed_line::{phrase_at, words};
+use crate::rules::missed_line::words;
 
 pub struct Check;
 
@@ -35,21 +34,31 @@ impl Rule for Check {
         // Keyed by names from the log: the standard (flood-resistant) hasher.
         let mut known: std::collections::HashSet<&str> = heard.iter().copied().collect();
         let mut turn = None;
+        // The human addressed this agent in the current turn; another agent
+        // woke it since.
         let mut asked = false;
+        let mut woken = false;
         let mut out = Vec::new();
         for u in &call.utterances {
             if u.turn != turn {
                 turn = u.turn;
                 asked = false;
+                woken = false;
             }
             if u.who != Who::Me {
-                asked |= addresses_me(me, u);
+                if addresses_me(me, u) {
+                    if u.who == Who::Human {
+                        asked = true;
+                    } else {
+                        woken = true;
+                    }
+                }
                 if u.who == Who::Agent && known.insert(u.speaker) {
                     heard.push(u.speaker);
                 }
                 continue;
             }
-            if u.via != Via::Say || !u.addressed_to.is_empty() || asked || heard.len() < 2 {
+            if u.via != Via::Say || !u.addressed_to.is_empty() || woken || heard.len() < 2 {
                 continue;
             }
             // A name was said but collides with another label: that is
@@ -57,7 +66,14 @@ impl Rule for Check {
             if !roster.explain(u.text).hits.is_empty() || introduces(me, u.text) {
                 continue;
             }
-            let Some(sentence) = request(lex, u.text) else {
+            // Asked by the human, "you" in the reply is the human: answering
+            // and asking back are fine, a new request for work that any
+            // agent in the room could take is not.
+            let Some(sentence) = (if asked {
+                work_request(lex, u.text)
+            } else {
+                request(lex, u.text)
+            }) else {
                 continue;
             };
             out.push(finding(call, me, u, sentence, &heard));
@@ -73,63 +89,14 @@ impl Rule for Check {
 fn request<'t>(lex: &Lexicon, text: &'t str) -> Option<&'t str> {
     crate::addressing::sentences(text)
         .map(|r| text[r].trim())
-        .find(|s| is_request(lex, s))
+        .find(|s| crate::turns::is_request(lex, s))
 }
 
-fn is_request(lex: &Lexicon, sentence: &str) -> bool {
-    let w = words(sentence);
-    if w.is_empty() {
-        return false;
-    }
-    let has = |key: &str| (0..w.len()).any(|i| phrase_at(&w, i, lex.list(key)).is_some());
-    if has("reading.room-words") {
-        return false;
-    }
-    let not_asking = lex.list("reading.not-asking");
-    // An opening such as "Could you", after up to three greetings or
-    // fillers ("Okay, so, can you ...").
-    let mut p = 0;
-    for _ in 0..=3 {
-        if phrase_at(&w, p, not_asking).is_some() {
-            return false;
-        }
-        if phrase_at(&w, p, lex.list("reading.request-starts")).is_some() {
-            return true;
-        }
-        if p < w.len() && is_greeting(&w[p]) {
-            p += 1;
-        } else {
-            break;
-        }
-    }
-    // "Check the logs, please."
-    if matches!(w.last().map(String::as_str), Some("please" | "bitte")) {
-        return true;
-    }
-    // "What do you think?": a question with "you" in it, unless the "you"
-    // is part of a phrase that asks nothing ("..., you know?").
-    if !sentence.trim_end().ends_with(['?', '？']) {
-        return false;
-    }
-    let second = lex.list("reading.second-person");
-    let mut i = 0;
-    while i < w.len() {
-        if let Some(n) = phrase_at(&w, i, not_asking) {
-            i += n;
-            continue;
-        }
-        if second.iter().any(|s| *s == w[i]) {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-fn is_greeting(word: &str) -> bool {
-    GREETINGS
-        .iter()
-        .any(|g| !g.contains(' ') && *g == word && *g != "please" && *g != "bitte")
+/// The first sentence of `text` that asks for work.
+fn work_request<'t>(lex: &Lexicon, text: &'t str) -> Option<&'t str> {
+    crate::addressing::sentences(text)
+        .map(|r| text[r].trim())
+        .find(|s| crate::turns::is_work_request(lex, s))
 }
 
 /// The say introduces the agent itself ("Hi, this is Pico, ... How can I
@@ -317,6 +284,30 @@ mod tests {
             ]),
             0
         );
+    }
+
+    #[test]
+    fn a_reply_may_ask_back_but_not_hand_out_work() {
+        let orca = heard(1, "Orca", "Hi, this is Orca.");
+        let to_me = human(3, "Pico, why is the mailer slow?", "Pico");
+        let reply = |text: &str| run(&[JOIN.into(), orca.clone(), to_me.clone(), say(5, text)]);
+        for text in [
+            "Can you look at the mailer's queue?",
+            "The queue is long. Could you restart the worker?",
+            "Check the mailer's logs, please.",
+            "Kannst du dir die Queue vom Mailer ansehen?",
+        ] {
+            assert_eq!(reply(text), 1, "{text}");
+        }
+        for text in [
+            "Do you mean the outgoing mailer?",
+            "Can you confirm which mailer you mean?",
+            "What do you see on your side?",
+            "Could you repeat the question?",
+            "Meinst du den Mailer für Rechnungen?",
+        ] {
+            assert_eq!(reply(text), 0, "{text}");
+        }
     }
 
     #[test]

@@ -36,6 +36,7 @@ impl Rule for Check {
         let lex = Lexicon::get();
         let marks = Marks::of(call);
         let names = names(call);
+        let name_words = call.name_words();
         let mut out = Vec::new();
         for (i, r) in call.records.iter().enumerate() {
             let Some(ev) = next_event(r) else { continue };
@@ -46,7 +47,9 @@ impl Rule for Check {
                 continue;
             }
             let text = line.text.as_ref().map(|t| t.as_str()).unwrap_or("");
-            if needs_no_reply(lex, &names, text) {
+            // Thanks, or a line that asks nothing (an answer to this
+            // agent's own question: "Tarn, the port is 8443.").
+            if needs_no_reply(lex, &names, text) || !crate::turns::asks(lex, text, &name_words) {
                 continue;
             }
             let Some(end) = marks.unanswered(call, i, window) else {
@@ -111,7 +114,13 @@ impl Marks {
         let left = after(&self.leaves, 0);
         let first = [say, moved, left].into_iter().flatten().min();
         match first {
-            None => Some(End::LogEnds),
+            // The recording stopped: an answer was still due only if the
+            // window had passed before it did.
+            None => {
+                let deadline = call.records[i].ts.map(|t| t.saturating_add(window));
+                let last = call.records.iter().rev().find_map(|r| r.ts);
+                matches!((last, deadline), (Some(l), Some(d)) if l > d).then_some(End::LogEnds)
+            }
             Some(j) if Some(j) == say => {
                 let deadline = call.records[i].ts.map(|t| t.saturating_add(window));
                 let late = matches!((call.records[j].ts, deadline), (Some(t), Some(d)) if t > d);
@@ -293,16 +302,57 @@ mod tests {
     }
 
     #[test]
-    fn silence_until_the_log_ends_fires() {
+    fn silence_until_the_log_ends_fires_once_the_window_passed() {
+        let ask = op(
+            "2026-10-10T10:01:00.000Z",
+            "Lumen, which branch has the script?",
+        );
+        let later = |ts: &str| {
+            format!(r#"{{"ts":"{ts}","fn":"next","result":{{"type":"timeout"}}}}"#)
+        };
         let log = [
             JOIN.to_string(),
-            op(
-                "2026-10-10T10:01:00.000Z",
-                "Lumen, which branch has the script?",
-            ),
+            ask.clone(),
+            later("2026-10-10T10:01:40.000Z"),
         ]
-        .join("\n");
+        .join("
+");
         assert_eq!(run(&log).len(), 1);
+        // The recording stopped before anyone could have answered.
+        for tail in [vec![], vec![later("2026-10-10T10:01:20.000Z")]] {
+            let mut log = vec![JOIN.to_string(), ask.clone()];
+            log.extend(tail);
+            assert!(run(&log.join("\n")).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_line_that_asks_nothing_needs_no_answer() {
+        let after = |text: &str| {
+            [
+                JOIN.to_string(),
+                say("2026-10-10T10:00:50.000Z", "Orca, which port does staging use?"),
+                op("2026-10-10T10:01:00.000Z", text),
+                r#"{"ts":"2026-10-10T10:02:00.000Z","fn":"next","result":{"type":"timeout"}}"#.to_string(),
+            ]
+            .join("\n")
+        };
+        for text in [
+            "Lumen, the port is 8443.",
+            "Lumen, der Port ist 8443.",
+            "Lumen, it is on release/2.5, the tag is v2.5.1.",
+        ] {
+            assert!(run(&after(text)).is_empty(), "{text}");
+        }
+        for text in [
+            "Lumen, which branch has the script?",
+            "Lumen, restart the relay.",
+            "Lumen, prüf bitte die Logs.",
+            "Lumen, could you tag the release",
+            "Lumen, the port is 8443. Can you open it?",
+        ] {
+            assert_eq!(run(&after(text)).len(), 1, "{text}");
+        }
     }
 
     #[test]
@@ -319,6 +369,7 @@ mod tests {
         let log = [
             JOIN.to_string(),
             op("2026-10-10T10:01:00.000Z", "Thanks, Lumen. Which branch?"),
+            r#"{"ts":"2026-10-10T10:01:40.000Z","fn":"next","result":{"type":"timeout"}}"#.to_string(),
         ]
         .join("\n");
         assert_eq!(run(&log).len(), 1);

@@ -8,6 +8,7 @@ mod cli;
 mod common;
 mod compressed;
 mod corpus;
+mod formats;
 mod genlog;
 mod hostile;
 mod inputs;

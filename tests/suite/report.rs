@@ -323,7 +323,7 @@ fn logs_merge_into_one_timeline() {
         .collect();
     assert_eq!(lanes, ["Oliver", "Delta", "Promo", "opencode", "Claude"]);
     // Every finding has a row, with its file and line.
-    assert_eq!(merged.matches("<tr class=\"finding ").count(), 24);
+    assert_eq!(merged.matches("<tr class=\"finding ").count(), 23);
     assert!(merged.contains("data-file=\"corpus/seed-incident/opencode.jsonl\" data-line=\"4\""));
     // Claude's echo of Promo's answer carries both of its findings, in red.
     let echo = merged

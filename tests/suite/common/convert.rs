@@ -1,0 +1,257 @@
+//! The other input shapes callint reads, written from a case's native logs:
+//! the MCP trace each agent's client would have recorded, and the room's
+//! transcript. Each conversion also says where every native line went, so
+//! a case's annotations can be checked in every shape.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::{json, Value};
+
+/// A native line: file name and 1-based line.
+pub type At = (String, usize);
+
+/// Files of one shape, and the line of each native line in them.
+pub struct Converted {
+    pub files: Vec<(String, Vec<u8>)>,
+    pub lines: HashMap<At, At>,
+    /// Further lines that stand for the same native line (an MCP
+    /// response, for findings on what the server answered), with the line
+    /// they stand beside.
+    pub alias: HashMap<At, At>,
+}
+
+fn records(bytes: &[u8]) -> Vec<(usize, Value)> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(|(i, l)| {
+            serde_json::from_slice::<Value>(l)
+                .ok()
+                .filter(Value::is_object)
+                .map(|v| (i + 1, v))
+        })
+        .collect()
+}
+
+/// Every log as an MCP trace: each function record becomes a `tools/call`
+/// request and its response (the result as `structuredContent`, an error as
+/// a JSON-RPC error), in `{ts, dir, message}` envelopes with the record's
+/// time. A finding on a function record lands on its request line. Chat
+/// and tool records are not in a trace.
+pub fn mcp(logs: &[(String, Vec<u8>)]) -> Converted {
+    let mut files = Vec::new();
+    let mut lines = HashMap::new();
+    let mut alias = HashMap::new();
+    for (name, bytes) in logs {
+        let mut out = Vec::new();
+        let mut n = 0;
+        let mut id = 0u64;
+        for (line, r) in records(bytes) {
+            let Some(fname) = r.get("fn") else { continue };
+            id += 1;
+            let ts = r.get("ts").cloned().unwrap_or(Value::Null);
+            let request = json!({"ts": ts, "dir": "send", "message": {"jsonrpc": "2.0", "id": id,
+                "method": "tools/call", "params": {"name": fname,
+                "arguments": r.get("args").cloned().unwrap_or(json!({}))}}});
+            let message = match r.get("error") {
+                Some(e) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000,
+                    "message": e.get("message").cloned().unwrap_or(Value::Null), "data": e}}),
+                None => json!({"jsonrpc": "2.0", "id": id, "result": {"content": [],
+                    "structuredContent": r.get("result").cloned().unwrap_or(json!({}))}}),
+            };
+            let response = json!({"ts": ts, "dir": "recv", "message": message});
+            lines.insert((name.clone(), line), (name.clone(), n + 1));
+            alias.insert((name.clone(), n + 2), (name.clone(), n + 1));
+            for m in [request, response] {
+                out.extend(serde_json::to_vec(&m).expect("JSON"));
+                out.push(b'\n');
+                n += 1;
+            }
+        }
+        files.push((name.clone(), out));
+    }
+    Converted {
+        files,
+        lines,
+        alias,
+    }
+}
+
+/// One line of the room.
+struct Heard {
+    ts: String,
+    speaker: String,
+    text: String,
+    /// Native lines that carried it.
+    from: Vec<At>,
+}
+
+/// The logs of one call as the room heard it: one transcript,
+/// `[hh:mm:ss.mmm] Speaker: text`, with the call language, the human, the
+/// voicebot, every recording agent (and the owner) in its header. A line
+/// heard by several logs is written once (same speaker and text, within two
+/// seconds); a finding on a `say` or on the event that brought a line lands
+/// on that line.
+pub fn transcript(logs: &[(String, Vec<u8>)]) -> Converted {
+    let mut heard: Vec<Heard> = Vec::new();
+    let mut lang: Vec<(String, String)> = Vec::new();
+    let mut human: Option<String> = None;
+    let mut agents: Vec<String> = Vec::new();
+    let mut owner: Option<String> = None;
+    let mut push = |ts: &str, speaker: &str, text: &str, at: At| {
+        let close = |h: &Heard| {
+            h.speaker == speaker && h.text == text && seconds(&h.ts).abs_diff(seconds(ts)) <= 2_000
+        };
+        match heard.iter_mut().rev().take(64).find(|h| close(h)) {
+            Some(h) => h.from.push(at),
+            None => heard.push(Heard {
+                ts: ts.to_string(),
+                speaker: speaker.to_string(),
+                text: text.to_string(),
+                from: vec![at],
+            }),
+        }
+    };
+    for (name, bytes) in logs {
+        let mut me: Option<String> = None;
+        for (line, r) in records(bytes) {
+            let at = (name.clone(), line);
+            let ts = r["ts"].as_str().unwrap_or("").to_string();
+            if let Some(h) = r["meta"]["human"].as_str() {
+                human.get_or_insert(h.to_string());
+            }
+            match r["fn"].as_str() {
+                Some("join") => {
+                    if let Some(l) = r["args"]["label"].as_str() {
+                        if r.get("error").is_none() {
+                            me = Some(l.to_string());
+                            if !agents.contains(&me.clone().unwrap()) {
+                                agents.push(l.to_string());
+                            }
+                            if r["result"]["role"] == "owner" {
+                                owner = Some(l.to_string());
+                            }
+                        }
+                    }
+                    if let Some(l) = r["result"]["context"]["lang"].as_str() {
+                        lang.push((ts.clone(), l.to_string()));
+                    }
+                }
+                Some("create_call") => owner = me.clone().or(owner.take()),
+                Some("say") => {
+                    let dropped = r["result"]["say_status"] == "dropped";
+                    if let (Some(me), Some(t), false) = (&me, r["args"]["text"].as_str(), dropped) {
+                        push(&ts, me, t, at);
+                    }
+                }
+                Some("next") => {
+                    let e = &r["result"];
+                    for (key, who) in [("agent_said", "Delta"), ("operators_said", "")] {
+                        for l in e[key].as_array().into_iter().flatten() {
+                            let who = l["speaker"].as_str().unwrap_or(who);
+                            let t = l["ts"].as_str().unwrap_or(&ts);
+                            push(t, who, l["text"].as_str().unwrap_or(""), at.clone());
+                        }
+                    }
+                    match e["type"].as_str() {
+                        Some("user") => {
+                            let who = e["speaker"].as_str().unwrap_or("Human");
+                            human.get_or_insert(who.to_string());
+                            push(&ts, who, e["text"].as_str().unwrap_or(""), at);
+                        }
+                        Some("operator") => {
+                            let who = e["speaker"].as_str().unwrap_or("");
+                            push(&ts, who, e["text"].as_str().unwrap_or(""), at);
+                        }
+                        Some("context") => {
+                            if let Some(l) = e["context"]["lang"].as_str() {
+                                lang.push((ts.clone(), l.to_string()));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // Time order; lines of the same time keep the order they were met in.
+    heard.retain(|h| !h.speaker.is_empty() && !h.text.is_empty());
+    heard.sort_by_key(|h| seconds(&h.ts));
+    lang.sort_by_key(|l| seconds(&l.0));
+    let mut out = String::new();
+    let mut n = 0;
+    let mut line = |out: &mut String, s: String| {
+        out.push_str(&s);
+        out.push('\n');
+        n += 1;
+        n
+    };
+    let mut langs = lang.into_iter().peekable();
+    if let Some((_, l)) = langs.next() {
+        line(&mut out, format!("# lang: {l}"));
+    }
+    if let Some(h) = &human {
+        line(&mut out, format!("# human: {h}"));
+    }
+    line(&mut out, "# voicebot: Delta".to_string());
+    line(&mut out, format!("# agents: {}", agents.join(", ")));
+    if let Some(o) = &owner {
+        line(&mut out, format!("# owner: {o}"));
+    }
+    let mut current: Option<String> = None;
+    let mut lines = HashMap::new();
+    let file = "transcript.txt".to_string();
+    let mut said: BTreeSet<At> = BTreeSet::new();
+    for h in &heard {
+        while langs
+            .peek()
+            .is_some_and(|(t, _)| seconds(t) <= seconds(&h.ts))
+        {
+            let (_, l) = langs.next().unwrap();
+            if current.as_deref() != Some(l.as_str()) {
+                line(&mut out, format!("# lang: {l}"));
+                current = Some(l);
+            }
+        }
+        let k = line(
+            &mut out,
+            format!("[{}] {}: {}", clock(&h.ts), h.speaker, h.text),
+        );
+        for at in &h.from {
+            // A record that brought several lines stands for the first.
+            if said.insert(at.clone()) {
+                lines.insert(at.clone(), (file.clone(), k));
+            }
+        }
+    }
+    Converted {
+        files: vec![(file, out.into_bytes())],
+        lines,
+        alias: HashMap::new(),
+    }
+}
+
+/// Milliseconds of the day of an RFC 3339 time (`0` when there is none).
+fn seconds(ts: &str) -> u64 {
+    let t = ts.get(11..).unwrap_or("");
+    let num = |r: std::ops::Range<usize>| t.get(r).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let ms = t
+        .get(9..12)
+        .filter(|_| t.as_bytes().get(8) == Some(&b'.'))
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(0);
+    ((num(0..2) * 60 + num(3..5)) * 60 + num(6..8)) * 1000 + ms
+}
+
+/// `hh:mm:ss.mmm` of an RFC 3339 time.
+fn clock(ts: &str) -> String {
+    let ms = seconds(ts);
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
