@@ -538,23 +538,7 @@ fn outcome(r: Res) -> session::Answer {
     let a = r.answer;
     let place = a.place.unwrap_or(Place::at(Path::ROOT));
     if r.is_error {
-        let message = a
-            .value
-            .as_ref()
-            .and_then(|v| v.get("message"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or(a.text);
-        let status = a
-            .value
-            .as_ref()
-            .and_then(|v| v.get("status"))
-            .and_then(Value::as_i64)
-            .or_else(|| {
-                let m = message.as_deref()?;
-                mcp::leading_status(m.strip_prefix("Error:").unwrap_or(m))
-            });
-        return session::Answer::Error(ApiError { status, message }, place);
+        return session::Answer::Error(mcp::refusal(a.value.as_ref(), a.text), place);
     }
     match a.value {
         Some(v) => session::Answer::Result(v, place),

@@ -145,15 +145,7 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             at,
             ts: p.ts,
         };
-        let msgs: Vec<(&Value, Path)> = match &value {
-            Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m, Path::ROOT.index(i)))
-                .collect(),
-            m => vec![(m, Path::ROOT)],
-        };
-        for (m, at) in msgs {
+        for (m, at) in super::mcp::batch(&value, Path::ROOT) {
             let Value::Object(m) = m else {
                 server.problems.push(not_a_message(json_at, at));
                 continue;

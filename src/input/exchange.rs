@@ -14,7 +14,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value};
 
 use super::json::{Place, Places};
-use super::mcp::{answer_of, leading_status, text_content};
+use super::mcp::{answer_of, refusal, text_content};
 use super::{native, Problem};
 use crate::model::*;
 
@@ -220,18 +220,7 @@ pub(crate) fn answered(
     };
     if r.get("isError").and_then(Value::as_bool) == Some(true) {
         let text = text_content(r).map(|(_, s)| s.to_string());
-        let message = answer
-            .as_ref()
-            .and_then(|a| a.get("message"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or(text);
-        let status = answer
-            .as_ref()
-            .and_then(|a| a.get("status"))
-            .and_then(Value::as_i64)
-            .or_else(|| leading_status(message.as_deref()?));
-        let error = ApiError { status, message };
+        let error = refusal(answer.as_ref(), text);
         return made(call, obj, Some(error), place, site, problems);
     }
     if let Some(a) = answer {

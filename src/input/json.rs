@@ -338,7 +338,7 @@ pub(crate) fn payload_fn(obj: &serde_json::Map<String, Value>) -> Option<&'stati
 }
 
 /// The voicehook functions, as named in records.
-pub(crate) const FUNCTIONS: &[&str] = &[
+pub const FUNCTIONS: &[&str] = &[
     "create_call",
     "join",
     "next",

@@ -103,16 +103,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             }
             _ => (&Value::Object(obj.clone()), Path::ROOT, None),
         };
-        // A batch is a list of messages.
-        let msgs: Vec<(&Value, Path)> = match msg {
-            Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m, at.index(i)))
-                .collect(),
-            m => vec![(m, at)],
-        };
-        for (m, path) in msgs {
+        for (m, path) in batch(msg, at) {
             let Value::Object(m) = m else {
                 problems.push(not_a_message(l.span, path));
                 continue;
@@ -152,6 +143,19 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             records: out.into_iter().map(|(_, r)| r).collect(),
         }],
         problems,
+    }
+}
+
+/// The messages of a JSON-RPC line at `at`, with their paths: a batch is
+/// a list of messages.
+pub(crate) fn batch(msg: &Value, at: Path) -> Vec<(&Value, Path)> {
+    match msg {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m, at.index(i)))
+            .collect(),
+        m => vec![(m, at)],
     }
 }
 
@@ -294,18 +298,7 @@ fn answered(
             let (answer, place) = answer_of(r, result_at, span);
             if r.get("isError").and_then(Value::as_bool) == Some(true) {
                 let text = text_content(r).map(|(_, s)| s.to_string());
-                let message = answer
-                    .as_ref()
-                    .and_then(|a| a.get("message"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .or(text);
-                let status = answer
-                    .as_ref()
-                    .and_then(|a| a.get("status"))
-                    .and_then(Value::as_i64)
-                    .or_else(|| leading_status(message.as_deref()?));
-                error = Some(ApiError { status, message });
+                error = Some(refusal(answer.as_ref(), text));
                 error_place = place.unwrap_or(error_place);
             } else if let Some(a) = answer {
                 obj.insert("result".into(), Value::Object(a));
@@ -395,6 +388,25 @@ pub(crate) fn answer_of(r: &Obj, at: Path, span: Span) -> (Option<Obj>, Option<P
         }
     }
     (None, None)
+}
+
+/// The server's refusal of a call: the message and status of its answer
+/// (`{"status": 422, "message": ...}`), else its text, with the status the
+/// text starts with (`422 label longer ...`, `Error: 422 ...`).
+pub(crate) fn refusal(answer: Option<&Obj>, text: Option<String>) -> ApiError {
+    let message = answer
+        .and_then(|a| a.get("message"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or(text);
+    let status = answer
+        .and_then(|a| a.get("status"))
+        .and_then(Value::as_i64)
+        .or_else(|| {
+            let m = message.as_deref()?;
+            leading_status(m.strip_prefix("Error:").unwrap_or(m))
+        });
+    ApiError { status, message }
 }
 
 /// `422 label longer than 22 characters` -> 422.

@@ -20,19 +20,7 @@ use super::Options;
 type Obj = Map<String, Value>;
 
 /// The functions of the voicehook server (LOG-FORMAT.md §1a).
-pub const FUNCTIONS: &[&str] = &[
-    "create_call",
-    "join",
-    "next",
-    "say",
-    "status",
-    "activity",
-    "decide",
-    "show",
-    "share",
-    "notice",
-    "leave",
-];
+pub use super::json::FUNCTIONS;
 
 /// The event types a `next` answers with.
 const EVENTS: &[&str] = &[

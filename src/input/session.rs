@@ -351,10 +351,7 @@ pub(crate) fn answer_of_text(text: &str, place: Place) -> Answer {
 pub(crate) fn refusal(msg: &str) -> ApiError {
     let msg = msg.trim();
     let msg = msg.strip_prefix("err:").map(str::trim).unwrap_or(msg);
-    ApiError {
-        status: super::mcp::leading_status(msg),
-        message: Some(msg.to_string()),
-    }
+    super::mcp::refusal(None, Some(msg.to_string()))
 }
 
 /// The span of the string at `path` inside `within` (a JSON value), for a

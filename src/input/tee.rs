@@ -120,15 +120,7 @@ pub fn parse_pair(input: &[u8], output: &[u8], _opts: &Options) -> Parsed {
                 Half::In => late + k,
                 Half::Out => k,
             };
-            let msgs: Vec<(&Value, Path)> = match &value {
-                Value::Array(items) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| (m, Path::ROOT.index(i)))
-                    .collect(),
-                m => vec![(m, Path::ROOT)],
-            };
-            for (m, at) in msgs {
+            for (m, at) in super::mcp::batch(&value, Path::ROOT) {
                 let site = Site {
                     line: l.no,
                     span,
