@@ -35,7 +35,13 @@ pub fn detect_head(name: &str, head: &[u8]) -> Option<Format> {
 pub fn is_input_json(head: &[u8]) -> bool {
     matches!(
         by_content(head),
-        Some(Format::Native | Format::Mcp | Format::Board | Format::Session(_))
+        Some(
+            Format::Native
+                | Format::Mcp
+                | Format::Board
+                | Format::Session(_)
+                | Format::Recording(_)
+        )
     )
 }
 

@@ -400,3 +400,66 @@ fn a_session_of_two_calls_is_judged_call_by_call() {
     let got = common::lines_and_rules(&f);
     assert_eq!(got, [(4, "wrong-language".to_string())], "{got:?}");
 }
+
+/// The seed incident's opencode side in every shape real tools write for
+/// it, in one folder: `callint check` over the folder reads each file as
+/// what it is, finds opencode's breaks in each, and reports no valid file
+/// as broken.
+#[test]
+fn one_folder_of_every_shape_finds_the_call_in_each() {
+    let dir = scratch();
+    let corpus = root().join("corpus");
+    let files = [
+        (
+            "seed-incident-claude/opencode.jsonl",
+            "claude-session.jsonl",
+        ),
+        (
+            "seed-incident-codex/opencode.jsonl",
+            "rollout-opencode.jsonl",
+        ),
+        (
+            "seed-incident-opencode/opencode.json",
+            "opencode-export.json",
+        ),
+        (
+            "seed-incident-desktop/mcp-server-vh.log",
+            "mcp-server-vh.log",
+        ),
+        ("seed-incident-mcp-debug/opencode.jsonl", "mcp-debug.jsonl"),
+        (
+            "seed-incident-inspector/opencode.json",
+            "inspector-history.json",
+        ),
+        ("seed-incident-vtt/transcript.vtt", "room.vtt"),
+        ("seed-incident-srt/transcript.srt", "room.srt"),
+    ];
+    for (from, to) in files {
+        std::fs::copy(corpus.join(from), dir.join(to)).unwrap();
+    }
+    let o = callint_in(&dir, &["check", ".", "--no-config", "--format", "json"]);
+    let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(doc["summary"]["files"], files.len(), "{doc}");
+    let found: Vec<(String, String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let file = d["file"].as_str().unwrap();
+            let name = file.rsplit(['/', '\\']).next().unwrap().to_string();
+            let agent = d["agent"].as_str().unwrap_or_default().to_string();
+            (name, d["rule"].as_str().unwrap().to_string(), agent)
+        })
+        .collect();
+    assert!(!found.iter().any(|f| f.1 == "invalid-record"), "{found:#?}");
+    for (_, name) in files {
+        // opencode's German in an English call shows in every shape
+        assert!(
+            found
+                .iter()
+                .any(|f| f.0 == name && f.1 == "wrong-language" && f.2 == "opencode"),
+            "{name}: {found:#?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
