@@ -125,6 +125,18 @@ pub(crate) fn values(bytes: &[u8], span: Span) -> Vec<Read> {
     out
 }
 
+/// One line (the bytes `raw`, at `offset` in the file) read as a JSON
+/// value; `None` when it does not parse, with the problem noted.
+pub(crate) fn line_value(raw: &[u8], offset: usize, problems: &mut Vec<Problem>) -> Option<Value> {
+    match serde_json::from_slice(raw) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            problems.push(broken(raw, offset, &e));
+            None
+        }
+    }
+}
+
 /// The problem for JSON that does not parse, at the byte serde_json stopped on.
 pub(crate) fn broken(part: &[u8], offset: usize, e: &serde_json::Error) -> Problem {
     // serde_json gives a line and a column (in bytes, from 1) inside `part`.

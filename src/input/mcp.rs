@@ -47,12 +47,8 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let value: Value = match serde_json::from_slice(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(json::broken(raw, l.span.start, &e));
-                continue;
-            }
+        let Some(value) = json::line_value(raw, l.span.start, &mut problems) else {
+            continue;
         };
         let Value::Object(obj) = value else {
             problems.push(not_a_message(l.span, Path::ROOT));

@@ -65,12 +65,8 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
                 }
             }
         }
-        let value: Value = match serde_json::from_slice(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(json::broken(raw, l.span.start, &e));
-                continue;
-            }
+        let Some(value) = json::line_value(raw, l.span.start, &mut problems) else {
+            continue;
         };
         let Value::Object(o) = value else {
             problems.push(not_a_message(l.span));

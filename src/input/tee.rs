@@ -109,12 +109,8 @@ pub fn parse_pair(input: &[u8], output: &[u8], _opts: &Options) -> Parsed {
             if raw.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let value: Value = match serde_json::from_slice(raw) {
-                Ok(v) => v,
-                Err(e) => {
-                    problems.push(json::broken(raw, span.start, &e));
-                    continue;
-                }
+            let Some(value) = json::line_value(raw, span.start, &mut problems) else {
+                continue;
             };
             let order = match half {
                 Half::In => late + k,
