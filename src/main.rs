@@ -7,6 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod follow;
+
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
 use callint::report::escape::{file_name, one_line};
@@ -127,6 +129,12 @@ struct CheckArgs {
     /// callint.toml]; 0 lists all.
     #[arg(long, value_name = "N")]
     max_repeats: Option<usize>,
+    /// Keep watching the files named and print each new finding as it
+    /// appears (logs still being written; truncated and rotated files are
+    /// read again). With --format json, one finding a line. Ctrl-C prints
+    /// the summary.
+    #[arg(long)]
+    follow: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -330,6 +338,30 @@ fn check(mut args: CheckArgs) -> u8 {
             failed = true;
         }
         todo.extend(files.into_iter().map(|f| (f, slot)));
+    }
+
+    if args.follow {
+        if failed {
+            return 2;
+        }
+        if matches!(format, Format::Sarif) || args.statistics {
+            return fail("--follow prints findings as they come: it does not go with --format sarif or --statistics");
+        }
+        if todo.iter().any(|(p, _)| is_stdin(p)) {
+            return fail("--follow watches files; standard input cannot be followed");
+        }
+        let style = report::pretty::Style { color, width };
+        return follow::run(
+            &todo,
+            &follow::Options {
+                format,
+                style,
+                input_format: args.input_format,
+                quiet: args.quiet,
+                exit_zero: args.exit_zero,
+                linters: &linters,
+            },
+        );
     }
 
     // Lint in parallel; every file is rendered by the worker that linted it

@@ -68,18 +68,21 @@ impl Rule for Check {
             }
             let mut problems: Vec<String> = Vec::new();
             let mut labels: Vec<(usize, String)> = Vec::new();
+            // A step is missing only when the window has passed in the log
+            // or the agent left; a log that ends sooner has not shown it yet.
+            let over = ended == Ended::Left || super::window_passed(records, i, window);
             match (steps.status, steps.bare_status) {
                 (None, Some(b)) => {
                     problems.push("`status` without doing, open or done".into());
                     labels.push((b, "a `status` with nothing on the board".into()));
                 }
-                (None, None) => problems.push("no `status`".into()),
+                (None, None) if over => problems.push("no `status`".into()),
                 _ => {}
             }
-            if steps.activity.is_none() {
+            if steps.activity.is_none() && over {
                 problems.push("no `activity`".into());
             }
-            if steps.show.is_none() {
+            if steps.show.is_none() && over {
                 problems.push("no `show`".into());
             }
             let order = [
@@ -119,6 +122,7 @@ impl Rule for Check {
 }
 
 /// What closed the window after a join.
+#[derive(PartialEq)]
 enum Ended {
     Window,
     Left,
@@ -166,7 +170,14 @@ mod tests {
 
     #[test]
     fn missing_or_out_of_order_fires_once_at_the_join() {
-        assert_eq!(fired("join-sequence", &log(&[JOIN, STATUS, ACTIVITY])), [1]);
+        // The log goes on past the window, and no `show` came.
+        const LATER: &str = r#"{"ts":"2026-10-10T09:01:30.000Z","fn":"next","result":{"type":"timeout"}}"#;
+        assert_eq!(
+            fired("join-sequence", &log(&[JOIN, STATUS, ACTIVITY, LATER])),
+            [1]
+        );
+        // A log that ends inside the window has not shown the steps yet.
+        assert!(fired("join-sequence", &log(&[JOIN, STATUS, ACTIVITY])).is_empty());
         let swapped = log(&[
             JOIN,
             r#"{"ts":"2026-10-10T09:00:02.000Z","fn":"activity","args":{"text":"Reading the diff"},"result":{}}"#,

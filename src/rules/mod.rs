@@ -187,6 +187,22 @@ impl Once {
     }
 }
 
+/// True when the log shows that `window` ms after the record at `i` have
+/// passed: a later record is timed past them. A log that ends sooner (a
+/// recording cut short, a log still being written) cannot show what came
+/// in the rest of the window, so the rules that wait for something within
+/// it stay silent there. An untimed log is judged as far as it goes.
+pub(crate) fn window_passed(records: &[crate::model::Record], i: usize, window: i64) -> bool {
+    let rest = records.get(i + 1..).unwrap_or_default();
+    if rest.is_empty() {
+        return false;
+    }
+    match (records[i].ts, rest.iter().filter_map(|r| r.ts).max()) {
+        (Some(start), Some(last)) => last.saturating_sub(start) > window,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

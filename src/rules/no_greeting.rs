@@ -48,6 +48,9 @@ impl Rule for Check {
                 continue;
             }
             let first_say = first_say_after(records, i);
+            if first_say.is_none() && !super::window_passed(records, i, within) {
+                continue; // the log ends before the greeting was due
+            }
             let in_time = first_say.is_some_and(|(k, seen_next)| match (r.ts, records[k].ts) {
                 (Some(a), Some(b)) => b - a <= within,
                 _ => !seen_next,
@@ -161,8 +164,12 @@ mod tests {
         assert_eq!(fired("no-greeting", &late), [1]);
         let quiet = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"join","args":{"call_id":"c-1","label":"Kit","greet":false,"quiet":true},"result":{"status":"joined"}}
 {"ts":"2026-10-10T09:00:01.500Z","fn":"status","args":{"emoji":"🛠️","doing":"Listening"},"result":{}}
+{"ts":"2026-10-10T09:00:08.000Z","fn":"next","result":{"type":"timeout"}}
 "#;
         assert_eq!(fired("no-greeting", quiet), [1]);
+        // A log that ends before the greeting was due shows nothing missing.
+        let cut: String = quiet.lines().take(2).map(|l| format!("{l}\n")).collect();
+        assert!(fired("no-greeting", &cut).is_empty());
     }
 
     #[test]
