@@ -57,6 +57,8 @@ enum Command {
         /// The rule's name, as `callint rules` lists it.
         rule: String,
     },
+    /// Judge a voicehook call before it is made: a PreToolUse hook for Claude Code (hook input on standard input; a denial as JSON on standard output).
+    Guard(GuardArgs),
     /// Show whom a line addresses, by the server's addressing rule.
     Addressing {
         /// The spoken line.
@@ -129,6 +131,36 @@ struct CheckArgs {
     max_repeats: Option<usize>,
 }
 
+#[derive(Args)]
+struct GuardArgs {
+    /// The lowest severity that denies a call. Findings of severity info
+    /// never deny.
+    #[arg(long, value_enum, default_value_t = DenyAt::Warning)]
+    deny: DenyAt,
+    /// Deny nothing: say on standard error what would have been denied.
+    #[arg(long)]
+    dry_run: bool,
+    /// Use this configuration file instead of the callint.toml nearest to
+    /// the hook's working folder.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every callint.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// Judge the call as made at this time (RFC 3339) instead of now, to
+    /// replay a recorded session.
+    #[arg(long, value_name = "TIME", hide = true)]
+    now: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum DenyAt {
+    /// Warnings and errors deny.
+    Warning,
+    /// Only errors deny.
+    Error,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum OutFormat {
     /// Graphical reports with the offending value underlined.
@@ -175,8 +207,18 @@ fn main() -> ExitCode {
         // passed, and an unknown option number is ignored by mimalloc.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A hook that exits with 2 blocks the agent's call: a guard
+        // started with a wrong flag says so and lets the call through.
+        Err(e) if std::env::args_os().nth(1).is_some_and(|a| a == "guard") && e.use_stderr() => {
+            warn(format_args!("guard: {}", e.to_string().trim_end()));
+            return ExitCode::from(1);
+        }
+        Err(e) => e.exit(),
+    };
     let code = match cli.command {
+        Command::Guard(args) => guard(args),
         Command::Check(args) => check(args),
         Command::Report(args) => postmortem::run(args),
         Command::Rules { format } => list_rules(format),
@@ -214,6 +256,105 @@ fn emit(out: &[u8], code: u8) -> u8 {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
         Err(e) => fail(format_args!("cannot write the output: {e}")),
     }
+}
+
+/// The largest hook input read: a pending call with its arguments is a few
+/// kilobytes.
+const MAX_HOOK_INPUT: u64 = 16 << 20;
+
+/// `callint guard`: exit 0 always; a denial is JSON on standard output,
+/// everything else (what would be denied in a dry run, why a call was let
+/// through unjudged) goes to standard error.
+fn guard(args: GuardArgs) -> u8 {
+    use callint::guard::{self, Verdict};
+    use std::io::Read;
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin()
+        .lock()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut input)
+    {
+        warn(format_args!(
+            "guard: allowed: cannot read the hook input: {e}"
+        ));
+        return 0;
+    }
+    let hook = match guard::read_hook(&input) {
+        Ok(h) => h,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
+    };
+    let now = match &args.now {
+        Some(t) => match callint::input::ts::parse_rfc3339(t) {
+            Some(t) => t,
+            None => {
+                warn(format_args!(
+                    "guard: allowed: --now {} is no RFC 3339 time",
+                    one_line(t)
+                ));
+                return 0;
+            }
+        },
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    };
+    let config_path = if args.no_config {
+        None
+    } else if let Some(c) = &args.config {
+        Some(c.clone())
+    } else {
+        let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+        Config::discover(&dir.join("callint.toml"))
+    };
+    let config = match &config_path {
+        Some(p) => match Config::load(p) {
+            Ok(c) => c,
+            Err(e) => {
+                warn(format_args!("guard: allowed: {e}"));
+                return 0;
+            }
+        },
+        None => Config::default(),
+    };
+    let linter = match Linter::new(&config, None, &[]) {
+        Ok(l) => l,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
+    };
+    let findings = match guard::judge(&linter, &hook, now) {
+        Verdict::Allow(why) => {
+            warn(format_args!("guard: allowed without judging: {why}"));
+            return 0;
+        }
+        Verdict::Judged(f) => f,
+    };
+    let at = match args.deny {
+        DenyAt::Warning => callint::diagnostic::Severity::Warning,
+        DenyAt::Error => callint::diagnostic::Severity::Error,
+    };
+    let denied = guard::denying(&findings, at);
+    if denied.is_empty() {
+        return 0;
+    }
+    let reason = guard::reason(&denied);
+    if args.dry_run {
+        warn(format_args!(
+            "guard: would deny {}: {reason}",
+            one_line(&hook.tool_name)
+        ));
+        return 0;
+    }
+    let mut out = guard::deny_output(&reason);
+    out.push('\n');
+    // A denial that cannot be written lets the call through: nothing else
+    // to do, and no reason to block.
+    emit(out.as_bytes(), 0);
+    0
 }
 
 fn check(mut args: CheckArgs) -> u8 {

@@ -1,0 +1,420 @@
+//! `callint guard`: judge a voicehook call an agent is about to make, before
+//! it is made.
+//!
+//! Claude Code runs a command before each tool call (a `PreToolUse` hook)
+//! and hands it, as JSON on standard input, the tool's name, its input and
+//! the path of the session transcript. The guard reads the end of that
+//! transcript (from the last `join` or `create_call` of the same server on:
+//! everything the call so far consists of, see [`read_tail`]), appends the
+//! pending call to it as the client would write it, reads the whole through
+//! the session reader ([`crate::input::claude`]) and lets the engine judge
+//! the pending record alone ([`Linter::judge_pending`]).
+//!
+//! The guard never stands in an agent's way by failing: whatever it cannot
+//! read or judge, it lets through, and says why ([`Verdict::Allow`]).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::Linter;
+use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
+use crate::input::{claude, ts};
+use crate::model::{Body, Ms};
+use crate::report::escape::one_line;
+
+type Obj = Map<String, Value>;
+
+/// The tool-use id the pending call is given in the transcript it is
+/// appended to.
+const PENDING_ID: &str = "callint-pending";
+
+/// What a `PreToolUse` hook input holds that the guard needs.
+#[derive(Debug)]
+pub struct Hook {
+    pub transcript_path: Option<PathBuf>,
+    /// The folder the agent works in: where `callint.toml` is looked for.
+    pub cwd: Option<PathBuf>,
+    /// The tool about to be called, as Claude Code names it
+    /// (`mcp__<server>__<tool>`).
+    pub tool_name: String,
+    pub tool_input: Obj,
+    /// Set when the call comes from a subagent rather than the main thread.
+    pub agent_id: Option<String>,
+}
+
+/// Read a hook input: one JSON object. The error says what is wrong with it.
+pub fn read_hook(bytes: &[u8]) -> Result<Hook, String> {
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("the hook input is not JSON ({e})"))?;
+    let Value::Object(mut o) = v else {
+        return Err("the hook input is not a JSON object".into());
+    };
+    let string = |o: &Obj, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    if let Some(event) = o.get("hook_event_name") {
+        if event.as_str() != Some("PreToolUse") {
+            return Err(format!(
+                "the hook input is for {}, not PreToolUse",
+                one_line(&event.to_string())
+            ));
+        }
+    }
+    let tool_name =
+        string(&o, "tool_name").ok_or_else(|| "the hook input has no `tool_name`".to_string())?;
+    let tool_input = match o.remove("tool_input") {
+        None | Some(Value::Null) => Obj::new(),
+        Some(Value::Object(i)) => i,
+        Some(_) => return Err("the hook input's `tool_input` is not an object".into()),
+    };
+    Ok(Hook {
+        transcript_path: string(&o, "transcript_path").map(PathBuf::from),
+        cwd: string(&o, "cwd").map(PathBuf::from),
+        tool_name,
+        tool_input,
+        agent_id: string(&o, "agent_id").filter(|s| !s.is_empty()),
+    })
+}
+
+/// What the guard makes of one pending call.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Let it through without judging it, for the reason given.
+    Allow(String),
+    /// The findings on the pending call (none: it breaks no rule).
+    Judged(Vec<Diagnostic>),
+}
+
+/// Judge the call `hook` announces, at time `now` (or the transcript's last
+/// time, when that is later).
+pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
+    let name = one_line(&hook.tool_name);
+    let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
+        return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
+    };
+    if !FUNCTIONS.contains(&function_name(tool)) {
+        return Verdict::Allow(format!("{name} is no voicehook function"));
+    }
+    let Some(path) = &hook.transcript_path else {
+        return Verdict::Allow("the hook input names no transcript".into());
+    };
+    let mut bytes = match read_tail(path, server) {
+        Ok(b) => b,
+        Err(e) => {
+            return Verdict::Allow(format!(
+                "cannot read the transcript {}: {e}",
+                crate::report::escape::file_name(&path.to_string_lossy())
+            ))
+        }
+    };
+    let when = last_time(&bytes).map_or(now, |t| t.max(now));
+    if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
+        bytes.push(b'\n');
+    }
+    let base = bytes.len();
+    bytes.extend_from_slice(pending_entry(hook, when).as_bytes());
+    let parsed = claude::parse(&bytes, linter.read_options());
+    let Some(log) = parsed.logs.into_iter().next() else {
+        return Verdict::Allow(format!(
+            "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
+        ));
+    };
+    let mut records = log.records;
+    let Some(k) = records.iter().rposition(|r| r.span.start >= base) else {
+        return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
+    };
+    let pending = records.remove(k);
+    if !matches!(pending.body, Body::Fn(_)) {
+        return Verdict::Allow(format!(
+            "the server {} is not known to be voicehook (name it in callint.toml's `servers`)",
+            one_line(server)
+        ));
+    }
+    Verdict::Judged(linter.judge_pending(log.meta.as_ref(), records, pending))
+}
+
+/// The session entry Claude Code writes for the pending call: an assistant
+/// message with its `tool_use`, on a subagent's sidechain when a subagent
+/// makes it.
+fn pending_entry(hook: &Hook, when: Ms) -> String {
+    let mut e = json!({
+        "type": "assistant",
+        "timestamp": ts::format_rfc3339(when),
+        "isSidechain": hook.agent_id.is_some(),
+        "message": {
+            "role": "assistant",
+            "content": [{
+                "type": "tool_use",
+                "id": PENDING_ID,
+                "name": hook.tool_name,
+                "input": hook.tool_input,
+            }],
+        },
+    });
+    if let Some(a) = &hook.agent_id {
+        e["agentId"] = Value::String(a.clone());
+    }
+    e.to_string()
+}
+
+/// The time of the last entry of a transcript that carries one.
+fn last_time(bytes: &[u8]) -> Option<Ms> {
+    let key = b"\"timestamp\":\"";
+    let finder = memchr::memmem::FinderRev::new(key);
+    let mut end = bytes.len();
+    // A few tries: a key inside some text is no entry's time.
+    for _ in 0..16 {
+        let at = finder.rfind(&bytes[..end])?;
+        let from = at + key.len();
+        let rest = &bytes[from..bytes.len().min(from + 40)];
+        if let Some(q) = memchr::memchr(b'"', rest) {
+            if let Some(t) = std::str::from_utf8(&rest[..q])
+                .ok()
+                .and_then(ts::parse_rfc3339)
+            {
+                return Some(t);
+            }
+        }
+        end = at;
+    }
+    None
+}
+
+/// The end of a transcript from the line of the last `join` or
+/// `create_call` of `server` on: the call the pending one belongs to, as
+/// far as the rules that judge a pending call look back (its language,
+/// peers and turns all come after its join). A transcript without one is
+/// read whole.
+///
+/// The file is read backwards in blocks of doubling size, so that a long
+/// session costs the bytes of its last call, not of the whole file. A
+/// candidate line is taken only when it reads as an entry whose `tool_use`
+/// names that function of that server: a mention of the name inside some
+/// text does not cut the call short.
+pub fn read_tail(path: &Path, server: &str) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let needles = [
+        memchr::memmem::FinderRev::new(b"join\""),
+        memchr::memmem::FinderRev::new(b"create_call\""),
+    ];
+    let mut buf: Vec<u8> = Vec::new();
+    let mut pos = len;
+    let mut block: u64 = 64 * 1024;
+    // Bytes of `buf` (from its start) not searched yet: a needle may
+    // straddle the seam with the block read next.
+    let mut unsearched_end = 0usize;
+    while pos > 0 {
+        let n = block.min(pos);
+        pos -= n;
+        let mut chunk = vec![0u8; n as usize];
+        file.seek(SeekFrom::Start(pos))?;
+        file.read_exact(&mut chunk)?;
+        let seam = chunk.len();
+        chunk.extend_from_slice(&buf);
+        buf = chunk;
+        // Search the new block and the start of the old (a needle across
+        // the seam), latest first.
+        let limit = (seam + unsearched_end + 16).min(buf.len());
+        let mut end = limit;
+        while let Some(at) = needles.iter().filter_map(|f| f.rfind(&buf[..end])).max() {
+            end = at;
+            let start = match memchr::memrchr(b'\n', &buf[..at]) {
+                Some(nl) => nl + 1,
+                // The line starts in a block not read yet.
+                None if pos > 0 => break,
+                None => 0,
+            };
+            let stop = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |k| at + k);
+            if starts_call(&buf[start..stop], server) {
+                buf.drain(..start);
+                return Ok(buf);
+            }
+            end = start.min(at);
+        }
+        // What is left unsearched: up to the earliest line start not yet
+        // known, i.e. the start of the first line of the buffer.
+        unsearched_end = memchr::memchr(b'\n', &buf)
+            .map_or(buf.len(), |k| k + 1)
+            .min(end);
+        block = block.saturating_mul(2);
+    }
+    Ok(buf)
+}
+
+/// True when `line` is an assistant entry with a `tool_use` of `server`'s
+/// `join` or `create_call`.
+fn starts_call(line: &[u8], server: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Entry<'a> {
+        #[serde(borrow, default)]
+        message: Option<Message<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow, default)]
+        content: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Block {
+        #[serde(rename = "type", default)]
+        kind: Option<String>,
+        #[serde(default)]
+        name: Option<String>,
+    }
+    let Ok(e) = serde_json::from_slice::<Entry<'_>>(line) else {
+        return false;
+    };
+    let Some(content) = e.message.and_then(|m| m.content) else {
+        return false;
+    };
+    let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
+        return false;
+    };
+    blocks.iter().any(|b| {
+        b.kind.as_deref() == Some("tool_use")
+            && b.name
+                .as_deref()
+                .and_then(split_mcp_name)
+                .is_some_and(|(s, t)| {
+                    s == server && matches!(function_name(t), "join" | "create_call")
+                })
+    })
+}
+
+/// The findings that deny the call: at `deny` or above, never an `info`.
+pub fn denying(findings: &[Diagnostic], deny: Severity) -> Vec<&Diagnostic> {
+    let mut d: Vec<&Diagnostic> = findings
+        .iter()
+        .filter(|d| d.severity >= deny && d.severity > Severity::Info)
+        .collect();
+    // The most severe first; in file order among equals (already sorted).
+    d.sort_by_key(|x| std::cmp::Reverse(x.severity));
+    d
+}
+
+/// The reason the agent reads when the call is denied: the first finding's
+/// rule, what is wrong and what to do instead, and the names of the other
+/// rules it broke. Plain text on one line, control characters escaped.
+pub fn reason(denied: &[&Diagnostic]) -> String {
+    let Some(first) = denied.first() else {
+        return String::new();
+    };
+    let mut s = format!(
+        "callint {}: {}.",
+        first.rule,
+        one_line(first.message.trim_end_matches('.'))
+    );
+    let help = first
+        .help
+        .as_deref()
+        .unwrap_or("rephrase the line so that it keeps the rule, or stay silent");
+    s.push(' ');
+    s.push_str(&capitalized(&one_line(help.trim_end_matches('.'))));
+    s.push('.');
+    let mut others: Vec<&str> = denied[1..].iter().map(|d| d.rule).collect();
+    others.dedup();
+    others.retain(|r| *r != first.rule);
+    if !others.is_empty() {
+        s.push_str(&format!(" It also breaks {}.", others.join(", ")));
+    }
+    s
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// The JSON Claude Code reads from a `PreToolUse` hook that denies the
+/// call, with `reason` shown to the model.
+pub fn deny_output(reason: &str) -> String {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(name: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"t","name":"{name}","input":{{}}}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_tail_starts_at_the_last_join_of_the_server() {
+        let dir = std::env::temp_dir().join(format!("callint-guard-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let filler =
+            r#"{"type":"user","message":{"content":"the word join" and create_call" in text"}}"#;
+        let mut src = String::new();
+        src.push_str(&line("mcp__vh__join"));
+        src.push('\n');
+        for _ in 0..5000 {
+            src.push_str(filler);
+            src.push('\n');
+        }
+        let second = line("mcp__vh__join");
+        src.push_str(&second);
+        src.push('\n');
+        // another server's join, and mentions in text, do not count
+        src.push_str(&line("mcp__chat__join"));
+        src.push('\n');
+        for _ in 0..3000 {
+            src.push_str(filler);
+            src.push('\n');
+        }
+        std::fs::write(&path, &src).unwrap();
+        let tail = read_tail(&path, "vh").unwrap();
+        let at = src.rfind(&second).unwrap();
+        assert_eq!(tail, src[at..].as_bytes());
+        // no join of that server: the whole file
+        let all = read_tail(&path, "other").unwrap();
+        assert_eq!(all.len(), src.len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn hook_inputs_are_checked() {
+        assert!(read_hook(b"").is_err());
+        assert!(read_hook(b"[]").is_err());
+        assert!(read_hook(br#"{"tool_input":{}}"#).is_err());
+        assert!(read_hook(br#"{"hook_event_name":"Stop","tool_name":"x"}"#).is_err());
+        assert!(read_hook(br#"{"tool_name":"x","tool_input":5}"#).is_err());
+        let h = read_hook(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"mcp__vh__say","tool_input":{"text":"hi"},"transcript_path":"/t.jsonl","agent_id":"a1"}"#,
+        )
+        .unwrap();
+        assert_eq!(h.tool_name, "mcp__vh__say");
+        assert_eq!(h.agent_id.as_deref(), Some("a1"));
+        assert_eq!(h.transcript_path.as_deref(), Some(Path::new("/t.jsonl")));
+    }
+
+    #[test]
+    fn the_last_time_is_found_from_the_end() {
+        let src = br#"{"timestamp":"2026-10-10T09:00:00.000Z"}
+{"timestamp":"2026-10-10T09:00:05.000Z","x":"\"timestamp\":\"nonsense"}
+{"type":"summary"}"#;
+        assert_eq!(
+            last_time(src),
+            ts::parse_rfc3339("2026-10-10T09:00:05.000Z")
+        );
+        assert_eq!(last_time(b"{}"), None);
+    }
+}
