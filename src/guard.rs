@@ -46,6 +46,9 @@ pub struct Hook {
     pub tool_input: Obj,
     /// Set when the call comes from a subagent rather than the main thread.
     pub agent_id: Option<String>,
+    /// The id of the pending `tool_use`: the client may have written it to
+    /// the transcript already.
+    pub tool_use_id: Option<String>,
 }
 
 /// Read a hook input: one JSON object. The error says what is wrong with it.
@@ -77,6 +80,7 @@ pub fn read_hook(bytes: &[u8]) -> Result<Hook, String> {
         tool_name,
         tool_input,
         agent_id: string(&o, "agent_id").filter(|s| !s.is_empty()),
+        tool_use_id: string(&o, "tool_use_id").filter(|s| !s.is_empty()),
     })
 }
 
@@ -111,6 +115,17 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
             ))
         }
     };
+    if cut_off(&bytes) {
+        // The entry being written could change the verdict (an event that
+        // addressed this agent): better no judgment than a wrong one.
+        return Verdict::Allow(
+            "the transcript's last line is cut off (still being written); the call was not judged"
+                .into(),
+        );
+    }
+    if let Some(id) = &hook.tool_use_id {
+        drop_block(&mut bytes, id);
+    }
     let when = last_time(&bytes).map_or(now, |t| t.max(now));
     if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
         bytes.push(b'\n');
@@ -159,6 +174,52 @@ fn pending_entry(hook: &Hook, when: Ms) -> String {
         e["agentId"] = Value::String(a.clone());
     }
     e.to_string()
+}
+
+/// True when the last line of `bytes` is an entry the client has not
+/// finished writing: no line break after it, and no complete JSON value.
+fn cut_off(bytes: &[u8]) -> bool {
+    if bytes.last().is_none_or(|&b| b == b'\n') {
+        return false;
+    }
+    let start = memchr::memrchr(b'\n', bytes).map_or(0, |k| k + 1);
+    let last = &bytes[start..];
+    !last.iter().all(u8::is_ascii_whitespace)
+        && serde_json::from_slice::<serde::de::IgnoredAny>(last).is_err()
+}
+
+/// Take the `tool_use` block with id `id` out of the entry that holds it,
+/// if the client wrote the pending call to the transcript before it ran
+/// the hook: the call is judged once, as the pending one.
+fn drop_block(bytes: &mut Vec<u8>, id: &str) {
+    let Ok(quoted) = serde_json::to_string(id) else {
+        return;
+    };
+    let needle = format!("\"id\":{quoted}");
+    let Some(at) = memchr::memmem::rfind(bytes, needle.as_bytes()) else {
+        return;
+    };
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
+    let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+    let Ok(mut entry) = serde_json::from_slice::<Value>(&bytes[start..end]) else {
+        return;
+    };
+    let Some(blocks) = entry
+        .pointer_mut("/message/content")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    let before = blocks.len();
+    blocks.retain(|b| {
+        !(b.get("type").and_then(Value::as_str) == Some("tool_use")
+            && b.get("id").and_then(Value::as_str) == Some(id))
+    });
+    if blocks.len() == before {
+        return;
+    }
+    let line = entry.to_string();
+    bytes.splice(start..end, line.into_bytes());
 }
 
 /// The time of the last entry of a transcript that carries one.
@@ -404,6 +465,29 @@ mod tests {
         assert_eq!(h.tool_name, "mcp__vh__say");
         assert_eq!(h.agent_id.as_deref(), Some("a1"));
         assert_eq!(h.transcript_path.as_deref(), Some(Path::new("/t.jsonl")));
+    }
+
+    #[test]
+    fn a_pending_call_already_written_is_taken_out() {
+        let first = r#"{"type":"user","message":{"content":"hi"}}"#;
+        let mut b = format!(
+            "{first}\n{}\n",
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"toolu_7","name":"mcp__vh__say","input":{"text":"x"}}]}}"#
+        )
+        .into_bytes();
+        drop_block(&mut b, "toolu_7");
+        let s = String::from_utf8(b).unwrap();
+        assert!(s.starts_with(first) && s.ends_with('\n'), "{s}");
+        assert!(!s.contains("toolu_7") && s.contains(r#""text":"ok""#), "{s}");
+        // an id nowhere in the file changes nothing
+        let mut c = s.clone().into_bytes();
+        drop_block(&mut c, "toolu_8");
+        assert_eq!(c, s.as_bytes());
+        assert!(cut_off(br#"{"a":1}
+{"type":"assistant","mess"#));
+        assert!(!cut_off(b"{\"a\":1}\n"));
+        assert!(!cut_off(b"{\"a\":1}"));
+        assert!(!cut_off(b""));
     }
 
     #[test]

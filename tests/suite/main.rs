@@ -9,6 +9,7 @@ mod common;
 mod compressed;
 mod corpus;
 mod formats;
+mod guard;
 mod genlog;
 mod hostile;
 mod inputs;
