@@ -106,7 +106,8 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
     let Some(path) = &hook.transcript_path else {
         return Verdict::Allow("the hook input names no transcript".into());
     };
-    let mut bytes = match read_tail(path, server) {
+    let room = pending_entry(hook, now).len() + 64;
+    let mut bytes = match read_tail(path, server, room) {
         Ok(b) => b,
         Err(e) => {
             return Verdict::Allow(format!(
@@ -249,62 +250,95 @@ fn last_time(bytes: &[u8]) -> Option<Ms> {
 /// `create_call` of `server` on: the call the pending one belongs to, as
 /// far as the rules that judge a pending call look back (its language,
 /// peers and turns all come after its join). A transcript without one is
-/// read whole.
+/// read whole. `room` is spare capacity asked for at the end (for the
+/// pending call), so that appending it copies nothing.
 ///
-/// The file is read backwards in blocks of doubling size, so that a long
-/// session costs the bytes of its last call, not of the whole file. A
+/// The file is searched backwards a block at a time, then read once from
+/// that line on: a long session costs the bytes of its last call. A
 /// candidate line is taken only when it reads as an entry whose `tool_use`
 /// names that function of that server: a mention of the name inside some
 /// text does not cut the call short.
-pub fn read_tail(path: &Path, server: &str) -> io::Result<Vec<u8>> {
+pub fn read_tail(path: &Path, server: &str, room: usize) -> io::Result<Vec<u8>> {
+    read_tail_by(path, server, room, BLOCK)
+}
+
+fn read_tail_by(path: &Path, server: &str, room: usize, block: u64) -> io::Result<Vec<u8>> {
     let mut file = File::open(path)?;
     let len = file.metadata()?.len();
+    let from = last_call_start(&mut file, len, server, block.max(1))?.unwrap_or(0);
+    file.seek(SeekFrom::Start(from))?;
+    let size = usize::try_from(len - from).unwrap_or(0);
+    let mut buf = Vec::with_capacity(size.saturating_add(room));
+    file.read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// The size of the blocks [`last_call_start`] reads.
+const BLOCK: u64 = 1 << 20;
+
+/// The file offset of the line of the last `join` or `create_call` of
+/// `server`, searched from the end.
+fn last_call_start(
+    file: &mut File,
+    len: u64,
+    server: &str,
+    block: u64,
+) -> io::Result<Option<u64>> {
     let needles = [
         memchr::memmem::FinderRev::new(b"join\""),
         memchr::memmem::FinderRev::new(b"create_call\""),
     ];
-    let mut buf: Vec<u8> = Vec::new();
     let mut pos = len;
-    let mut block: u64 = 64 * 1024;
-    // Bytes of `buf` (from its start) not searched yet: a needle may
-    // straddle the seam with the block read next.
-    let mut unsearched_end = 0usize;
+    // The window: the block just read, then the first line of the window
+    // before it (which may have started in this block), so every line is
+    // searched whole once its start is read.
+    let mut win: Vec<u8> = Vec::new();
     while pos > 0 {
         let n = block.min(pos);
         pos -= n;
-        let mut chunk = vec![0u8; n as usize];
+        let carry = match memchr::memchr(b'\n', &win) {
+            Some(k) => k + 1,
+            None => win.len(),
+        };
+        let mut next = vec![0u8; n as usize];
         file.seek(SeekFrom::Start(pos))?;
-        file.read_exact(&mut chunk)?;
-        let seam = chunk.len();
-        chunk.extend_from_slice(&buf);
-        buf = chunk;
-        // Search the new block and the start of the old (a needle across
-        // the seam), latest first.
-        let limit = (seam + unsearched_end + 16).min(buf.len());
-        let mut end = limit;
-        while let Some(at) = needles.iter().filter_map(|f| f.rfind(&buf[..end])).max() {
-            end = at;
-            let start = match memchr::memrchr(b'\n', &buf[..at]) {
+        file.read_exact(&mut next)?;
+        next.extend_from_slice(&win[..carry]);
+        win = next;
+        // Candidates, latest first, each needle's own in turn.
+        let mut ends = [win.len(); 2];
+        let mut found: [Option<usize>; 2] = [None; 2];
+        for k in 0..2 {
+            found[k] = needles[k].rfind(&win[..ends[k]]);
+        }
+        while let Some((k, at)) = found
+            .iter()
+            .enumerate()
+            .filter_map(|(k, f)| f.map(|a| (k, a)))
+            .max_by_key(|&(_, a)| a)
+        {
+            let start = match memchr::memrchr(b'\n', &win[..at]) {
                 Some(nl) => nl + 1,
-                // The line starts in a block not read yet.
+                // The line started before this window: searched with the
+                // next one.
                 None if pos > 0 => break,
                 None => 0,
             };
-            let stop = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |k| at + k);
-            if starts_call(&buf[start..stop], server) {
-                buf.drain(..start);
-                return Ok(buf);
+            let stop = memchr::memchr(b'\n', &win[at..]).map_or(win.len(), |e| at + e);
+            if starts_call(&win[start..stop], server) {
+                return Ok(Some(pos + start as u64));
             }
-            end = start.min(at);
+            // The whole line is done with: go on before it.
+            for j in 0..2 {
+                ends[j] = ends[j].min(start);
+                if found[j].is_some_and(|a| a >= start) {
+                    found[j] = needles[j].rfind(&win[..ends[j]]);
+                }
+            }
+            debug_assert!(found[k].is_none_or(|a| a < start));
         }
-        // What is left unsearched: up to the earliest line start not yet
-        // known, i.e. the start of the first line of the buffer.
-        unsearched_end = memchr::memchr(b'\n', &buf)
-            .map_or(buf.len(), |k| k + 1)
-            .min(end);
-        block = block.saturating_mul(2);
     }
-    Ok(buf)
+    Ok(None)
 }
 
 /// True when `line` is an assistant entry with a `tool_use` of `server`'s
@@ -442,11 +476,14 @@ mod tests {
             src.push('\n');
         }
         std::fs::write(&path, &src).unwrap();
-        let tail = read_tail(&path, "vh").unwrap();
         let at = src.rfind(&second).unwrap();
-        assert_eq!(tail, src[at..].as_bytes());
+        // blocks of every size: lines and names across their seams
+        for block in [1, 7, 100, 4096, 1 << 20] {
+            let tail = read_tail_by(&path, "vh", 0, block).unwrap();
+            assert_eq!(tail, src[at..].as_bytes(), "{block}");
+        }
         // no join of that server: the whole file
-        let all = read_tail(&path, "other").unwrap();
+        let all = read_tail(&path, "other", 0).unwrap();
         assert_eq!(all.len(), src.len());
         std::fs::remove_dir_all(&dir).unwrap();
     }
