@@ -144,12 +144,7 @@ fn each_line_of_the_incident_is_judged_before_it_is_sent() {
         match (want, got) {
             (None, None) => assert!(err(&o).is_empty(), "{}:{}: {}", p.file, p.line, err(&o)),
             (None, Some(r)) => panic!("{}:{} is a good line, denied: {r}", p.file, p.line),
-            (Some(w), None) => panic!(
-                "{}:{} breaks {w:?}, allowed ({})",
-                p.file,
-                p.line,
-                err(&o)
-            ),
+            (Some(w), None) => panic!("{}:{} breaks {w:?}, allowed ({})", p.file, p.line, err(&o)),
             (Some(w), Some(r)) => {
                 // the reason names the rule first, then the others
                 let first = r
@@ -158,7 +153,12 @@ fn each_line_of_the_incident_is_judged_before_it_is_sent() {
                     .unwrap();
                 assert!(w.contains(first), "{}:{}: {r}", p.file, p.line);
                 for rule in w {
-                    assert!(r.contains(rule.as_str()), "{}:{} {rule}: {r}", p.file, p.line);
+                    assert!(
+                        r.contains(rule.as_str()),
+                        "{}:{} {rule}: {r}",
+                        p.file,
+                        p.line
+                    );
                 }
                 // what is wrong, and what to do: two sentences at least,
                 // short enough to act on
@@ -204,10 +204,17 @@ fn severity_decides_and_a_dry_run_denies_nothing() {
         .unwrap()
         .starts_with("callint long-say:"));
     let o = guard(&["--now", &at, "--deny", "error"], input.as_bytes());
-    assert_eq!(denial(&o), None, "a warning does not deny with --deny error");
+    assert_eq!(
+        denial(&o),
+        None,
+        "a warning does not deny with --deny error"
+    );
 
     let (label, at) = call_at(&dir, "opencode.jsonl", 4);
-    let o = guard(&["--now", &at, "--deny", "error"], label.to_string().as_bytes());
+    let o = guard(
+        &["--now", &at, "--deny", "error"],
+        label.to_string().as_bytes(),
+    );
     assert!(denial(&o).unwrap().starts_with("callint label-too-long:"));
 
     let o = guard(&["--now", &at, "--dry-run"], label.to_string().as_bytes());
@@ -223,7 +230,10 @@ fn severity_decides_and_a_dry_run_denies_nothing() {
 fn a_create_call_from_a_subagent_is_denied() {
     let dir = scratch();
     let (mut hook, at) = call_at(&dir, "promo.jsonl", 3);
-    assert_eq!(denial(&guard(&["--now", &at], hook.to_string().as_bytes())), None);
+    assert_eq!(
+        denial(&guard(&["--now", &at], hook.to_string().as_bytes())),
+        None
+    );
     hook["agent_id"] = json!("a1");
     let r = denial(&guard(&["--now", &at], hook.to_string().as_bytes())).unwrap();
     assert!(r.starts_with("callint create-call-delegated:"), "{r}");
@@ -270,7 +280,10 @@ fn what_it_cannot_judge_it_lets_through_and_says_why() {
         ("empty", Vec::new()),
         ("not JSON", b"{\"tool_name\": ".to_vec()),
         ("an array", b"[1,2]".to_vec()),
-        ("invalid UTF-8", b"{\"tool_name\":\"mcp__vh__say\xff\"}".to_vec()),
+        (
+            "invalid UTF-8",
+            b"{\"tool_name\":\"mcp__vh__say\xff\"}".to_vec(),
+        ),
         ("no tool name", br#"{"tool_input":{"text":"hi"}}"#.to_vec()),
         (
             "tool input no object",
