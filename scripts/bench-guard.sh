@@ -13,6 +13,10 @@
 #              session: a long working session, then a call, so the guard
 #              reads the call only.
 #
+# Wall clock is what the agent waits; on a machine busy with other work it
+# includes waiting for a core, so the CPU time of each run (user + system)
+# is printed beside it.
+#
 # The pending call is a `say` ("Got it.", which the guard denies: the whole
 # path, reason and output included, is measured).
 # Usage: scripts/bench-guard.sh [TURNS] [RUNS]   (default 1200 turns: ~10 MB; 200 runs)
@@ -29,7 +33,7 @@ python3 scripts/corpus/claude-session.py --noise 10 "$dir/native.jsonl" "$dir/on
 cat "$dir/one-call.jsonl" corpus/seed-incident-claude/opencode.jsonl > "$dir/late-call.jsonl"
 
 python3 - "$bin/callint" "$dir" "$runs" <<'EOF'
-import json, os, subprocess, sys, time
+import json, os, resource, subprocess, sys, time
 
 callint, d, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for name, server in [("one-call", "voicehook"), ("late-call", "vh")]:
@@ -42,17 +46,23 @@ for name, server in [("one-call", "voicehook"), ("late-call", "vh")]:
         "tool_name": f"mcp__{server}__say",
         "tool_input": {"text": "Got it."},
     }).encode()
-    times = []
+    times, cpu = [], []
     for i in range(runs + 3):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         s = time.perf_counter()
         p = subprocess.run([callint, "guard"], input=hook, capture_output=True)
         t = (time.perf_counter() - s) * 1000
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        c = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
         if i == 0:
             decision = json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"] if p.stdout else "allow"
         if i >= 3:  # warm-up runs left out
             times.append(t)
+            cpu.append(c)
     times.sort()
-    pct = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+    cpu.sort()
+    pct = lambda v, q: v[min(len(v) - 1, int(q * len(v)))]
     size = os.path.getsize(path) / 1e6
-    print(f"{name:9} {size:5.1f} MB  {decision:5}  runs {runs}  p50 {pct(0.50):6.1f} ms  p99 {pct(0.99):6.1f} ms  max {times[-1]:6.1f} ms")
+    print(f"{name:9} {size:5.1f} MB  {decision:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
+          f"  | cpu p50 {pct(cpu, 0.50):6.1f} ms  p99 {pct(cpu, 0.99):6.1f} ms")
 EOF
