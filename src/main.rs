@@ -129,6 +129,15 @@ struct CheckArgs {
     /// callint.toml]; 0 lists all.
     #[arg(long, value_name = "N")]
     max_repeats: Option<usize>,
+    /// Keep watching the files (logs still being written) and print each
+    /// new finding as it appears, until Ctrl-C, which prints a summary.
+    /// Truncated and replaced (rotated) files are read again from the
+    /// start. Output: concise, or `--format jsonl`.
+    #[arg(long)]
+    follow: bool,
+    /// How often --follow looks at the files, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 250, hide = true)]
+    poll_ms: u64,
 }
 
 #[derive(Args)]
@@ -173,6 +182,8 @@ enum OutFormat {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// With --follow: one JSON object a line per finding, as it appears.
+    Jsonl,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -256,6 +267,109 @@ fn emit(out: &[u8], code: u8) -> u8 {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
         Err(e) => fail(format_args!("cannot write the output: {e}")),
     }
+}
+
+/// `callint check --follow`: poll the files until Ctrl-C, then sum up on
+/// standard error.
+fn follow(args: CheckArgs) -> u8 {
+    use callint::follow::{Follow, Style};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let style = match args.format {
+        None | Some(OutFormat::Concise) => Style::Concise,
+        Some(OutFormat::Jsonl) => Style::Jsonl,
+        Some(_) => return fail("--follow writes --format concise or jsonl"),
+    };
+    if args.paths.is_empty() {
+        return fail("--follow needs the files to follow");
+    }
+    if let Some(p) = args.paths.iter().find(|p| !callint::follow::followable(p)) {
+        return fail(format_args!(
+            "--follow follows files; {} is not one",
+            file_name(&p.to_string_lossy())
+        ));
+    }
+    let config_path = if args.no_config {
+        None
+    } else if let Some(c) = &args.config {
+        Some(c.clone())
+    } else {
+        Config::discover(&args.paths[0])
+    };
+    let mut config = match &config_path {
+        Some(p) => match Config::load(p) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        },
+        None => Config::default(),
+    };
+    if args.max_repeats.is_some() {
+        config.max_repeats = args.max_repeats;
+    }
+    let linter = match Linter::new(&config, args.select.as_deref(), &args.ignore) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+        return fail(format_args!("cannot catch Ctrl-C: {e}"));
+    }
+    let mut f = Follow::new(&args.paths, style);
+    let pause = std::time::Duration::from_millis(args.poll_ms.max(10));
+    while !stop.load(Ordering::SeqCst) {
+        let news = f.poll(&linter);
+        for n in &news.notes {
+            warn(format_args!("{n}"));
+        }
+        if !news.findings.is_empty() {
+            let mut out = String::new();
+            for (_, line) in &news.findings {
+                out.push_str(line);
+                out.push('\n');
+            }
+            let mut lock = std::io::stdout().lock();
+            if lock
+                .write_all(out.as_bytes())
+                .and_then(|()| lock.flush())
+                .is_err()
+            {
+                // Nobody reads any more (a closed pipe): done.
+                break;
+            }
+        }
+        // Sleep in short steps, to answer Ctrl-C at once.
+        let mut slept = std::time::Duration::ZERO;
+        while slept < pause && !stop.load(Ordering::SeqCst) {
+            let step = (pause - slept).min(std::time::Duration::from_millis(20));
+            std::thread::sleep(step);
+            slept += step;
+        }
+    }
+    let news = f.flush();
+    if !news.findings.is_empty() {
+        let mut out = String::new();
+        for (_, line) in &news.findings {
+            out.push_str(line);
+            out.push('\n');
+        }
+        let _ = emit(out.as_bytes(), 0);
+    }
+    let [info, warnings, errors] = f.counts;
+    warn(format_args!(
+        "followed {} file{}: {} finding{} ({errors} error{}, {warnings} warning{}, {info} info)",
+        f.files(),
+        if f.files() == 1 { "" } else { "s" },
+        info + warnings + errors,
+        if info + warnings + errors == 1 {
+            ""
+        } else {
+            "s"
+        },
+        if errors == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+    ));
+    u8::from(errors > 0 && !args.exit_zero)
 }
 
 /// The largest hook input read: a pending call with its arguments is a few
@@ -358,6 +472,12 @@ fn guard(args: GuardArgs) -> u8 {
 }
 
 fn check(mut args: CheckArgs) -> u8 {
+    if args.follow {
+        return follow(args);
+    }
+    if matches!(args.format, Some(OutFormat::Jsonl)) {
+        return fail("--format jsonl writes findings as they appear: it goes with --follow");
+    }
     if args.paths.is_empty() {
         if stdin_is_fed() {
             warn(format_args!(
@@ -370,7 +490,8 @@ fn check(mut args: CheckArgs) -> u8 {
     let tty = stdout.is_terminal();
     let format = match args.format {
         Some(OutFormat::Pretty) => Format::Pretty,
-        Some(OutFormat::Concise) => Format::Concise,
+        // Told apart above: jsonl is for --follow only.
+        Some(OutFormat::Concise | OutFormat::Jsonl) => Format::Concise,
         Some(OutFormat::Json) => Format::Json,
         Some(OutFormat::Sarif) => Format::Sarif,
         Some(OutFormat::Github) => Format::Github,

@@ -8,6 +8,7 @@ mod cli;
 mod common;
 mod compressed;
 mod corpus;
+mod follow;
 mod formats;
 mod genlog;
 mod guard;
