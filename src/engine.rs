@@ -551,6 +551,62 @@ impl Linter {
         }
     }
 
+    /// Judge `pending`, a record an agent is about to send, as the next
+    /// record after `records` (its log so far, in order): the active rules
+    /// that can judge a record before anything follows it
+    /// ([`rules::judges_pending`]) run over the call the pending record
+    /// belongs to, and only their findings on the pending record are
+    /// returned, in file order. `pending` carries its own span (outside the
+    /// spans of `records`), by which its findings are told.
+    pub fn judge_pending(
+        &self,
+        meta: Option<&crate::model::Meta>,
+        mut records: Vec<Record>,
+        pending: Record,
+    ) -> Vec<Diagnostic> {
+        let at = pending.span;
+        records.push(pending);
+        let last = records.len() - 1;
+        // Only the call the pending record belongs to.
+        let group = split_calls(&records).into_iter().find_map(|g| match g {
+            Group::All => None,
+            Group::Some(idx) => idx.contains(&last).then_some(idx),
+        });
+        if let Some(idx) = group {
+            let mut keep = idx.into_iter().peekable();
+            let mut k = 0;
+            records.retain(|_| {
+                let wanted = keep.peek() == Some(&k);
+                if wanted {
+                    keep.next();
+                }
+                k += 1;
+                wanted
+            });
+        }
+        let call = Call::build(meta, &records, &self.cast);
+        let mut out = Vec::new();
+        for a in &self.active {
+            let meta = a.rule.meta();
+            if !rules::judges_pending(meta.name) {
+                continue;
+            }
+            let mut cx = Cx {
+                call: &call,
+                meta,
+                severity: a.severity,
+                options: &a.options,
+                out: &mut out,
+            };
+            a.rule.check(&mut cx);
+        }
+        let on_pending = |s: crate::model::Span| s.start >= at.start && s.start <= at.end;
+        out.retain(|d| on_pending(d.primary.at.span));
+        sort(&mut out);
+        out.dedup_by(|a, b| a == b);
+        out
+    }
+
     /// Run every active rule over one call.
     pub fn run(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
         for a in &self.active {

@@ -1,181 +1,285 @@
-//! `callint check --follow`: lint logs that are still being written and
-//! print each new finding as it appears.
+//! `callint check --follow`: lint logs while they are being written, and
+//! show each finding once, when it first appears.
 //!
-//! Every file is looked at a few times a second. When it has grown, it is
-//! linted again up to its last complete line (a line the recorder is still
-//! writing is left for the next look), and the findings not printed before
-//! are printed, in the chosen format: `concise`, `pretty` or `github` lines,
-//! or one JSON object a line with `--format json`. A file that shrinks
-//! (truncated) or is replaced by another (rotated: a new file under the same
-//! name) is read again from its start, and its findings count as new. On
-//! Ctrl-C (or SIGTERM) the summary of everything found is printed and the
-//! exit status is the one `check` gives for those findings.
+//! Each poll looks at every file's identity and size. A file that grew is
+//! linted again up to its last complete line (a line still being written
+//! is left for the next poll, so that it is not reported as broken), and
+//! the findings not shown before are returned. A file that shrank was
+//! truncated, and one whose identity changed was replaced (rotated): it is
+//! read from its start again, and its findings are shown anew. A file that
+//! is missing is waited for.
+//!
+//! A grown file is linted whole, so a poll costs the file's length: what a
+//! finding on a line depends on (a later answer, a turn that ended) is
+//! judged as a full lint judges it.
+//!
+//! A rule that judges a record by what follows it (no greeting after a
+//! join, no answer to a line, the end of a turn: those that cannot judge a
+//! pending record, [`crate::rules::judges_pending`]) would find fault with
+//! the last records of a log only because the rest is not written yet. Its
+//! findings are held back until the log has gone on for [`SETTLE_LINES`]
+//! lines past them, or has not grown for [`SETTLE_QUIET`], or following
+//! ends ([`Follow::flush`]); a finding that the lines written meanwhile
+//! settle (the greeting came) is never shown.
 
-use std::collections::{HashMap, HashSet};
-use std::io::Write;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use callint::engine::{FileResult, Linter};
-use callint::report::{self, Format, Summary};
+use crate::diagnostic::Severity;
+use crate::engine::{FileResult, Linter};
+use crate::report::escape::{file_name, one_line};
+use crate::report::{resolve, to_json_line, LineIndex};
 
-/// How often the files are looked at.
-const POLL: Duration = Duration::from_millis(250);
+/// Lines a log goes on past a finding of a rule that judges what follows,
+/// before that finding is shown.
+pub const SETTLE_LINES: usize = 50;
 
-/// What is known of one followed file.
-#[derive(Default)]
-struct Seen {
-    /// The length and identity of the file when it was last linted.
-    len: u64,
+/// How long a log stays unchanged before the findings held back on it are
+/// shown.
+pub const SETTLE_QUIET: Duration = Duration::from_secs(10);
+
+/// How findings are written: one line each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// `file:line:col: severity[rule] message`.
+    Concise,
+    /// One JSON object a line, with the fields of `--format json`'s
+    /// findings.
+    Jsonl,
+}
+
+/// What a poll found.
+#[derive(Debug, Default)]
+pub struct News {
+    /// New findings, rendered, in file order.
+    pub findings: Vec<(Severity, String)>,
+    /// What happened to the files (truncated, replaced, missing).
+    pub notes: Vec<String>,
+}
+
+struct File {
+    path: PathBuf,
+    shown: String,
+    /// Identity and size when last read.
     id: Option<(u64, u64)>,
-    /// The findings already printed, by what they say and where.
-    printed: HashSet<(&'static str, usize, usize, String)>,
-    /// The summary of the last lint.
-    last: Option<FileResult>,
+    len: u64,
+    missing: bool,
+    /// Read since it was last (re)started.
+    read: bool,
+    /// When it last grew.
+    changed: Instant,
+    /// Complete lines when last read.
+    lines: usize,
+    seen: HashSet<String>,
+    /// Findings held back, as of the last read.
+    held: Vec<Found>,
 }
 
-pub struct Options<'a> {
-    pub format: Format,
-    pub style: report::pretty::Style,
-    pub input_format: Option<callint::input::Format>,
-    pub quiet: bool,
-    pub exit_zero: bool,
-    pub linters: &'a [(Option<PathBuf>, Linter)],
+/// One rendered finding.
+struct Found {
+    severity: Severity,
+    /// Judged by what follows its record.
+    later: bool,
+    line: usize,
+    text: String,
 }
 
-/// Follow `files` (each with the index of its linter) until interrupted.
-pub fn run(files: &[(PathBuf, usize)], opts: &Options<'_>) -> u8 {
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        if let Err(e) = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst)) {
-            crate::warn(format_args!(
-                "warning: Ctrl-C will not print a summary: {e}"
-            ));
-        }
-    }
-    let mut seen: HashMap<&Path, Seen> = HashMap::new();
-    loop {
-        let mut out = String::new();
-        for (file, slot) in files {
-            let state = seen.entry(file.as_path()).or_default();
-            look(file, &opts.linters[*slot].1, state, opts, &mut out);
-        }
-        if !out.is_empty() && !write(&out) {
-            break;
-        }
-        if stop.load(Ordering::SeqCst) {
-            break;
-        }
-        std::thread::sleep(POLL);
-    }
-    let mut summary = Summary::default();
-    for s in seen.values() {
-        if let Some(r) = &s.last {
-            summary.add(r);
-        }
-    }
-    if !opts.quiet && matches!(opts.format, Format::Pretty | Format::Concise) {
-        let _ = write(&format!("{}\n", crate::closing(&summary, false)));
-    }
-    if summary.errors() > 0 && !opts.exit_zero {
-        1
-    } else {
-        0
-    }
+/// The files followed, with what has been shown of each.
+pub struct Follow {
+    files: Vec<File>,
+    style: Style,
+    /// Findings shown so far, by severity.
+    pub counts: [usize; 3],
 }
 
-/// Write to standard output; false once the reader is gone.
-fn write(s: &str) -> bool {
-    let mut lock = std::io::stdout().lock();
-    lock.write_all(s.as_bytes())
-        .and_then(|()| lock.flush())
-        .is_ok()
-}
+impl Follow {
+    pub fn new(paths: &[PathBuf], style: Style) -> Follow {
+        Follow {
+            files: paths
+                .iter()
+                .map(|p| File {
+                    path: p.clone(),
+                    shown: p.to_string_lossy().into_owned(),
+                    id: None,
+                    len: 0,
+                    missing: false,
+                    read: false,
+                    changed: Instant::now(),
+                    lines: 0,
+                    seen: HashSet::new(),
+                    held: Vec::new(),
+                })
+                .collect(),
+            style,
+            counts: [0; 3],
+        }
+    }
 
-/// Look at one file: lint it again when it changed, and render the
-/// findings not printed before into `out`.
-fn look(file: &Path, linter: &Linter, state: &mut Seen, opts: &Options<'_>, out: &mut String) {
-    let Ok(meta) = std::fs::metadata(file) else {
-        return; // not there (yet, or between rotations)
-    };
-    let id = identity(&meta);
-    let len = meta.len();
-    let replaced = state.id.is_some() && id != state.id;
-    if replaced || len < state.len {
-        // Truncated or rotated: a new log under the same name.
-        state.printed.clear();
-        state.len = 0;
-        state.last = None;
+    /// Look at every file once.
+    pub fn poll(&mut self, linter: &Linter) -> News {
+        let mut news = News::default();
+        for f in &mut self.files {
+            poll_file(f, linter, self.style, &mut news);
+        }
+        self.count(&news);
+        news
     }
-    state.id = id;
-    if len == state.len && state.last.is_some() {
-        return;
-    }
-    let Ok(mut bytes) = std::fs::read(file) else {
-        return;
-    };
-    // Only complete lines: the recorder may be writing the last one.
-    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
-    if whole == 0 {
-        return;
-    }
-    bytes.truncate(whole);
-    state.len = whole as u64;
-    let name = file.to_string_lossy();
-    let mut r = match opts.input_format {
-        Some(f) => linter.lint_as(&name, bytes, f),
-        None => linter.lint(&name, bytes),
-    };
-    let fresh: Vec<_> = r
-        .diagnostics
-        .iter()
-        .filter(|d| {
-            let at = (
-                d.rule,
-                d.primary.at.span.start,
-                d.primary.at.span.end,
-                d.message.clone(),
-            );
-            state.printed.insert(at)
-        })
-        .cloned()
-        .collect();
-    if !fresh.is_empty() {
-        let all = std::mem::replace(&mut r.diagnostics, fresh);
-        render(&r, opts, out);
-        r.diagnostics = all;
-    }
-    r.source = Vec::new();
-    state.last = Some(r);
-}
 
-/// The findings of `r` in the chosen format; JSON as one object a line.
-fn render(r: &FileResult, opts: &Options<'_>, out: &mut String) {
-    match opts.format {
-        Format::Pretty => report::pretty::render(r, opts.style, out),
-        Format::Github => report::github::render(r, out),
-        Format::Json | Format::Sarif => {
-            for item in report::json::items(r) {
-                if let Ok(line) = serde_json::to_string(&item) {
-                    out.push_str(&line);
-                    out.push('\n');
+    /// Following ends: the findings held back are shown.
+    pub fn flush(&mut self) -> News {
+        let mut news = News::default();
+        for f in &mut self.files {
+            for h in std::mem::take(&mut f.held) {
+                if f.seen.insert(h.text.clone()) {
+                    news.findings.push((h.severity, h.text));
                 }
             }
         }
-        Format::Concise => report::concise::render(r, out),
+        self.count(&news);
+        news
+    }
+
+    fn count(&mut self, news: &News) {
+        for (s, _) in &news.findings {
+            self.counts[*s as usize] += 1;
+        }
+    }
+
+    pub fn files(&self) -> usize {
+        self.files.len()
     }
 }
 
-#[cfg(unix)]
-fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((meta.dev(), meta.ino()))
+fn poll_file(f: &mut File, linter: &Linter, style: Style, news: &mut News) {
+    let name = file_name(&f.shown);
+    let meta = match std::fs::metadata(&f.path) {
+        Ok(m) if m.is_file() => m,
+        Ok(_) | Err(_) => {
+            if !f.missing {
+                f.missing = true;
+                news.notes
+                    .push(format!("{name}: no such file (yet); waiting for it"));
+            }
+            return;
+        }
+    };
+    f.missing = false;
+    let id = identity(&meta);
+    let len = meta.len();
+    if f.id.is_some() && id != f.id {
+        news.notes
+            .push(format!("{name}: replaced; reading it from the start"));
+        f.seen.clear();
+        f.held.clear();
+        f.read = false;
+    } else if len < f.len {
+        news.notes
+            .push(format!("{name}: truncated; reading it from the start"));
+        f.seen.clear();
+        f.held.clear();
+        f.read = false;
+    }
+    f.id = id;
+    if f.read && len == f.len {
+        // Quiet: what was held back is settled.
+        if !f.held.is_empty() && f.changed.elapsed() >= SETTLE_QUIET {
+            for h in std::mem::take(&mut f.held) {
+                if f.seen.insert(h.text.clone()) {
+                    news.findings.push((h.severity, h.text));
+                }
+            }
+        }
+        return;
+    }
+    f.changed = Instant::now();
+    let Ok(mut bytes) = std::fs::read(&f.path) else {
+        return;
+    };
+    f.len = bytes.len() as u64;
+    f.read = true;
+    // Only complete lines: the last one may still be being written.
+    match memchr::memrchr(b'\n', &bytes) {
+        Some(k) => bytes.truncate(k + 1),
+        None => return,
+    }
+    f.lines = memchr::memchr_iter(b'\n', &bytes).count();
+    let r = linter.lint(&f.shown, bytes);
+    f.held.clear();
+    for found in render(&r, style) {
+        if f.seen.contains(&found.text) {
+            continue;
+        }
+        if found.later && found.line + SETTLE_LINES > f.lines {
+            f.held.push(found);
+            continue;
+        }
+        f.seen.insert(found.text.clone());
+        news.findings.push((found.severity, found.text));
+    }
 }
 
-#[cfg(not(unix))]
-fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
+/// True when `rule` judges a record by what follows it in the log.
+fn judges_later(rule: &str) -> bool {
+    !crate::rules::judges_pending(rule)
+        && !matches!(
+            rule,
+            // by what came before: the tools a participant ran, and
+            // helper code, read whole
+            "participant-acted" | "timeout-events-dropped"
+            // complete lines only are read; a log without times stays so
+            | "invalid-record" | "no-times"
+        )
+}
+
+/// The identity of a file (device and inode), where the system has one.
+fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        None
+    }
+}
+
+fn render(r: &FileResult, style: Style) -> Vec<Found> {
+    let index = LineIndex::new(&r.source);
+    let items = match style {
+        Style::Jsonl => crate::report::json::items(r),
+        Style::Concise => Vec::new(),
+    };
+    r.diagnostics
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            let at = resolve(&r.source, &index, &d.primary.at);
+            let text = match items.get(k) {
+                Some(item) => to_json_line(item),
+                None => format!(
+                    "{}:{}:{}: {}[{}] {}",
+                    file_name(&r.path),
+                    at.line,
+                    at.column,
+                    d.severity,
+                    d.rule,
+                    one_line(&d.message)
+                ),
+            };
+            Found {
+                severity: d.severity,
+                later: judges_later(d.rule),
+                line: at.line,
+                text,
+            }
+        })
+        .collect()
+}
+
+/// True when `path` names a file that can be followed (or none yet).
+pub fn followable(path: &Path) -> bool {
+    !path.is_dir() && path.as_os_str() != "-"
 }

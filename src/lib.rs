@@ -8,6 +8,8 @@ pub mod claims;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;
+pub mod follow;
+pub mod guard;
 #[doc(hidden)]
 pub mod harness;
 pub mod input;

@@ -7,8 +7,6 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-mod follow;
-
 use callint::config::Config;
 use callint::engine::{FileResult, Linter};
 use callint::report::escape::{file_name, one_line};
@@ -59,6 +57,8 @@ enum Command {
         /// The rule's name, as `callint rules` lists it.
         rule: String,
     },
+    /// Judge a voicehook call before it is made: a PreToolUse hook for Claude Code (hook input on standard input; a denial as JSON on standard output).
+    Guard(GuardArgs),
     /// Show whom a line addresses, by the server's addressing rule.
     Addressing {
         /// The spoken line.
@@ -129,12 +129,45 @@ struct CheckArgs {
     /// callint.toml]; 0 lists all.
     #[arg(long, value_name = "N")]
     max_repeats: Option<usize>,
-    /// Keep watching the files named and print each new finding as it
-    /// appears (logs still being written; truncated and rotated files are
-    /// read again). With --format json, one finding a line. Ctrl-C prints
-    /// the summary.
+    /// Keep watching the files (logs still being written) and print each
+    /// new finding as it appears, until Ctrl-C, which prints a summary.
+    /// Truncated and replaced (rotated) files are read again from the
+    /// start. Output: concise, or `--format jsonl`.
     #[arg(long)]
     follow: bool,
+    /// How often --follow looks at the files, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 250, hide = true)]
+    poll_ms: u64,
+}
+
+#[derive(Args)]
+struct GuardArgs {
+    /// The lowest severity that denies a call. Findings of severity info
+    /// never deny.
+    #[arg(long, value_enum, default_value_t = DenyAt::Warning)]
+    deny: DenyAt,
+    /// Deny nothing: say on standard error what would have been denied.
+    #[arg(long)]
+    dry_run: bool,
+    /// Use this configuration file instead of the callint.toml nearest to
+    /// the hook's working folder.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every callint.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// Judge the call as made at this time (RFC 3339) instead of now, to
+    /// replay a recorded session.
+    #[arg(long, value_name = "TIME", hide = true)]
+    now: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum DenyAt {
+    /// Warnings and errors deny.
+    Warning,
+    /// Only errors deny.
+    Error,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -149,6 +182,8 @@ enum OutFormat {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// With --follow: one JSON object a line per finding, as it appears.
+    Jsonl,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -183,8 +218,18 @@ fn main() -> ExitCode {
         // passed, and an unknown option number is ignored by mimalloc.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A hook that exits with 2 blocks the agent's call: a guard
+        // started with a wrong flag says so and lets the call through.
+        Err(e) if std::env::args_os().nth(1).is_some_and(|a| a == "guard") && e.use_stderr() => {
+            warn(format_args!("guard: {}", e.to_string().trim_end()));
+            return ExitCode::from(1);
+        }
+        Err(e) => e.exit(),
+    };
     let code = match cli.command {
+        Command::Guard(args) => guard(args),
         Command::Check(args) => check(args),
         Command::Report(args) => postmortem::run(args),
         Command::Rules { format } => list_rules(format),
@@ -224,7 +269,215 @@ fn emit(out: &[u8], code: u8) -> u8 {
     }
 }
 
+/// `callint check --follow`: poll the files until Ctrl-C, then sum up on
+/// standard error.
+fn follow(args: CheckArgs) -> u8 {
+    use callint::follow::{Follow, Style};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let style = match args.format {
+        None | Some(OutFormat::Concise) => Style::Concise,
+        Some(OutFormat::Jsonl) => Style::Jsonl,
+        Some(_) => return fail("--follow writes --format concise or jsonl"),
+    };
+    if args.paths.is_empty() {
+        return fail("--follow needs the files to follow");
+    }
+    if let Some(p) = args.paths.iter().find(|p| !callint::follow::followable(p)) {
+        return fail(format_args!(
+            "--follow follows files; {} is not one",
+            file_name(&p.to_string_lossy())
+        ));
+    }
+    let config_path = if args.no_config {
+        None
+    } else if let Some(c) = &args.config {
+        Some(c.clone())
+    } else {
+        Config::discover(&args.paths[0])
+    };
+    let mut config = match &config_path {
+        Some(p) => match Config::load(p) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        },
+        None => Config::default(),
+    };
+    if args.max_repeats.is_some() {
+        config.max_repeats = args.max_repeats;
+    }
+    let linter = match Linter::new(&config, args.select.as_deref(), &args.ignore) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+        return fail(format_args!("cannot catch Ctrl-C: {e}"));
+    }
+    let mut f = Follow::new(&args.paths, style);
+    let pause = std::time::Duration::from_millis(args.poll_ms.max(10));
+    while !stop.load(Ordering::SeqCst) {
+        let news = f.poll(&linter);
+        for n in &news.notes {
+            warn(format_args!("{n}"));
+        }
+        if !news.findings.is_empty() {
+            let mut out = String::new();
+            for (_, line) in &news.findings {
+                out.push_str(line);
+                out.push('\n');
+            }
+            let mut lock = std::io::stdout().lock();
+            if lock
+                .write_all(out.as_bytes())
+                .and_then(|()| lock.flush())
+                .is_err()
+            {
+                // Nobody reads any more (a closed pipe): done.
+                break;
+            }
+        }
+        // Sleep in short steps, to answer Ctrl-C at once.
+        let mut slept = std::time::Duration::ZERO;
+        while slept < pause && !stop.load(Ordering::SeqCst) {
+            let step = (pause - slept).min(std::time::Duration::from_millis(20));
+            std::thread::sleep(step);
+            slept += step;
+        }
+    }
+    let news = f.flush();
+    if !news.findings.is_empty() {
+        let mut out = String::new();
+        for (_, line) in &news.findings {
+            out.push_str(line);
+            out.push('\n');
+        }
+        let _ = emit(out.as_bytes(), 0);
+    }
+    let [info, warnings, errors] = f.counts;
+    warn(format_args!(
+        "followed {} file{}: {} finding{} ({errors} error{}, {warnings} warning{}, {info} info)",
+        f.files(),
+        if f.files() == 1 { "" } else { "s" },
+        info + warnings + errors,
+        if info + warnings + errors == 1 {
+            ""
+        } else {
+            "s"
+        },
+        if errors == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+    ));
+    u8::from(errors > 0 && !args.exit_zero)
+}
+
+/// The largest hook input read: a pending call with its arguments is a few
+/// kilobytes.
+const MAX_HOOK_INPUT: u64 = 16 << 20;
+
+/// `callint guard`: exit 0 always; a denial is JSON on standard output,
+/// everything else (what would be denied in a dry run, why a call was let
+/// through unjudged) goes to standard error.
+fn guard(args: GuardArgs) -> u8 {
+    use callint::guard::{self, Verdict};
+    use std::io::Read;
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin()
+        .lock()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut input)
+    {
+        warn(format_args!(
+            "guard: allowed: cannot read the hook input: {e}"
+        ));
+        return 0;
+    }
+    let hook = match guard::read_hook(&input) {
+        Ok(h) => h,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
+    };
+    let now = match &args.now {
+        Some(t) => match callint::input::ts::parse_rfc3339(t) {
+            Some(t) => t,
+            None => {
+                warn(format_args!(
+                    "guard: allowed: --now {} is no RFC 3339 time",
+                    one_line(t)
+                ));
+                return 0;
+            }
+        },
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    };
+    let config_path = if args.no_config {
+        None
+    } else if let Some(c) = &args.config {
+        Some(c.clone())
+    } else {
+        let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+        Config::discover(&dir.join("callint.toml"))
+    };
+    let config = match &config_path {
+        Some(p) => match Config::load(p) {
+            Ok(c) => c,
+            Err(e) => {
+                warn(format_args!("guard: allowed: {e}"));
+                return 0;
+            }
+        },
+        None => Config::default(),
+    };
+    let linter = match Linter::new(&config, None, &[]) {
+        Ok(l) => l,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
+    };
+    let findings = match guard::judge(&linter, &hook, now) {
+        Verdict::Allow(why) => {
+            warn(format_args!("guard: allowed without judging: {why}"));
+            return 0;
+        }
+        Verdict::Judged(f) => f,
+    };
+    let at = match args.deny {
+        DenyAt::Warning => callint::diagnostic::Severity::Warning,
+        DenyAt::Error => callint::diagnostic::Severity::Error,
+    };
+    let denied = guard::denying(&findings, at);
+    if denied.is_empty() {
+        return 0;
+    }
+    let reason = guard::reason(&denied);
+    if args.dry_run {
+        warn(format_args!(
+            "guard: would deny {}: {reason}",
+            one_line(&hook.tool_name)
+        ));
+        return 0;
+    }
+    let mut out = guard::deny_output(&reason);
+    out.push('\n');
+    // A denial that cannot be written lets the call through: nothing else
+    // to do, and no reason to block.
+    emit(out.as_bytes(), 0);
+    0
+}
+
 fn check(mut args: CheckArgs) -> u8 {
+    if args.follow {
+        return follow(args);
+    }
+    if matches!(args.format, Some(OutFormat::Jsonl)) {
+        return fail("--format jsonl writes findings as they appear: it goes with --follow");
+    }
     if args.paths.is_empty() {
         if stdin_is_fed() {
             warn(format_args!(
@@ -237,7 +490,8 @@ fn check(mut args: CheckArgs) -> u8 {
     let tty = stdout.is_terminal();
     let format = match args.format {
         Some(OutFormat::Pretty) => Format::Pretty,
-        Some(OutFormat::Concise) => Format::Concise,
+        // Told apart above: jsonl is for --follow only.
+        Some(OutFormat::Concise | OutFormat::Jsonl) => Format::Concise,
         Some(OutFormat::Json) => Format::Json,
         Some(OutFormat::Sarif) => Format::Sarif,
         Some(OutFormat::Github) => Format::Github,
@@ -338,30 +592,6 @@ fn check(mut args: CheckArgs) -> u8 {
             failed = true;
         }
         todo.extend(files.into_iter().map(|f| (f, slot)));
-    }
-
-    if args.follow {
-        if failed {
-            return 2;
-        }
-        if matches!(format, Format::Sarif) || args.statistics {
-            return fail("--follow prints findings as they come: it does not go with --format sarif or --statistics");
-        }
-        if todo.iter().any(|(p, _)| is_stdin(p)) {
-            return fail("--follow watches files; standard input cannot be followed");
-        }
-        let style = report::pretty::Style { color, width };
-        return follow::run(
-            &todo,
-            &follow::Options {
-                format,
-                style,
-                input_format: args.input_format,
-                quiet: args.quiet,
-                exit_zero: args.exit_zero,
-                linters: &linters,
-            },
-        );
     }
 
     // Lint in parallel; every file is rendered by the worker that linted it

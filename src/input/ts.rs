@@ -96,6 +96,29 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// `2026-10-10T09:14:03.512Z`: a time as [`parse_rfc3339`] reads it back,
+/// in UTC to the millisecond.
+pub fn format_rfc3339(ms: Ms) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{}Z", clock(ms))
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (the
+/// inverse of [`days_from_civil`]).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
 /// `09:14:03.512` style clock time of a timestamp (UTC), for reports.
 pub fn clock(ms: Ms) -> String {
     let s = ms.div_euclid(1000).rem_euclid(86_400);
@@ -111,6 +134,20 @@ pub fn clock(ms: Ms) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_what_it_parses() {
+        for s in [
+            "1970-01-01T00:00:00.000Z",
+            "2026-10-10T09:00:04.100Z",
+            "2000-02-29T23:59:59.999Z",
+            "2100-03-01T00:00:00.001Z",
+            "1969-12-31T23:59:59.500Z",
+        ] {
+            let ms = parse_rfc3339(s).unwrap();
+            assert_eq!(format_rfc3339(ms), s);
+        }
+    }
 
     #[test]
     fn parses_the_formats_recorders_write() {

@@ -272,7 +272,21 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> String {
     String::from_utf8(buf).unwrap_or_default()
 }
 
-struct SafeFormatter<'a>(PrettyFormatter<'a>);
+/// `value` as JSON on one line (no line break at the end), escaped as
+/// [`to_json`] escapes it.
+pub fn to_json_line<T: serde::Serialize>(value: &T) -> String {
+    let mut buf = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(
+        &mut buf,
+        SafeFormatter(serde_json::ser::CompactFormatter),
+    );
+    if value.serialize(&mut ser).is_err() {
+        return "{}".into();
+    }
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+struct SafeFormatter<F>(F);
 
 macro_rules! delegate {
     ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
@@ -282,7 +296,7 @@ macro_rules! delegate {
     )*};
 }
 
-impl Formatter for SafeFormatter<'_> {
+impl<F: Formatter> Formatter for SafeFormatter<F> {
     delegate! {
         begin_array();
         end_array();

@@ -121,6 +121,65 @@ pub const ROOM_SCOPE: &[&str] = &[
     "wrong-language",
 ];
 
+/// The rules that can judge a record an agent is about to send (`callint
+/// guard`, [`crate::engine::Linter::judge_pending`]): each decides from the
+/// record itself and what came before it, so its verdict on the last record
+/// of a call cannot change with what follows.
+///
+/// - by the record alone: `board-bundle`, `board-missing-emoji`,
+///   `question-on-board`, `decision-not-yes-no`, `label-too-long`,
+///   `create-call-delegated`, `long-say`;
+/// - by the record against the room so far (who was addressed, who spoke,
+///   asked or answered last, the call language, the labels of the peers
+///   already in): `ack-not-addressed`, `ambiguous-labels`, `answered-agent`,
+///   `answered-human-question`, `asked-delta`, `repeated-say`,
+///   `spoke-for-addressed`, `spoke-over-delta`, `unaddressed-request`,
+///   `wrong-language`, `participant-offered-action`;
+/// - by what the agent's own events had delivered before it: `missed-line`,
+///   `contradicted-claim`, `resent-dropped-say` (a say the server dropped
+///   before, sent again).
+///
+/// The others cannot, and are left out:
+///
+/// - they judge what did or did not come after a record, which a pending
+///   record has not had yet: `join-sequence` and `no-greeting` (what follows
+///   a join), `unanswered-agent` (no answer to a line), `link-not-last` and
+///   `link-missing-until-joined` (what ends the turn), `foreground-wait-before-link`
+///   (whether the link reached the user before the wait);
+/// - `slow-ack` measures a delay: holding back the late acknowledgement
+///   would only make it later;
+/// - `participant-acted` judges the agent's other tools, and
+///   `timeout-events-dropped` its helper code, neither of which is a call
+///   of voicehook.
+pub const PENDING: &[&str] = &[
+    "ack-not-addressed",
+    "ambiguous-labels",
+    "answered-agent",
+    "answered-human-question",
+    "asked-delta",
+    "board-bundle",
+    "board-missing-emoji",
+    "contradicted-claim",
+    "create-call-delegated",
+    "decision-not-yes-no",
+    "label-too-long",
+    "long-say",
+    "missed-line",
+    "participant-offered-action",
+    "question-on-board",
+    "repeated-say",
+    "resent-dropped-say",
+    "spoke-for-addressed",
+    "spoke-over-delta",
+    "unaddressed-request",
+    "wrong-language",
+];
+
+/// True when rule `name` can judge a record before it is sent ([`PENDING`]).
+pub fn judges_pending(name: &str) -> bool {
+    PENDING.contains(&name)
+}
+
 /// The scope of a rule.
 pub fn scope(name: &str) -> Scope {
     if ROOM_SCOPE.contains(&name) {
@@ -226,6 +285,15 @@ mod tests {
             assert_eq!(scope(name), Scope::Room);
         }
         assert_eq!(scope("board-bundle"), Scope::Own);
+    }
+
+    #[test]
+    fn pending_names_real_rules() {
+        for name in PENDING {
+            assert!(meta(name).is_some(), "{name}");
+        }
+        assert!(judges_pending("long-say"));
+        assert!(!judges_pending("unanswered-agent"));
     }
 
     #[test]

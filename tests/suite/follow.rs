@@ -1,136 +1,123 @@
-//! `callint check --follow`: a log written in steps is linted as it grows,
-//! each new finding printed once as it appears; a truncated log is read
-//! again from its start; Ctrl-C prints the summary.
+//! `callint check --follow`: a log written in steps, its findings read as
+//! they appear, through truncation, until Ctrl-C.
+#![cfg(unix)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use crate::common::{root, scratch};
 
-/// The seed incident's opencode log, line by line.
-fn seed_lines() -> Vec<String> {
-    std::fs::read_to_string(root().join("corpus/seed-incident/opencode.jsonl"))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-fn append(path: &std::path::Path, lines: &[String]) {
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .unwrap();
-    for l in lines {
-        writeln!(f, "{l}").unwrap();
-    }
-}
-
-/// Lines of output until one contains `want`, or none for 20 s.
-fn until(rx: &mpsc::Receiver<String>, want: &str, seen: &mut Vec<String>) {
-    loop {
-        match rx.recv_timeout(Duration::from_secs(20)) {
-            Ok(l) => {
-                let hit = l.contains(want);
-                seen.push(l);
-                if hit {
-                    return;
+/// Findings read until `want` is among them or time runs out.
+fn until(rx: &Receiver<Value>, want: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let end = Instant::now() + Duration::from_secs(20);
+    let mut got = Vec::new();
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(v) => {
+                let done = want(&v);
+                got.push(v);
+                if done {
+                    return got;
                 }
             }
-            Err(_) => panic!("no line with {want:?}; got {seen:#?}"),
+            Err(_) => break,
         }
     }
+    panic!("not found among {got:#?}");
+}
+
+fn is(v: &Value, rule: &str, line: u64) -> bool {
+    v["rule"] == rule && v["line"] == line
 }
 
 #[test]
-fn a_growing_log_is_linted_as_it_is_written() {
+fn findings_appear_as_the_log_grows() {
     let dir = scratch();
     let log = dir.join("live.jsonl");
-    let lines = seed_lines();
-    append(&log, &lines[..4]);
+    let src = std::fs::read_to_string(root().join("corpus/seed-incident/opencode.jsonl")).unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let part = |r: std::ops::Range<usize>| lines[r].join("\n") + "\n";
+    std::fs::write(&log, part(0..5)).unwrap();
+
     let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
-        .args(["check", "--follow", "--no-config", "--format", "concise"])
+        .args([
+            "check",
+            "--follow",
+            "--no-config",
+            "--format",
+            "jsonl",
+            "--poll-ms",
+            "30",
+        ])
         .arg(&log)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let (tx, rx) = channel();
     let out = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for l in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                break;
-            }
+            tx.send(serde_json::from_str::<Value>(&l).expect("one JSON object a line"))
+                .unwrap();
         }
     });
-    let mut seen = Vec::new();
-    // the refused join of the first lines
-    until(&rx, ":4:", &mut seen);
-    assert!(seen.last().unwrap().contains("label-too-long"), "{seen:#?}");
-    // a line written in two parts is judged once it is whole
-    let greeting = &lines[5];
-    let (a, b) = greeting.split_at(greeting.len() / 2);
-    append(&log, &lines[4..5]);
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&log)
-        .unwrap()
-        .write_all(a.as_bytes())
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
-    append(&log, &[b.to_string()]);
-    until(&rx, ":6:", &mut seen);
-    assert!(seen.last().unwrap().contains("wrong-language"), "{seen:#?}");
-    // no finding of a cut line, and each finding printed once
-    assert!(
-        !seen.iter().any(|l| l.contains("invalid-record")),
-        "{seen:#?}"
-    );
-    let label_lines = seen.iter().filter(|l| l.contains("label-too-long")).count();
-    assert_eq!(label_lines, 1, "{seen:#?}");
-    // truncated and written again: its findings are new again
-    std::fs::write(&log, "").unwrap();
-    std::thread::sleep(Duration::from_millis(600));
-    append(&log, &lines[..4]);
-    until(&rx, "label-too-long", &mut seen);
-    // Ctrl-C: the summary of what the log holds now
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+
+    // the join with the label the server refused
+    let first = until(&rx, |v| is(v, "label-too-long", 4));
+    assert_eq!(first.len(), 1, "{first:#?}");
+
+    // more lines, the last one still being written
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let cut = lines[20];
+    write!(f, "{}{}", part(5..20), &cut[..cut.len() / 2]).unwrap();
+    f.flush().unwrap();
+    let second = until(&rx, |v| is(v, "contradicted-claim", 16));
+    let rules: Vec<(&str, u64)> = second
+        .iter()
+        .map(|v| (v["rule"].as_str().unwrap(), v["line"].as_u64().unwrap()))
+        .collect();
+    assert!(rules.contains(&("wrong-language", 6)), "{rules:?}");
+    // the first finding is not shown again, the half-written line is not
+    // broken, and the join's greeting, written meanwhile, was never missing
+    for (rule, line) in &rules {
+        assert_ne!(*rule, "invalid-record");
+        assert_ne!(*rule, "no-greeting");
+        assert_ne!((*rule, *line), ("label-too-long", 4));
+    }
+
+    // truncated and written again: its findings come again
+    std::fs::write(&log, part(0..4)).unwrap();
+    until(&rx, |v| is(v, "label-too-long", 4));
+
+    // Ctrl-C: a summary, and the status of the findings shown
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
         .status()
-        .unwrap();
-    until(&rx, "Found 1 problem", &mut seen);
+        .unwrap()
+        .success());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(1), "errors found: {seen:#?}");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(err.contains("truncated"), "{err}");
+    assert!(
+        err.contains("followed 1 file:") && err.contains("error"),
+        "{err}"
+    );
+    assert_eq!(status.code(), Some(1), "{err}");
 }
 
 #[test]
-fn follow_with_json_prints_one_finding_a_line() {
-    let dir = scratch();
-    let log = dir.join("live.jsonl");
-    append(&log, &seed_lines()[..6]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
-        .args(["check", "--follow", "--no-config", "--format", "json"])
-        .arg(&log)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(out).lines();
-    let mut rules = Vec::new();
-    for _ in 0..2 {
-        let l = lines.next().unwrap().unwrap();
-        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
-        rules.push(v["rule"].as_str().unwrap().to_string());
-    }
-    rules.sort();
-    assert_eq!(rules, ["label-too-long", "wrong-language"]);
-    let _ = child.kill();
-    let _ = child.wait();
-    let _ = std::fs::remove_dir_all(&dir);
+fn follow_takes_files_and_jsonl_needs_it() {
+    let o = crate::common::callint(&["check", "corpus", "--follow"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("follows files"));
+    let o = crate::common::callint(&["check", "corpus", "--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--follow"));
 }

@@ -11,6 +11,7 @@ mod corpus;
 mod follow;
 mod formats;
 mod genlog;
+mod guard;
 mod hostile;
 mod inputs;
 mod output;

@@ -1,0 +1,541 @@
+//! `callint guard`: judge a voicehook call an agent is about to make, before
+//! it is made.
+//!
+//! Claude Code runs a command before each tool call (a `PreToolUse` hook)
+//! and hands it, as JSON on standard input, the tool's name, its input and
+//! the path of the session transcript. The guard reads the end of that
+//! transcript (from the last `join` or `create_call` of the same server on:
+//! everything the call so far consists of, see [`read_tail`]), appends the
+//! pending call to it as the client would write it, reads the whole through
+//! the session reader ([`crate::input::claude`]) and lets the engine judge
+//! the pending record alone ([`Linter::judge_pending`]).
+//!
+//! The guard never stands in an agent's way by failing: whatever it cannot
+//! read or judge, it lets through, and says why ([`Verdict::Allow`]).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::Linter;
+use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
+use crate::input::{claude, ts};
+use crate::model::{Body, Ms};
+use crate::report::escape::one_line;
+
+type Obj = Map<String, Value>;
+
+/// The tool-use id the pending call is given in the transcript it is
+/// appended to.
+const PENDING_ID: &str = "callint-pending";
+
+/// What a `PreToolUse` hook input holds that the guard needs.
+#[derive(Debug)]
+pub struct Hook {
+    pub transcript_path: Option<PathBuf>,
+    /// The folder the agent works in: where `callint.toml` is looked for.
+    pub cwd: Option<PathBuf>,
+    /// The tool about to be called, as Claude Code names it
+    /// (`mcp__<server>__<tool>`).
+    pub tool_name: String,
+    pub tool_input: Obj,
+    /// Set when the call comes from a subagent rather than the main thread.
+    pub agent_id: Option<String>,
+    /// The id of the pending `tool_use`: the client may have written it to
+    /// the transcript already.
+    pub tool_use_id: Option<String>,
+}
+
+/// Read a hook input: one JSON object. The error says what is wrong with it.
+pub fn read_hook(bytes: &[u8]) -> Result<Hook, String> {
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("the hook input is not JSON ({e})"))?;
+    let Value::Object(mut o) = v else {
+        return Err("the hook input is not a JSON object".into());
+    };
+    let string = |o: &Obj, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    if let Some(event) = o.get("hook_event_name") {
+        if event.as_str() != Some("PreToolUse") {
+            return Err(format!(
+                "the hook input is for {}, not PreToolUse",
+                one_line(&event.to_string())
+            ));
+        }
+    }
+    let tool_name =
+        string(&o, "tool_name").ok_or_else(|| "the hook input has no `tool_name`".to_string())?;
+    let tool_input = match o.remove("tool_input") {
+        None | Some(Value::Null) => Obj::new(),
+        Some(Value::Object(i)) => i,
+        Some(_) => return Err("the hook input's `tool_input` is not an object".into()),
+    };
+    Ok(Hook {
+        transcript_path: string(&o, "transcript_path").map(PathBuf::from),
+        cwd: string(&o, "cwd").map(PathBuf::from),
+        tool_name,
+        tool_input,
+        agent_id: string(&o, "agent_id").filter(|s| !s.is_empty()),
+        tool_use_id: string(&o, "tool_use_id").filter(|s| !s.is_empty()),
+    })
+}
+
+/// What the guard makes of one pending call.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Let it through without judging it, for the reason given.
+    Allow(String),
+    /// The findings on the pending call (none: it breaks no rule).
+    Judged(Vec<Diagnostic>),
+}
+
+/// Judge the call `hook` announces, at time `now` (or the transcript's last
+/// time, when that is later).
+pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
+    let name = one_line(&hook.tool_name);
+    let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
+        return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
+    };
+    if !FUNCTIONS.contains(&function_name(tool)) {
+        return Verdict::Allow(format!("{name} is no voicehook function"));
+    }
+    let Some(path) = &hook.transcript_path else {
+        return Verdict::Allow("the hook input names no transcript".into());
+    };
+    let room = pending_entry(hook, now).len() + 64;
+    let mut bytes = match read_tail(path, server, room) {
+        Ok(b) => b,
+        Err(e) => {
+            return Verdict::Allow(format!(
+                "cannot read the transcript {}: {e}",
+                crate::report::escape::file_name(&path.to_string_lossy())
+            ))
+        }
+    };
+    if cut_off(&bytes) {
+        // The entry being written could change the verdict (an event that
+        // addressed this agent): better no judgment than a wrong one.
+        return Verdict::Allow(
+            "the transcript's last line is cut off (still being written); the call was not judged"
+                .into(),
+        );
+    }
+    if let Some(id) = &hook.tool_use_id {
+        drop_block(&mut bytes, id);
+    }
+    let when = last_time(&bytes).map_or(now, |t| t.max(now));
+    if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
+        bytes.push(b'\n');
+    }
+    let base = bytes.len();
+    bytes.extend_from_slice(pending_entry(hook, when).as_bytes());
+    let parsed = claude::parse(&bytes, linter.read_options());
+    let Some(log) = parsed.logs.into_iter().next() else {
+        return Verdict::Allow(format!(
+            "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
+        ));
+    };
+    let mut records = log.records;
+    let Some(k) = records.iter().rposition(|r| r.span.start >= base) else {
+        return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
+    };
+    let pending = records.remove(k);
+    if !matches!(pending.body, Body::Fn(_)) {
+        return Verdict::Allow(format!(
+            "the server {} is not known to be voicehook (name it in callint.toml's `servers`)",
+            one_line(server)
+        ));
+    }
+    Verdict::Judged(linter.judge_pending(log.meta.as_ref(), records, pending))
+}
+
+/// The session entry Claude Code writes for the pending call: an assistant
+/// message with its `tool_use`, on a subagent's sidechain when a subagent
+/// makes it.
+fn pending_entry(hook: &Hook, when: Ms) -> String {
+    let mut e = json!({
+        "type": "assistant",
+        "timestamp": ts::format_rfc3339(when),
+        "isSidechain": hook.agent_id.is_some(),
+        "message": {
+            "role": "assistant",
+            "content": [{
+                "type": "tool_use",
+                "id": PENDING_ID,
+                "name": hook.tool_name,
+                "input": hook.tool_input,
+            }],
+        },
+    });
+    if let Some(a) = &hook.agent_id {
+        e["agentId"] = Value::String(a.clone());
+    }
+    e.to_string()
+}
+
+/// True when the last line of `bytes` is an entry the client has not
+/// finished writing: no line break after it, and no complete JSON value.
+fn cut_off(bytes: &[u8]) -> bool {
+    if bytes.last().is_none_or(|&b| b == b'\n') {
+        return false;
+    }
+    let start = memchr::memrchr(b'\n', bytes).map_or(0, |k| k + 1);
+    let last = &bytes[start..];
+    !last.iter().all(u8::is_ascii_whitespace)
+        && serde_json::from_slice::<serde::de::IgnoredAny>(last).is_err()
+}
+
+/// Take the `tool_use` block with id `id` out of the entry that holds it,
+/// if the client wrote the pending call to the transcript before it ran
+/// the hook: the call is judged once, as the pending one.
+fn drop_block(bytes: &mut Vec<u8>, id: &str) {
+    let Ok(quoted) = serde_json::to_string(id) else {
+        return;
+    };
+    let needle = format!("\"id\":{quoted}");
+    let Some(at) = memchr::memmem::rfind(bytes, needle.as_bytes()) else {
+        return;
+    };
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
+    let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+    let Ok(mut entry) = serde_json::from_slice::<Value>(&bytes[start..end]) else {
+        return;
+    };
+    let Some(blocks) = entry
+        .pointer_mut("/message/content")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    let before = blocks.len();
+    blocks.retain(|b| {
+        !(b.get("type").and_then(Value::as_str) == Some("tool_use")
+            && b.get("id").and_then(Value::as_str) == Some(id))
+    });
+    if blocks.len() == before {
+        return;
+    }
+    let line = entry.to_string();
+    bytes.splice(start..end, line.into_bytes());
+}
+
+/// The time of the last entry of a transcript that carries one.
+fn last_time(bytes: &[u8]) -> Option<Ms> {
+    let key = b"\"timestamp\":\"";
+    let finder = memchr::memmem::FinderRev::new(key);
+    let mut end = bytes.len();
+    // A few tries: a key inside some text is no entry's time.
+    for _ in 0..16 {
+        let at = finder.rfind(&bytes[..end])?;
+        let from = at + key.len();
+        let rest = &bytes[from..bytes.len().min(from + 40)];
+        if let Some(q) = memchr::memchr(b'"', rest) {
+            if let Some(t) = std::str::from_utf8(&rest[..q])
+                .ok()
+                .and_then(ts::parse_rfc3339)
+            {
+                return Some(t);
+            }
+        }
+        end = at;
+    }
+    None
+}
+
+/// The end of a transcript from the line of the last `join` or
+/// `create_call` of `server` on: the call the pending one belongs to, as
+/// far as the rules that judge a pending call look back (its language,
+/// peers and turns all come after its join). A transcript without one is
+/// read whole. `room` is spare capacity asked for at the end (for the
+/// pending call), so that appending it copies nothing.
+///
+/// The file is searched backwards a block at a time, then read once from
+/// that line on: a long session costs the bytes of its last call. A
+/// candidate line is taken only when it reads as an entry whose `tool_use`
+/// names that function of that server: a mention of the name inside some
+/// text does not cut the call short.
+pub fn read_tail(path: &Path, server: &str, room: usize) -> io::Result<Vec<u8>> {
+    read_tail_by(path, server, room, BLOCK)
+}
+
+fn read_tail_by(path: &Path, server: &str, room: usize, block: u64) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let from = last_call_start(&mut file, len, server, block.max(1))?.unwrap_or(0);
+    file.seek(SeekFrom::Start(from))?;
+    let size = usize::try_from(len - from).unwrap_or(0);
+    let mut buf = Vec::with_capacity(size.saturating_add(room));
+    file.read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// The size of the blocks [`last_call_start`] reads.
+const BLOCK: u64 = 1 << 20;
+
+/// The file offset of the line of the last `join` or `create_call` of
+/// `server`, searched from the end.
+fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::Result<Option<u64>> {
+    let needles = [
+        memchr::memmem::FinderRev::new(b"join\""),
+        memchr::memmem::FinderRev::new(b"create_call\""),
+    ];
+    let mut pos = len;
+    // The window: the block just read, then the first line of the window
+    // before it (which may have started in this block), so every line is
+    // searched whole once its start is read.
+    let mut win: Vec<u8> = Vec::new();
+    while pos > 0 {
+        let n = block.min(pos);
+        pos -= n;
+        let carry = match memchr::memchr(b'\n', &win) {
+            Some(k) => k + 1,
+            None => win.len(),
+        };
+        let mut next = vec![0u8; n as usize];
+        file.seek(SeekFrom::Start(pos))?;
+        file.read_exact(&mut next)?;
+        next.extend_from_slice(&win[..carry]);
+        win = next;
+        // Candidates, latest first, each needle's own in turn.
+        let mut ends = [win.len(); 2];
+        let mut found: [Option<usize>; 2] = [None; 2];
+        for k in 0..2 {
+            found[k] = needles[k].rfind(&win[..ends[k]]);
+        }
+        while let Some((k, at)) = found
+            .iter()
+            .enumerate()
+            .filter_map(|(k, f)| f.map(|a| (k, a)))
+            .max_by_key(|&(_, a)| a)
+        {
+            let start = match memchr::memrchr(b'\n', &win[..at]) {
+                Some(nl) => nl + 1,
+                // The line started before this window: searched with the
+                // next one.
+                None if pos > 0 => break,
+                None => 0,
+            };
+            let stop = memchr::memchr(b'\n', &win[at..]).map_or(win.len(), |e| at + e);
+            if starts_call(&win[start..stop], server) {
+                return Ok(Some(pos + start as u64));
+            }
+            // The whole line is done with: go on before it.
+            for j in 0..2 {
+                ends[j] = ends[j].min(start);
+                if found[j].is_some_and(|a| a >= start) {
+                    found[j] = needles[j].rfind(&win[..ends[j]]);
+                }
+            }
+            debug_assert!(found[k].is_none_or(|a| a < start));
+        }
+    }
+    Ok(None)
+}
+
+/// True when `line` is an assistant entry with a `tool_use` of `server`'s
+/// `join` or `create_call`.
+fn starts_call(line: &[u8], server: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Entry<'a> {
+        #[serde(borrow, default)]
+        message: Option<Message<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow, default)]
+        content: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Block {
+        #[serde(rename = "type", default)]
+        kind: Option<String>,
+        #[serde(default)]
+        name: Option<String>,
+    }
+    let Ok(e) = serde_json::from_slice::<Entry<'_>>(line) else {
+        return false;
+    };
+    let Some(content) = e.message.and_then(|m| m.content) else {
+        return false;
+    };
+    let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
+        return false;
+    };
+    blocks.iter().any(|b| {
+        b.kind.as_deref() == Some("tool_use")
+            && b.name
+                .as_deref()
+                .and_then(split_mcp_name)
+                .is_some_and(|(s, t)| {
+                    s == server && matches!(function_name(t), "join" | "create_call")
+                })
+    })
+}
+
+/// The findings that deny the call: at `deny` or above, never an `info`.
+pub fn denying(findings: &[Diagnostic], deny: Severity) -> Vec<&Diagnostic> {
+    let mut d: Vec<&Diagnostic> = findings
+        .iter()
+        .filter(|d| d.severity >= deny && d.severity > Severity::Info)
+        .collect();
+    // The most severe first; in file order among equals (already sorted).
+    d.sort_by_key(|x| std::cmp::Reverse(x.severity));
+    d
+}
+
+/// The reason the agent reads when the call is denied: the first finding's
+/// rule, what is wrong and what to do instead, and the names of the other
+/// rules it broke. Plain text on one line, control characters escaped.
+pub fn reason(denied: &[&Diagnostic]) -> String {
+    let Some(first) = denied.first() else {
+        return String::new();
+    };
+    let mut s = format!(
+        "callint {}: {}.",
+        first.rule,
+        one_line(first.message.trim_end_matches('.'))
+    );
+    let help = first
+        .help
+        .as_deref()
+        .unwrap_or("rephrase the line so that it keeps the rule, or stay silent");
+    s.push(' ');
+    s.push_str(&capitalized(&one_line(help.trim_end_matches('.'))));
+    s.push('.');
+    let mut others: Vec<&str> = denied[1..].iter().map(|d| d.rule).collect();
+    others.dedup();
+    others.retain(|r| *r != first.rule);
+    if !others.is_empty() {
+        s.push_str(&format!(" It also breaks {}.", others.join(", ")));
+    }
+    s
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// The JSON Claude Code reads from a `PreToolUse` hook that denies the
+/// call, with `reason` shown to the model.
+pub fn deny_output(reason: &str) -> String {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(name: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"t","name":"{name}","input":{{}}}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_tail_starts_at_the_last_join_of_the_server() {
+        let dir = std::env::temp_dir().join(format!("callint-guard-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let filler =
+            r#"{"type":"user","message":{"content":"the word join" and create_call" in text"}}"#;
+        let mut src = String::new();
+        src.push_str(&line("mcp__vh__join"));
+        src.push('\n');
+        for _ in 0..5000 {
+            src.push_str(filler);
+            src.push('\n');
+        }
+        let second = line("mcp__vh__join");
+        src.push_str(&second);
+        src.push('\n');
+        // another server's join, and mentions in text, do not count
+        src.push_str(&line("mcp__chat__join"));
+        src.push('\n');
+        for _ in 0..3000 {
+            src.push_str(filler);
+            src.push('\n');
+        }
+        std::fs::write(&path, &src).unwrap();
+        let at = src.rfind(&second).unwrap();
+        // blocks of every size: lines and names across their seams
+        for block in [1, 7, 100, 4096, 1 << 20] {
+            let tail = read_tail_by(&path, "vh", 0, block).unwrap();
+            assert_eq!(tail, &src.as_bytes()[at..], "{block}");
+        }
+        // no join of that server: the whole file
+        let all = read_tail(&path, "other", 0).unwrap();
+        assert_eq!(all.len(), src.len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn hook_inputs_are_checked() {
+        assert!(read_hook(b"").is_err());
+        assert!(read_hook(b"[]").is_err());
+        assert!(read_hook(br#"{"tool_input":{}}"#).is_err());
+        assert!(read_hook(br#"{"hook_event_name":"Stop","tool_name":"x"}"#).is_err());
+        assert!(read_hook(br#"{"tool_name":"x","tool_input":5}"#).is_err());
+        let h = read_hook(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"mcp__vh__say","tool_input":{"text":"hi"},"transcript_path":"/t.jsonl","agent_id":"a1"}"#,
+        )
+        .unwrap();
+        assert_eq!(h.tool_name, "mcp__vh__say");
+        assert_eq!(h.agent_id.as_deref(), Some("a1"));
+        assert_eq!(h.transcript_path.as_deref(), Some(Path::new("/t.jsonl")));
+    }
+
+    #[test]
+    fn a_pending_call_already_written_is_taken_out() {
+        let first = r#"{"type":"user","message":{"content":"hi"}}"#;
+        let mut b = format!(
+            "{first}\n{}\n",
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"toolu_7","name":"mcp__vh__say","input":{"text":"x"}}]}}"#
+        )
+        .into_bytes();
+        drop_block(&mut b, "toolu_7");
+        let s = String::from_utf8(b).unwrap();
+        assert!(s.starts_with(first) && s.ends_with('\n'), "{s}");
+        assert!(
+            !s.contains("toolu_7") && s.contains(r#""text":"ok""#),
+            "{s}"
+        );
+        // an id nowhere in the file changes nothing
+        let mut c = s.clone().into_bytes();
+        drop_block(&mut c, "toolu_8");
+        assert_eq!(c, s.as_bytes());
+        assert!(cut_off(
+            br#"{"a":1}
+{"type":"assistant","mess"#
+        ));
+        assert!(!cut_off(b"{\"a\":1}\n"));
+        assert!(!cut_off(b"{\"a\":1}"));
+        assert!(!cut_off(b""));
+    }
+
+    #[test]
+    fn the_last_time_is_found_from_the_end() {
+        let src = br#"{"timestamp":"2026-10-10T09:00:00.000Z"}
+{"timestamp":"2026-10-10T09:00:05.000Z","x":"\"timestamp\":\"nonsense"}
+{"type":"summary"}"#;
+        assert_eq!(
+            last_time(src),
+            ts::parse_rfc3339("2026-10-10T09:00:05.000Z")
+        );
+        assert_eq!(last_time(b"{}"), None);
+    }
+}
