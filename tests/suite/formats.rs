@@ -67,6 +67,13 @@ static FORMATS: &[Format] = &[
         room: false,
     },
     Format {
+        name: "claude",
+        from_native: convert::claude,
+        unshown: &[],
+        // Session files are linted each on its own, not merged into a room.
+        room: false,
+    },
+    Format {
         name: "transcript",
         from_native: convert::transcript,
         unshown: &[

@@ -1,6 +1,6 @@
 //! The other input shapes callint reads, written from a case's native logs:
-//! the MCP trace each agent's client would have recorded, and the room's
-//! transcript. Each conversion also says where every native line went, so
+//! the MCP trace each agent's client would have recorded, the Claude Code
+//! session it would have written, and the room's transcript. Each conversion also says where every native line went, so
 //! a case's annotations can be checked in every shape.
 
 use std::collections::{BTreeSet, HashMap};
@@ -69,6 +69,122 @@ pub fn mcp(logs: &[(String, Vec<u8>)]) -> Converted {
             }
         }
         files.push((name.clone(), out));
+    }
+    Converted {
+        files,
+        lines,
+        alias,
+    }
+}
+
+/// Every log as the Claude Code session its agent's client would have
+/// written: chat as user and assistant entries (`stop_reason: "end_turn"`
+/// where the native record ends the turn), each function call as an
+/// assistant `tool_use` of the `voicehook` MCP server followed by the user
+/// entry with its `tool_result` (the answer as JSON text, a refusal with
+/// `is_error`), other tools as `tool_use`s of their own name. Records of
+/// another thread are sidechain entries of an agent, started by a `Task`
+/// (in the background for the `background` thread). A finding on a record
+/// lands on its `tool_use` or chat entry.
+pub fn claude(logs: &[(String, Vec<u8>)]) -> Converted {
+    let mut files = Vec::new();
+    let mut lines = HashMap::new();
+    let mut alias = HashMap::new();
+    for (name, bytes) in logs {
+        let mut out: Vec<Value> = Vec::new();
+        let mut agents: HashMap<String, String> = HashMap::new();
+        let mut id = 0u64;
+        for (line, r) in records(bytes) {
+            let ts = r.get("ts").cloned().unwrap_or(Value::Null);
+            let thread = r.get("thread").and_then(Value::as_str).unwrap_or("main");
+            let mut side: Option<String> = None;
+            if thread != "main" {
+                if !agents.contains_key(thread) {
+                    id += 1;
+                    let agent = format!("a{id}");
+                    let tid = format!("toolu_task{id}");
+                    let input = json!({"description": "Voice call", "prompt": "Open the call",
+                        "run_in_background": thread == "background"});
+                    out.push(
+                        json!({"type": "assistant", "timestamp": ts, "isSidechain": false,
+                        "message": {"role": "assistant", "content": [{"type": "tool_use",
+                        "id": tid, "name": "Task", "input": input}]}}),
+                    );
+                    out.push(
+                        json!({"type": "user", "timestamp": ts, "isSidechain": false,
+                        "toolUseResult": {"status": "async_launched", "agentId": agent},
+                        "message": {"role": "user", "content": [{"type": "tool_result",
+                        "tool_use_id": tid, "content": "launched"}]}}),
+                    );
+                    agents.insert(thread.to_string(), agent);
+                }
+                side = agents.get(thread).cloned();
+            }
+            let entry = |kind: &str, message: Value| {
+                let mut e = json!({"type": kind, "timestamp": ts,
+                    "isSidechain": side.is_some(), "message": message});
+                if let Some(a) = &side {
+                    e["agentId"] = json!(a);
+                }
+                e
+            };
+            if let Some(role) = r.get("chat").and_then(Value::as_str) {
+                let text = r.get("text").cloned().unwrap_or(json!(""));
+                let e = if role == "user" {
+                    entry("user", json!({"role": "user", "content": text}))
+                } else {
+                    let end = r.get("turn_end").and_then(Value::as_bool) == Some(true);
+                    entry(
+                        "assistant",
+                        json!({"role": "assistant", "content":
+                        [{"type": "text", "text": text}], "stop_reason": if end { json!("end_turn") } else { Value::Null }}),
+                    )
+                };
+                out.push(e);
+                lines.insert((name.clone(), line), (name.clone(), out.len()));
+                continue;
+            }
+            let (tool, args) = match (r.get("fn"), r.get("tool")) {
+                (Some(f), _) => (
+                    format!("mcp__voicehook__{}", f.as_str().unwrap_or("")),
+                    r.get("args"),
+                ),
+                (_, Some(t)) => (t.as_str().unwrap_or("").to_string(), r.get("args")),
+                _ => continue,
+            };
+            id += 1;
+            let tid = format!("toolu_{id}");
+            out.push(entry(
+                "assistant",
+                json!({"role": "assistant", "content": [{"type": "tool_use",
+                "id": tid, "name": tool, "input": args.cloned().unwrap_or(json!({}))}],
+                "stop_reason": "tool_use"}),
+            ));
+            lines.insert((name.clone(), line), (name.clone(), out.len()));
+            let (text, is_error) = match r.get("error") {
+                Some(e) => (e.to_string(), true),
+                None => (
+                    r.get("result").cloned().unwrap_or(json!({})).to_string(),
+                    false,
+                ),
+            };
+            out.push(entry(
+                "user",
+                json!({"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": tid, "content": [{"type": "text", "text": text}],
+                "is_error": is_error}]}),
+            ));
+            // Findings on what the server answered land on the result.
+            alias.insert((name.clone(), out.len()), (name.clone(), out.len() - 1));
+        }
+        let mut file = Vec::new();
+        for (k, mut e) in out.into_iter().enumerate() {
+            e["uuid"] = json!(format!("00000000-0000-4000-8000-{k:012}"));
+            e["sessionId"] = json!("00000000-0000-4000-8000-aaaaaaaaaaaa");
+            file.extend(serde_json::to_vec(&e).expect("JSON"));
+            file.push(b'\n');
+        }
+        files.push((name.clone(), file));
     }
     Converted {
         files,
