@@ -128,6 +128,7 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
         drop_block(&mut bytes, id);
     }
     let when = last_time(&bytes).map_or(now, |t| t.max(now));
+    let mut bytes = calls_only(&bytes, server, room);
     if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
         bytes.push(b'\n');
     }
@@ -151,6 +152,42 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
         ));
     }
     Verdict::Judged(linter.judge_pending(log.meta.as_ref(), records, pending))
+}
+
+/// The lines of `tail` that the rules judging a pending call read: the
+/// calls of `server` (`mcp__<server>__...`) and the results that answer
+/// them (by `tool_use_id`), with `room` bytes to spare. A session's other lines (file reads, shell
+/// output, chat with the user) can be most of its bytes; none of the rules
+/// in [`crate::rules::PENDING`] reads them, so they are not parsed.
+fn calls_only(tail: &[u8], server: &str, room: usize) -> Vec<u8> {
+    use memchr::memmem;
+    let tool = format!("\"mcp__{server}__");
+    let is_call = memmem::Finder::new(tool.as_bytes());
+    let id_key = memmem::Finder::new(b"\"id\":\"");
+    let result_key = memmem::Finder::new(b"\"tool_use_id\":\"");
+    // The string value that starts at `at` (just after its opening quote).
+    let value = |line: &[u8], at: usize| -> Vec<u8> {
+        let rest = &line[at..];
+        rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())].to_vec()
+    };
+    let mut ids: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    // Room for all of it and the pending call: pages never written to cost
+    // nothing, while growing the buffer would copy it.
+    let mut out = Vec::with_capacity(tail.len().saturating_add(room));
+    for line in tail.split_inclusive(|&b| b == b'\n') {
+        let keep = if is_call.find(line).is_some() {
+            ids.extend(id_key.find_iter(line).map(|k| value(line, k + 6)));
+            true
+        } else {
+            result_key
+                .find_iter(line)
+                .any(|k| ids.contains(&value(line, k + 15)))
+        };
+        if keep {
+            out.extend_from_slice(line);
+        }
+    }
+    out
 }
 
 /// The session entry Claude Code writes for the pending call: an assistant
