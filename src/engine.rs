@@ -50,6 +50,7 @@ pub struct Cx<'c, 'a> {
 impl Cx<'_, '_> {
     pub fn report(&mut self, f: Finding) {
         let agent = f.agent.or_else(|| self.call.recorder.map(str::to_string));
+        let ts = record_at(self.call.records, f.primary.at.span.start).and_then(|r| r.ts);
         self.out.push(Diagnostic {
             rule: self.meta.name,
             severity: self.severity,
@@ -58,6 +59,9 @@ impl Cx<'_, '_> {
             primary: f.primary,
             labels: f.labels,
             help: f.help,
+            call: self.call.call_id.map(str::to_string),
+            ts,
+            fingerprint: None,
         });
     }
 
@@ -94,6 +98,13 @@ impl Cx<'_, '_> {
     }
 }
 
+/// The record whose bytes hold `offset`, among records in file order.
+pub fn record_at(records: &[Record], offset: usize) -> Option<&Record> {
+    let after = records.partition_point(|r| r.span.start <= offset);
+    let r = records.get(after.checked_sub(1)?)?;
+    (offset < r.span.end.max(r.span.start + 1)).then_some(r)
+}
+
 /// An active rule with its resolved severity and options.
 struct Active {
     rule: &'static dyn Rule,
@@ -116,6 +127,8 @@ pub struct FileResult {
     /// by, to merge them into one room ([`crate::room`]). Empty for other
     /// inputs.
     pub calls: Vec<CallSeen>,
+    /// Findings left out because a baseline accepts them.
+    pub baselined: usize,
 }
 
 /// One call of a native log, as far as the room pass needs it.
@@ -313,6 +326,7 @@ impl Linter {
             says: whole.says,
             diagnostics: ins,
             calls: Vec::new(),
+            baselined: 0,
         };
         let second = FileResult {
             path: output.0.to_string(),
@@ -321,6 +335,7 @@ impl Linter {
             says: BTreeMap::new(),
             diagnostics: outs,
             calls: Vec::new(),
+            baselined: 0,
         };
         (first, second)
     }
@@ -409,6 +424,7 @@ impl Linter {
             says,
             diagnostics,
             calls,
+            baselined: 0,
         }
     }
 
@@ -501,6 +517,9 @@ impl Linter {
                 text: None,
             },
             labels: Vec::new(),
+            call: None,
+            ts: None,
+            fingerprint: None,
             help: Some("record a time on every line (`ts`, or the MCP envelope's `ts`/`timestamp`; `[hh:mm:ss]` in a transcript) to have them judged".into()),
         });
     }
@@ -519,6 +538,9 @@ impl Linter {
             },
             labels: Vec::new(),
             help: p.help,
+            call: None,
+            ts: None,
+            fingerprint: None,
         }));
     }
 
@@ -665,6 +687,9 @@ pub fn cap_repeats(d: &mut Vec<Diagnostic>, max: usize, more: Option<Repeats>) {
             help: Some(format!(
                 "a file lists the first {max} findings of each rule; `--max-repeats N` (or `max-repeats` in callint.toml) lists more, 0 lists all"
             )),
+            call: None,
+            ts: None,
+            fingerprint: None,
         });
     }
     sort(d);

@@ -4,10 +4,12 @@
 //! (every rule in [`rules`]) -> [`diagnostic::Diagnostic`]s -> [`report`].
 
 pub mod addressing;
+pub mod baseline;
 pub mod claims;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;
+pub mod fingerprint;
 #[doc(hidden)]
 pub mod harness;
 pub mod input;

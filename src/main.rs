@@ -13,6 +13,7 @@ use callint::report::escape::{file_name, one_line};
 use callint::report::{self, Format, Summary};
 use callint::rules;
 
+mod adopt;
 mod postmortem;
 
 /// A log becomes hundreds of thousands of small allocations (records, lines,
@@ -127,6 +128,17 @@ struct CheckArgs {
     /// callint.toml]; 0 lists all.
     #[arg(long, value_name = "N")]
     max_repeats: Option<usize>,
+    /// Report only findings this baseline file does not list, and say how
+    /// many it accepted; its entries that match nothing are listed.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every finding of this run to a baseline file (entries of files
+    /// not checked in this run are kept), and report none of them.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Drop the entries of the --baseline file that matched nothing.
+    #[arg(long, requires = "baseline", conflicts_with = "write_baseline")]
+    prune_baseline: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -253,6 +265,14 @@ fn check(mut args: CheckArgs) -> u8 {
     let walk = callint::walk::Walk {
         no_ignore: args.no_ignore,
     };
+    let post = match adopt::Post::new(
+        args.baseline.as_deref(),
+        args.write_baseline.as_deref(),
+        args.prune_baseline,
+    ) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
 
     // One linter per configuration file in force; every file to read with
     // the linter for it, in the order of the paths given.
@@ -373,7 +393,7 @@ fn check(mut args: CheckArgs) -> u8 {
                 let r = match partner[i] {
                     Some((_, false)) => Slot::Partner,
                     Some((o, true)) => {
-                        let (a, b) = lint_pair(linter, file, &todo[o].0, what, style);
+                        let (a, b) = lint_pair(linter, file, &todo[o].0, what, style, &post);
                         Slot::Pair(a, b)
                     }
                     None => Slot::One(lint_one(
@@ -383,6 +403,7 @@ fn check(mut args: CheckArgs) -> u8 {
                         style,
                         args.input_format,
                         merge,
+                        &post,
                     )),
                 };
                 progress.tick();
@@ -417,7 +438,7 @@ fn check(mut args: CheckArgs) -> u8 {
                 .with_max_len(1)
                 .for_each(|(d, (file, _))| {
                     if let Ok((r, piece @ Piece::Later)) = d {
-                        match render_file(r, file, what, style) {
+                        match render_file(r, file, what, style, &post) {
                             Ok(p) => *piece = p,
                             Err(msg) => *d = Err(msg),
                         }
@@ -465,6 +486,14 @@ fn check(mut args: CheckArgs) -> u8 {
             out
         }
     };
+    let linted: Vec<String> = todo
+        .iter()
+        .map(|(p, _)| p.to_string_lossy().into_owned())
+        .collect();
+    if let Err(e) = post.finish(&linted, !failed, args.quiet) {
+        warn(format_args!("error: {e}"));
+        failed = true;
+    }
     let code = if failed {
         2
     } else if summary.errors() > 0 && !args.exit_zero {
@@ -575,6 +604,7 @@ fn lint_pair(
     output: &Path,
     format: Option<Format>,
     style: report::pretty::Style,
+    post: &adopt::Post,
 ) -> (Linted, Linted) {
     let read = |p: &Path| std::fs::read(p).map_err(|e| cannot_read(p, &e));
     let (a, b) = match (read(input), read(output)) {
@@ -594,8 +624,8 @@ fn lint_pair(
         (&input.to_string_lossy(), a),
         (&output.to_string_lossy(), b),
     );
-    let first = render_file(&mut r, input, format, style).map(|p| (r, p));
-    let second = render_file(&mut s, output, format, style).map(|p| (s, p));
+    let first = render_file(&mut r, input, format, style, post).map(|p| (r, p));
+    let second = render_file(&mut s, output, format, style, post).map(|p| (s, p));
     (first, second)
 }
 
@@ -642,6 +672,7 @@ fn lint_one(
     style: report::pretty::Style,
     input_format: Option<callint::input::Format>,
     merge: bool,
+    post: &adopt::Post,
 ) -> Result<(FileResult, Piece), String> {
     let mut r = if is_stdin(file) {
         let b = read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
@@ -656,7 +687,7 @@ fn lint_one(
         }
         return Ok((r, Piece::Later));
     }
-    let piece = render_file(&mut r, file, format, style)?;
+    let piece = render_file(&mut r, file, format, style, post)?;
     Ok((r, piece))
 }
 
@@ -785,9 +816,11 @@ fn render_file(
     file: &Path,
     format: Option<Format>,
     style: report::pretty::Style,
+    post: &adopt::Post,
 ) -> Result<Piece, String> {
-    if format.is_some() {
+    if format.is_some() || post.active() {
         ensure_source(r, file)?;
+        post.apply(r);
     }
     let piece = render(r, file, format, style);
     r.source = Vec::new();

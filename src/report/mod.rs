@@ -152,12 +152,15 @@ pub struct Summary {
     pub by_agent: BTreeMap<String, usize>,
     /// `say`s per agent (each agent's own, from its own log).
     pub says: BTreeMap<String, usize>,
+    /// Findings a baseline accepted, left out of the counts above.
+    pub baselined: usize,
 }
 
 impl Summary {
     pub fn add(&mut self, f: &FileResult) {
         self.files += 1;
         self.records += f.records;
+        self.baselined += f.baselined;
         for (agent, n) in &f.says {
             *self.says.entry(agent.clone()).or_default() += n;
         }
@@ -219,6 +222,15 @@ impl Summary {
 
     /// One closing line for people: "Found 3 problems (1 error, 2 warnings) in 2 of 5 files."
     pub fn line(&self) -> String {
+        let mut line = self.counts_line();
+        if self.baselined > 0 {
+            line.pop();
+            line.push_str(&format!("; {} more in the baseline.", self.baselined));
+        }
+        line
+    }
+
+    fn counts_line(&self) -> String {
         if self.diagnostics == 0 {
             return format!(
                 "All checks passed: {} file{}, {} record{}.",

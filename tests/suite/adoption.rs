@@ -1,0 +1,142 @@
+//! Adopting callint on a backlog: baselines, inline suppressions, and the
+//! outputs pipelines read, end to end through the binary.
+
+use std::path::Path;
+
+use crate::common::{callint, callint_in, scratch, stdout};
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The logs of the seed incident, copied into `dir`; with `moved`, every
+/// record moves down (blank lines before each) as a new export would.
+fn seed_logs(dir: &Path, moved: bool) {
+    std::fs::create_dir_all(dir).unwrap();
+    for name in ["claude.jsonl", "opencode.jsonl", "promo.jsonl"] {
+        let src = std::fs::read_to_string(Path::new("corpus/seed-incident").join(name)).unwrap();
+        let out = if moved {
+            src.lines()
+                .map(|l| format!("\n  {l}\n"))
+                .collect::<String>()
+        } else {
+            src
+        };
+        std::fs::write(dir.join(name), out).unwrap();
+    }
+}
+
+fn baseline_entries(path: &Path) -> Vec<serde_json::Value> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(v["version"], 1);
+    v["findings"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_baseline_survives_a_re_export_and_reports_only_new_findings() {
+    let d = scratch();
+    seed_logs(&d.join("logs"), false);
+    let before = callint_in(&d, &["check", "logs", "--format", "json"]);
+    assert_eq!(before.status.code(), Some(1));
+    let found: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap();
+    let n = found["diagnostics"].as_array().unwrap().len();
+    assert!(n > 5);
+
+    let w = callint_in(&d, &["check", "logs", "--write-baseline", "base.json"]);
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    let entries = baseline_entries(&d.join("base.json"));
+    assert_eq!(entries.len(), n);
+    assert!(
+        entries.iter().all(|e| e["call"] == "c-7f3k2q"),
+        "{entries:?}"
+    );
+
+    // The same call exported again: every line moved, files elsewhere.
+    seed_logs(&d.join("export"), true);
+    let o = callint_in(&d, &["check", "export", "--baseline", "base.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("{n} more in the baseline")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stderr(&o).contains("matched nothing"), "{}", stderr(&o));
+
+    // One new finding is reported alone; one fixed line leaves its entry
+    // unmatched, listed, and pruned on request.
+    let claude = d.join("export/claude.jsonl");
+    let text = std::fs::read_to_string(&claude).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""args":{"text":"Got it."}"#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(kept.len() < text.len());
+    std::fs::write(&claude, kept).unwrap();
+    let log = d.join("export/opencode.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(
+        &log,
+        format!(
+            "{text}{}\n",
+            r#"{"ts":"2026-10-10T10:09:00.000Z","call":"c-7f3k2q","agent":"opencode","fn":"status","args":{"emoji":"🛠️","open":["Fix login, update docs and tag release"]}}"#
+        ),
+    )
+    .unwrap();
+    let o = callint_in(
+        &d,
+        &[
+            "check",
+            "export",
+            "--baseline",
+            "base.json",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let new = v["diagnostics"].as_array().unwrap();
+    assert_eq!(new.len(), 1, "{new:?}");
+    assert_eq!(new[0]["rule"], "board-bundle");
+    assert!(stderr(&o).contains("ack-not-addressed"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--prune-baseline"));
+
+    let p = callint_in(
+        &d,
+        &[
+            "check",
+            "export",
+            "--baseline",
+            "base.json",
+            "--prune-baseline",
+        ],
+    );
+    assert!(stderr(&p).contains("pruned"), "{}", stderr(&p));
+    let acks = |v: &[serde_json::Value]| {
+        v.iter()
+            .filter(|e| e["rule"] == "ack-not-addressed" && e["agent"] == "Claude")
+            .count()
+    };
+    let left = baseline_entries(&d.join("base.json"));
+    assert_eq!(left.len(), n - 1);
+    assert_eq!(acks(&left) + 1, acks(&entries));
+}
+
+#[test]
+fn a_baseline_that_is_not_one_is_an_error() {
+    let d = scratch();
+    std::fs::write(d.join("b.json"), "[1, 2]").unwrap();
+    let o = callint(&[
+        "check",
+        "corpus/clean-en",
+        "--baseline",
+        d.join("b.json").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a callint baseline"),
+        "{}",
+        stderr(&o)
+    );
+}
