@@ -151,6 +151,8 @@ pub struct Linter {
     invalid: Option<Severity>,
     /// Severity of `no-times`, if selected.
     untimed: Option<Severity>,
+    /// Severity of `unused-suppression`, if selected.
+    unused: Option<Severity>,
     cast: Cast,
     read: input::Options,
 }
@@ -207,7 +209,13 @@ impl Linter {
         } else {
             None
         };
+        let unused = if wanted(rules::UNUSED_SUPPRESSION.name) {
+            config.rule(&rules::UNUSED_SUPPRESSION)?.severity
+        } else {
+            None
+        };
         Ok(Linter {
+            unused,
             active,
             max_repeats: config.max_repeats.unwrap_or(MAX_REPEATS),
             invalid,
@@ -222,6 +230,16 @@ impl Linter {
 
     pub fn active_rules(&self) -> impl Iterator<Item = &'static RuleMeta> + '_ {
         self.active.iter().map(|a| a.rule.meta())
+    }
+
+    /// Whether the rule `name` runs (the engine's own findings included).
+    pub fn is_active(&self, name: &str) -> bool {
+        match name {
+            n if n == rules::INVALID_RECORD.name => self.invalid.is_some(),
+            n if n == rules::NO_TIMES.name => self.untimed.is_some(),
+            n if n == rules::UNUSED_SUPPRESSION.name => self.unused.is_some(),
+            n => self.active_rules().any(|m| m.name == n),
+        }
     }
 
     /// Lint one file, its format told by its name and content. A
@@ -253,7 +271,7 @@ impl Linter {
                 problems: problem.into_iter().collect(),
             };
             let none = input::native::Dropped::default();
-            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none);
+            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none, None);
             r.source = source;
             return r;
         }
@@ -276,7 +294,8 @@ impl Linter {
             dropped = input::native::Dropped::default();
         }
         parsed.problems.extend(problem);
-        let mut r = self.lint_parsed(path, parsed, format, dropped);
+        let suppressions = crate::suppress::reads(format).then_some(source.as_slice());
+        let mut r = self.lint_parsed(path, parsed, format, dropped, suppressions);
         r.source = source;
         r
     }
@@ -299,6 +318,7 @@ impl Linter {
             parsed,
             input::Format::Recording(input::Recorder::Tee),
             input::native::Dropped::default(),
+            None,
         );
         let shift = |a: &mut crate::model::Anchor| {
             a.span.start -= n;
@@ -370,7 +390,7 @@ impl Linter {
         ) {
             dropped = input::native::Dropped::default();
         }
-        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped))
+        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped, None))
     }
 
     /// How many problems a reader keeps: as many as are shown.
@@ -382,13 +402,16 @@ impl Linter {
     }
 
     /// Lint what a reader made of a file read as `format` (a native log's
-    /// calls are noted for the room). The result's `source` is empty.
+    /// calls are noted for the room), with the inline suppressions of
+    /// `suppressions`, its bytes, when it may hold them. The result's
+    /// `source` is empty.
     fn lint_parsed(
         &self,
         path: &str,
         parsed: input::Parsed,
         format: input::Format,
         dropped: input::native::Dropped,
+        suppressions: Option<&[u8]>,
     ) -> FileResult {
         let native = format == input::Format::Native;
         let input::Parsed { logs, problems } = parsed;
@@ -407,6 +430,10 @@ impl Linter {
         // One input can yield several views of the same lines (a transcript
         // is linted from every agent's side): the same finding once.
         diagnostics.dedup_by(|a, b| a == b);
+        if let Some(src) = suppressions {
+            let active = |name: &str| self.is_active(name);
+            crate::suppress::apply(src, format, &mut diagnostics, self.unused, &active);
+        }
         let dropped = match (self.invalid, dropped.first) {
             (Some(severity), Some(at)) => Some(Repeats {
                 rule: rules::INVALID_RECORD.name,

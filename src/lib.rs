@@ -23,6 +23,7 @@ pub mod model;
 pub mod report;
 pub mod room;
 pub mod rules;
+pub mod suppress;
 pub mod text;
 pub mod turns;
 pub mod walk;

@@ -140,3 +140,93 @@ fn a_baseline_that_is_not_one_is_an_error() {
         stderr(&o)
     );
 }
+
+/// `lines` with `insert` put before the 1-based line `at` (later first).
+fn with_lines(src: &str, mut inserts: Vec<(usize, &str)>) -> String {
+    let mut lines: Vec<&str> = src.lines().collect();
+    inserts.sort_by_key(|i| std::cmp::Reverse(i.0));
+    for (at, text) in inserts {
+        lines.insert(at - 1, text);
+    }
+    lines.join("\n") + "\n"
+}
+
+fn rules_found(o: &std::process::Output) -> Vec<(String, usize)> {
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn inline_suppressions_in_prompts_and_helpers() {
+    let d = scratch();
+    let prompt = std::fs::read_to_string("corpus/prompts/bad-prompt.md").unwrap();
+    let prompt = with_lines(
+        &prompt,
+        vec![
+            (
+                15,
+                "<!-- callint: ignore[board-bundle, question-on-board] the template shows both on purpose -->",
+            ),
+            (28, "<!-- callint: ignore[long-say] written for an older block -->"),
+            (34, "<!-- callint: ignore[long-says] misspelt -->"),
+        ],
+    );
+    std::fs::write(d.join("prompt.md"), &prompt).unwrap();
+    let o = callint_in(&d, &["check", "prompt.md", "--format", "json"]);
+    let found = rules_found(&o);
+    let rules: Vec<&str> = found.iter().map(|(r, _)| r.as_str()).collect();
+    assert!(!rules.contains(&"board-bundle"), "{found:?}");
+    assert!(!rules.contains(&"question-on-board"), "{found:?}");
+    assert!(rules.contains(&"board-missing-emoji"), "{found:?}");
+    assert!(rules.contains(&"long-say"), "{found:?}");
+    let unused: Vec<usize> = found
+        .iter()
+        .filter(|(r, _)| r == "unused-suppression")
+        .map(|(_, l)| *l)
+        .collect();
+    assert_eq!(unused, [29, 36], "{found:?}");
+
+    // A rule switched off for the run does not make its suppressions
+    // unused; a name that is no rule still is.
+    let o = callint_in(
+        &d,
+        &[
+            "check",
+            "prompt.md",
+            "--format",
+            "json",
+            "--ignore",
+            "long-say",
+        ],
+    );
+    let unused: Vec<usize> = rules_found(&o)
+        .into_iter()
+        .filter(|(r, _)| r == "unused-suppression")
+        .map(|(_, l)| l)
+        .collect();
+    assert_eq!(unused, [36]);
+
+    let helper = std::fs::read_to_string("corpus/prompts/poll_bad.py").unwrap();
+    std::fs::write(d.join("poll.py"), &helper).unwrap();
+    assert_eq!(callint_in(&d, &["check", "poll.py"]).status.code(), Some(1));
+    let helper = with_lines(
+        &helper,
+        vec![(
+            17,
+            "        # callint: ignore[timeout-events-dropped] the caller reads timeouts itself",
+        )],
+    );
+    std::fs::write(d.join("poll.py"), &helper).unwrap();
+    let o = callint_in(&d, &["check", "poll.py"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
