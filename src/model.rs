@@ -1095,6 +1095,11 @@ impl<'a> Call<'a> {
                 }
             }
         }
+        // A log without `call` keys names its call by the join that
+        // entered it, as the room pass groups logs.
+        if self.call_id.is_none() {
+            self.call_id = crate::room::call_id(records.iter());
+        }
     }
 
     /// True for the voicebot's name and the names speech recognition hears

@@ -96,6 +96,36 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Year, month and day of a count of days since 1970-01-01 (Howard
+/// Hinnant's days-to-civil algorithm).
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// `2026-10-10T09:14:03.512Z`: a dated time in RFC 3339, UTC. A time of
+/// day without a date (a transcript's `[09:14:03]`, counted from the
+/// epoch's first day) has none.
+pub fn rfc3339(ms: Ms) -> Option<String> {
+    let days = ms.div_euclid(86_400_000);
+    if days == 0 {
+        return None;
+    }
+    let (y, m, d) = civil_from_days(days);
+    if !(0..=9999).contains(&y) {
+        return None;
+    }
+    Some(format!("{y:04}-{m:02}-{d:02}T{}Z", clock(ms)))
+}
+
 /// `09:14:03.512` style clock time of a timestamp (UTC), for reports.
 pub fn clock(ms: Ms) -> String {
     let s = ms.div_euclid(1000).rem_euclid(86_400);
@@ -149,6 +179,14 @@ mod tests {
         ] {
             assert_eq!(parse_rfc3339(s), None, "{s}");
         }
+    }
+
+    #[test]
+    fn rfc3339_round_trips() {
+        for s in ["2026-10-10T09:00:04.100Z", "2000-02-29T23:59:59.999Z"] {
+            assert_eq!(rfc3339(parse_rfc3339(s).unwrap()).as_deref(), Some(s));
+        }
+        assert_eq!(rfc3339(9 * 3_600_000), None);
     }
 
     #[test]

@@ -31,6 +31,12 @@ pub struct Item {
     agent: Option<String>,
     help: Option<String>,
     labels: Vec<LabelOut>,
+    /// The call the finding is about, when the input names it.
+    call: Option<String>,
+    /// The time of the record it points at (RFC 3339), when dated.
+    timestamp: Option<String>,
+    /// What the finding is about, as a stable key.
+    fingerprint: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -98,6 +104,9 @@ pub fn items(f: &FileResult) -> Vec<Item> {
                 message: d.message.clone(),
                 agent: d.agent.clone(),
                 help: d.help.clone(),
+                call: d.call.clone(),
+                timestamp: d.ts.and_then(crate::input::ts::rfc3339),
+                fingerprint: d.fingerprint.clone(),
                 labels: d
                     .labels
                     .iter()

@@ -230,3 +230,52 @@ fn inline_suppressions_in_prompts_and_helpers() {
     let o = callint_in(&d, &["check", "poll.py"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
 }
+
+#[test]
+fn findings_carry_their_call_time_and_fingerprint() {
+    let o = callint(&["check", "corpus/seed-incident", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let diags = v["diagnostics"].as_array().unwrap();
+    assert!(diags.len() > 10);
+    let mut prints = std::collections::BTreeSet::new();
+    for d in diags {
+        assert_eq!(d["call"], "c-7f3k2q", "{d}");
+        // The time is the record's own, as its line writes it.
+        let file = std::fs::read_to_string(d["file"].as_str().unwrap()).unwrap();
+        let line = file.lines().nth(d["line"].as_u64().unwrap() as usize - 1);
+        let ts = d["timestamp"].as_str().expect("a timestamp");
+        assert!(line.unwrap().contains(&format!("\"ts\":\"{ts}\"")), "{d}");
+        let fp = d["fingerprint"].as_str().unwrap();
+        assert_eq!(fp.len(), 32);
+        assert!(prints.insert(fp.to_string()), "twice: {fp}");
+    }
+
+    // The same fingerprints in SARIF; the call id of an MCP trace comes
+    // from the join that entered it.
+    let o = callint(&["check", "corpus/seed-incident", "--format", "sarif"]);
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = s["runs"][0]["results"].as_array().unwrap();
+    let sarif: std::collections::BTreeSet<String> = results
+        .iter()
+        .map(|r| {
+            assert_eq!(r["properties"]["call"], "c-7f3k2q");
+            r["partialFingerprints"]["callint/v1"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(sarif, prints);
+    let o = callint(&[
+        "check",
+        "corpus/seed-incident-mcp/claude.jsonl",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["call"] == "c-7f3k2q"));
+}
