@@ -78,6 +78,15 @@ fn of(key: u128, occurrence: usize) -> String {
     format!("{:032x}", h.0)
 }
 
+/// A hash of `parts` as 32 hex digits.
+pub fn hash_hex(parts: &[&[u8]]) -> String {
+    let mut h = Fnv::new();
+    for p in parts {
+        h.part(p);
+    }
+    format!("{:032x}", h.0)
+}
+
 /// FNV-1a, 128 bits: small, fixed by its published constants, the same on
 /// every platform and in every version.
 struct Fnv(u128);

@@ -14,6 +14,7 @@ use callint::report::{self, Format, Summary};
 use callint::rules;
 
 mod adopt;
+mod outputs;
 mod postmortem;
 
 /// A log becomes hundreds of thousands of small allocations (records, lines,
@@ -85,9 +86,17 @@ struct CheckArgs {
     /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
     #[arg(long, value_name = "FORMAT", value_parser = callint::input::Format::parse_name)]
     input_format: Option<callint::input::Format>,
-    /// Output format [default: pretty on a terminal, concise otherwise].
-    #[arg(long, value_enum)]
-    format: Option<OutFormat>,
+    /// Output format, and the file it goes to [default: pretty on a
+    /// terminal, concise otherwise]: pretty, concise, json, jsonl, sarif,
+    /// github, junit or gitlab. Repeat it for several outputs of one run
+    /// (`--format json:findings.json --format github`); at most one goes
+    /// to standard output.
+    #[arg(long, value_name = "FORMAT[:FILE]", value_parser = outputs::parse_spec)]
+    format: Vec<outputs::Output>,
+    /// Write the output of the --format without a file here instead of to
+    /// standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output_file: Option<PathBuf>,
     /// Run only these rules (comma-separated; `all` for every rule). Replaces `select` of callint.toml.
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     select: Option<Vec<String>>,
@@ -139,20 +148,6 @@ struct CheckArgs {
     /// Drop the entries of the --baseline file that matched nothing.
     #[arg(long, requires = "baseline", conflicts_with = "write_baseline")]
     prune_baseline: bool,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum OutFormat {
-    /// Graphical reports with the offending value underlined.
-    Pretty,
-    /// One line per finding: file:line:col: severity[rule] message.
-    Concise,
-    /// One JSON document with every finding and a summary.
-    Json,
-    /// SARIF 2.1.0, for code-scanning services.
-    Sarif,
-    /// GitHub Actions workflow annotations.
-    Github,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -239,14 +234,9 @@ fn check(mut args: CheckArgs) -> u8 {
     }
     let stdout = std::io::stdout();
     let tty = stdout.is_terminal();
-    let format = match args.format {
-        Some(OutFormat::Pretty) => Format::Pretty,
-        Some(OutFormat::Concise) => Format::Concise,
-        Some(OutFormat::Json) => Format::Json,
-        Some(OutFormat::Sarif) => Format::Sarif,
-        Some(OutFormat::Github) => Format::Github,
-        None if tty => Format::Pretty,
-        None => Format::Concise,
+    let outs = match outputs::resolve(&args.format, args.output_file.as_deref(), tty) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
     };
     let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let color = match args.color {
@@ -259,8 +249,9 @@ fn check(mut args: CheckArgs) -> u8 {
         .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
         .unwrap_or(120);
 
-    if args.statistics && matches!(format, Format::Sarif | Format::Github) {
-        return fail("--statistics prints a table (with --format json: the summary); it does not go with --format sarif or github");
+    let tabled = |f: Format| matches!(f, Format::Pretty | Format::Concise | Format::Json);
+    if args.statistics && !outs.iter().any(|o| tabled(o.format)) {
+        return fail("--statistics prints a table (with --format json: the summary); it does not go with --format sarif, github, jsonl, junit or gitlab alone");
     }
     let walk = callint::walk::Walk {
         no_ignore: args.no_ignore,
@@ -366,12 +357,16 @@ fn check(mut args: CheckArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return fail(format_args!("cannot start {threads} threads: {e}")),
     };
-    let style = report::pretty::Style { color, width };
-    let what = if args.statistics && format != Format::Json {
-        None
-    } else {
-        Some(format)
-    };
+    // What each file is rendered in: every output but the tables that
+    // --statistics prints instead; colour only on standard output.
+    let what: Vec<(Format, report::pretty::Style)> = outs
+        .iter()
+        .filter(|o| !(args.statistics && matches!(o.format, Format::Pretty | Format::Concise)))
+        .map(|o| {
+            let color = color && o.path.is_none();
+            (o.format, report::pretty::Style { color, width })
+        })
+        .collect();
     let progress = Progress::new(todo.len(), args.quiet);
     let merge = !args.no_merge;
     // The two halves of each `tee` capture are linted together, by the
@@ -393,14 +388,13 @@ fn check(mut args: CheckArgs) -> u8 {
                 let r = match partner[i] {
                     Some((_, false)) => Slot::Partner,
                     Some((o, true)) => {
-                        let (a, b) = lint_pair(linter, file, &todo[o].0, what, style, &post);
+                        let (a, b) = lint_pair(linter, file, &todo[o].0, &what, &post);
                         Slot::Pair(a, b)
                     }
                     None => Slot::One(lint_one(
                         linter,
                         file,
-                        what,
-                        style,
+                        &what,
                         args.input_format,
                         merge,
                         &post,
@@ -438,7 +432,7 @@ fn check(mut args: CheckArgs) -> u8 {
                 .with_max_len(1)
                 .for_each(|(d, (file, _))| {
                     if let Ok((r, piece @ Piece::Later)) = d {
-                        match render_file(r, file, what, style, &post) {
+                        match render_file(r, file, &what, &post) {
                             Ok(p) => *piece = p,
                             Err(msg) => *d = Err(msg),
                         }
@@ -448,18 +442,15 @@ fn check(mut args: CheckArgs) -> u8 {
     }
 
     let mut summary = Summary::default();
-    let mut text = String::new();
-    let mut items = Vec::new();
-    let mut results = Vec::new();
+    let mut parts: Vec<Vec<outputs::Part>> = what.iter().map(|_| Vec::new()).collect();
     for d in done {
         match d {
             Ok((r, piece)) => {
                 summary.add(&r);
-                match piece {
-                    Piece::Text(t) => text.push_str(&t),
-                    Piece::Json(v) => items.extend(v),
-                    Piece::Sarif(v) => results.extend(v),
-                    Piece::Nothing | Piece::Later => {}
+                if let Piece::Parts(ps) = piece {
+                    for (k, p) in ps.into_iter().enumerate() {
+                        parts[k].push(p);
+                    }
                 }
             }
             Err(msg) => {
@@ -468,24 +459,29 @@ fn check(mut args: CheckArgs) -> u8 {
             }
         }
     }
-    let out = match format {
-        Format::Json => report::json::document(&items, &summary),
-        Format::Sarif => report::sarif::document(&results),
-        Format::Github => text,
-        Format::Pretty | Format::Concise if args.statistics => {
+    let closing = (!args.quiet).then(|| closing(&summary, failed));
+    let mut parts = parts.into_iter();
+    let mut stdout_doc: Option<String> = None;
+    for o in &outs {
+        let doc = if args.statistics && matches!(o.format, Format::Pretty | Format::Concise) {
             let mut out = String::new();
             statistics(&summary, failed, args.quiet, &mut out);
             out
-        }
-        Format::Pretty | Format::Concise => {
-            let mut out = text;
-            if !args.quiet {
-                out.push_str(&closing(&summary, failed));
-                out.push('\n');
+        } else {
+            let ps = parts.next().unwrap_or_default();
+            outputs::document(o.format, ps, &summary, closing.as_deref())
+        };
+        match &o.path {
+            None => stdout_doc = Some(doc),
+            Some(p) => {
+                if let Err(e) = std::fs::write(p, doc) {
+                    let shown = file_name(&p.to_string_lossy());
+                    warn(format_args!("error: cannot write {shown}: {e}"));
+                    failed = true;
+                }
             }
-            out
         }
-    };
+    }
     let linted: Vec<String> = todo
         .iter()
         .map(|(p, _)| p.to_string_lossy().into_owned())
@@ -501,7 +497,7 @@ fn check(mut args: CheckArgs) -> u8 {
     } else {
         0
     };
-    emit(out.as_bytes(), code)
+    emit(stdout_doc.unwrap_or_default().as_bytes(), code)
 }
 
 /// The closing line: the summary's, unless nothing was found in a run that
@@ -602,8 +598,7 @@ fn lint_pair(
     linter: &Linter,
     input: &Path,
     output: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
+    outs: &[(Format, report::pretty::Style)],
     post: &adopt::Post,
 ) -> (Linted, Linted) {
     let read = |p: &Path| std::fs::read(p).map_err(|e| cannot_read(p, &e));
@@ -624,8 +619,8 @@ fn lint_pair(
         (&input.to_string_lossy(), a),
         (&output.to_string_lossy(), b),
     );
-    let first = render_file(&mut r, input, format, style, post).map(|p| (r, p));
-    let second = render_file(&mut s, output, format, style, post).map(|p| (s, p));
+    let first = render_file(&mut r, input, outs, post).map(|p| (r, p));
+    let second = render_file(&mut s, output, outs, post).map(|p| (s, p));
     (first, second)
 }
 
@@ -652,24 +647,21 @@ fn stdin_is_fed() -> bool {
 
 /// What a worker hands back for one file besides its findings.
 enum Piece {
-    Text(String),
-    Json(Vec<report::json::Item>),
-    Sarif(Vec<report::sarif::SarifResult>),
-    Nothing,
+    /// The file in each output's format, in the order of the outputs.
+    Parts(Vec<outputs::Part>),
     /// Not rendered yet: the file is a native log of a call that other
     /// files may share; it is rendered after the room pass.
     Later,
 }
 
-/// Read, lint and render one file (`format` none: counts only). The file's
+/// Read, lint and render one file (no `outs`: counts only). The file's
 /// bytes are dropped before returning; the findings are kept for the
 /// summary. With `merge`, a native log with a call id is rendered later,
 /// after the room pass.
 fn lint_one(
     linter: &Linter,
     file: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
+    outs: &[(Format, report::pretty::Style)],
     input_format: Option<callint::input::Format>,
     merge: bool,
     post: &adopt::Post,
@@ -687,7 +679,7 @@ fn lint_one(
         }
         return Ok((r, Piece::Later));
     }
-    let piece = render_file(&mut r, file, format, style, post)?;
+    let piece = render_file(&mut r, file, outs, post)?;
     Ok((r, piece))
 }
 
@@ -814,15 +806,14 @@ fn ensure_source(r: &mut FileResult, file: &Path) -> Result<(), String> {
 fn render_file(
     r: &mut FileResult,
     file: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
+    outs: &[(Format, report::pretty::Style)],
     post: &adopt::Post,
 ) -> Result<Piece, String> {
-    if format.is_some() || post.active() {
+    if !outs.is_empty() || post.active() {
         ensure_source(r, file)?;
         post.apply(r);
     }
-    let piece = render(r, file, format, style);
+    let piece = render(r, file, outs);
     r.source = Vec::new();
     Ok(piece)
 }
@@ -897,27 +888,13 @@ fn rooms(
     }
 }
 
-/// Render one linted file (`format` none: nothing, counts only).
-fn render(
-    r: &FileResult,
-    file: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
-) -> Piece {
-    match format {
-        None => Piece::Nothing,
-        Some(Format::Json) => Piece::Json(report::json::items(r)),
-        Some(Format::Sarif) => Piece::Sarif(report::sarif::results_at(r, file)),
-        Some(f) => {
-            let mut out = String::new();
-            match f {
-                Format::Pretty => report::pretty::render(r, style, &mut out),
-                Format::Github => report::github::render(r, &mut out),
-                _ => report::concise::render(r, &mut out),
-            }
-            Piece::Text(out)
-        }
-    }
+/// Render one linted file in every format of `outs` (none: counts only).
+fn render(r: &FileResult, file: &Path, outs: &[(Format, report::pretty::Style)]) -> Piece {
+    Piece::Parts(
+        outs.iter()
+            .map(|&(format, style)| outputs::render(r, file, format, style))
+            .collect(),
+    )
 }
 
 /// The progress bar of a long batch: on standard error, only when that is

@@ -126,6 +126,12 @@ pub fn items(f: &FileResult) -> Vec<Item> {
         .collect()
 }
 
+/// `--format jsonl`: the findings of one file, one JSON object a line,
+/// each as an item of `--format json`.
+pub fn lines(f: &FileResult) -> String {
+    items(f).iter().map(super::to_json_line).collect()
+}
+
 /// The document over the findings of every file, in order.
 pub fn document(items: &[Item], summary: &Summary) -> String {
     let doc = Doc {

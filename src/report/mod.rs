@@ -4,8 +4,10 @@
 pub mod concise;
 pub mod escape;
 pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod json;
+pub mod junit;
 pub mod pretty;
 pub mod sarif;
 
@@ -27,6 +29,43 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// One JSON object per finding and line.
+    Jsonl,
+    /// A JUnit XML report: a test case per file and rule.
+    Junit,
+    /// A GitLab Code Quality report.
+    Gitlab,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pretty => "pretty",
+            Format::Concise => "concise",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Jsonl => "jsonl",
+            Format::Junit => "junit",
+            Format::Gitlab => "gitlab",
+        }
+    }
+
+    pub const ALL: [Format; 8] = [
+        Format::Pretty,
+        Format::Concise,
+        Format::Json,
+        Format::Jsonl,
+        Format::Sarif,
+        Format::Github,
+        Format::Junit,
+        Format::Gitlab,
+    ];
+
+    pub fn parse(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
 }
 
 /// Byte offsets of line starts, to turn offsets into lines and columns.
@@ -273,9 +312,17 @@ pub fn per_100(n: usize, says: usize) -> Option<f64> {
 /// itself; DEL, C1 controls and bidirectional overrides are written as
 /// `\uXXXX` escapes too. The decoded strings are unchanged.
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    safe_json(value, PrettyFormatter::new())
+}
+
+/// As [`to_json`], on one line (JSON Lines).
+pub fn to_json_line<T: serde::Serialize>(value: &T) -> String {
+    safe_json(value, serde_json::ser::CompactFormatter)
+}
+
+fn safe_json<T: serde::Serialize, F: Formatter>(value: &T, formatter: F) -> String {
     let mut buf = Vec::new();
-    let mut ser =
-        serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(PrettyFormatter::new()));
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(formatter));
     if value.serialize(&mut ser).is_err() {
         return "{}\n".into();
     }
@@ -284,7 +331,7 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> String {
     String::from_utf8(buf).unwrap_or_default()
 }
 
-struct SafeFormatter<'a>(PrettyFormatter<'a>);
+struct SafeFormatter<F>(F);
 
 macro_rules! delegate {
     ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
@@ -294,7 +341,7 @@ macro_rules! delegate {
     )*};
 }
 
-impl Formatter for SafeFormatter<'_> {
+impl<F: Formatter> Formatter for SafeFormatter<F> {
     delegate! {
         begin_array();
         end_array();

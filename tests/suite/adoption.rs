@@ -279,3 +279,207 @@ fn findings_carry_their_call_time_and_fingerprint() {
         .iter()
         .all(|d| d["call"] == "c-7f3k2q"));
 }
+
+/// Validate a JUnit report against the vendored JUnit schema with
+/// `xmllint` (Debian's libxml2-utils). Without it the check is skipped,
+/// except in CI, which installs it.
+fn validate_junit(xml: &Path) {
+    let schema = crate::common::root().join("tests/data/schemas/junit-10.xsd");
+    let run = std::process::Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(&schema)
+        .arg(xml)
+        .output();
+    match run {
+        Ok(o) => assert!(
+            o.status.success(),
+            "{} does not validate: {}",
+            xml.display(),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "xmllint is needed to validate JUnit reports: {e}"
+            );
+            eprintln!("xmllint not found ({e}): JUnit schema check skipped");
+        }
+    }
+}
+
+#[test]
+fn several_outputs_in_one_run_each_valid() {
+    let d = scratch();
+    seed_logs(&d.join("logs"), false);
+    let o = callint_in(
+        &d,
+        &[
+            "check",
+            "logs",
+            "--format",
+            "json:out/findings.json",
+            "--format",
+            "github",
+            "--format",
+            "jsonl:findings.jsonl",
+            "--format",
+            "junit:report.xml",
+            "--format",
+            "gitlab:quality.json",
+        ],
+    );
+    // A folder that does not exist is no place to write.
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("out/findings.json"), "{}", stderr(&o));
+    std::fs::create_dir(d.join("out")).unwrap();
+    let o = callint_in(
+        &d,
+        &[
+            "check",
+            "logs",
+            "--format",
+            "json:out/findings.json",
+            "--format",
+            "github",
+            "--format",
+            "jsonl:findings.jsonl",
+            "--format",
+            "junit:report.xml",
+            "--format",
+            "gitlab:quality.json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&read("out/findings.json")).unwrap();
+    let items = json["diagnostics"].as_array().unwrap();
+    assert!(items.len() > 10);
+    // Standard output has the annotations, one per finding.
+    assert_eq!(
+        stdout(&o).lines().filter(|l| l.starts_with("::")).count(),
+        items.len()
+    );
+
+    // JSON Lines: the same findings, one object a line.
+    let lines: Vec<serde_json::Value> = read("findings.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(&lines, items);
+
+    // JUnit: valid against the schema; a test case per file and rule.
+    validate_junit(&d.join("report.xml"));
+    let xml = read("report.xml");
+    let pairs: std::collections::BTreeSet<(String, String)> = items
+        .iter()
+        .map(|i| (i["file"].to_string(), i["rule"].to_string()))
+        .collect();
+    assert_eq!(xml.matches("<testcase ").count(), pairs.len());
+    assert_eq!(xml.matches("<failure ").count(), pairs.len());
+    assert!(xml.contains(&format!("failures=\"{}\"", pairs.len())));
+
+    // GitLab Code Quality: the fields its documentation requires, and
+    // fingerprints unique within the report.
+    let issues: Vec<serde_json::Value> = serde_json::from_str(&read("quality.json")).unwrap();
+    assert_eq!(issues.len(), items.len());
+    let mut prints = std::collections::BTreeSet::new();
+    for (i, item) in issues.iter().zip(items) {
+        for field in ["description", "check_name", "fingerprint", "severity"] {
+            assert!(
+                i[field].as_str().is_some_and(|s| !s.is_empty()),
+                "{field}: {i}"
+            );
+        }
+        assert!(["info", "minor", "major", "critical", "blocker"]
+            .contains(&i["severity"].as_str().unwrap()));
+        assert_eq!(i["location"]["path"], item["file"]);
+        assert!(!i["location"]["path"].as_str().unwrap().starts_with('/'));
+        assert_eq!(i["location"]["lines"]["begin"], item["line"]);
+        assert_eq!(i["check_name"], item["rule"]);
+        assert!(prints.insert(i["fingerprint"].as_str().unwrap().to_string()));
+    }
+}
+
+#[test]
+fn output_file_and_where_outputs_go() {
+    let d = scratch();
+    seed_logs(&d.join("logs"), false);
+    let o = callint_in(
+        &d,
+        &[
+            "check",
+            "logs",
+            "--format",
+            "concise",
+            "--output-file",
+            "out.txt",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(d.join("out.txt")).unwrap();
+    assert!(text.contains("error[label-too-long]"), "{text}");
+    assert!(text.contains("Found "), "{text}");
+
+    let two = callint_in(
+        &d,
+        &["check", "logs", "--format", "json", "--format", "github"],
+    );
+    assert_eq!(two.status.code(), Some(2));
+    assert!(stderr(&two).contains("only one --format"));
+    let bad = callint_in(&d, &["check", "logs", "--format", "xml"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("junit"), "{}", stderr(&bad));
+
+    // A clean file is one passing test case; text from a log never
+    // reaches the XML raw.
+    let log = concat!(
+        r#"{"ts":"2026-10-10T10:00:00.000Z","agent":"Promo","fn":"status","args":{"emoji":"🛠️","open":["Fix \u001b[31mlogin, <b>update</b> docs & tag release"]}}"#,
+        "\n"
+    );
+    std::fs::write(d.join("hostile.jsonl"), log).unwrap();
+    let o = callint_in(
+        &d,
+        &[
+            "check",
+            "corpus-clean.jsonl",
+            "hostile.jsonl",
+            "--format",
+            "junit",
+            "--no-merge",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "the first file does not exist");
+    std::fs::copy(
+        crate::common::root().join("corpus/clean-en").join(
+            std::fs::read_dir(crate::common::root().join("corpus/clean-en"))
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name())
+                .find(|n| n.to_string_lossy().ends_with(".jsonl"))
+                .unwrap(),
+        ),
+        d.join("corpus-clean.jsonl"),
+    )
+    .unwrap();
+    let o = callint_in(
+        &d,
+        &[
+            "check",
+            "corpus-clean.jsonl",
+            "hostile.jsonl",
+            "--format",
+            "junit",
+        ],
+    );
+    let xml = stdout(&o);
+    assert!(!xml.contains('\u{1b}'));
+    assert!(
+        xml.contains("<testcase name=\"callint\" classname=\"corpus-clean.jsonl\""),
+        "{xml}"
+    );
+    assert!(xml.contains("&lt;b&gt;"), "{xml}");
+    std::fs::write(d.join("report.xml"), xml).unwrap();
+    validate_junit(&d.join("report.xml"));
+}
