@@ -8,6 +8,69 @@ use callint::baseline::{self, Baseline, Collector};
 use callint::engine::FileResult;
 use callint::report::escape::{file_name, one_line};
 
+/// Why the run fails by `--fail-on` and `--max-warnings`, if it does.
+pub fn fails(
+    summary: &callint::report::Summary,
+    fail_on: callint::diagnostic::Severity,
+    max_warnings: Option<usize>,
+) -> Option<String> {
+    use callint::diagnostic::Severity;
+    let count = |s: Severity| summary.by_severity.get(s.name()).copied().unwrap_or(0);
+    let at_or_above: usize = [Severity::Info, Severity::Warning, Severity::Error]
+        .into_iter()
+        .filter(|&s| s >= fail_on)
+        .map(count)
+        .sum();
+    let warnings = count(Severity::Warning);
+    match max_warnings {
+        Some(max) if warnings > max => Some(format!(
+            "{warnings} warnings, more than --max-warnings {max} allows"
+        )),
+        _ if at_or_above > 0 && fail_on != Severity::Error => Some(format!(
+            "{at_or_above} finding{} at {fail_on} level or above (--fail-on {fail_on})",
+            if at_or_above == 1 { "" } else { "s" }
+        )),
+        // Errors fail a run as they always have, without a note.
+        _ if at_or_above > 0 => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// The paths a `--files-from` list names, one a line (blank lines and
+/// line ends left out); `-` reads the list from standard input.
+pub fn files_from(list: &Path) -> Result<Vec<PathBuf>, String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = if list.as_os_str() == "-" {
+        std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::File::open(list).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+    };
+    read.map_err(|e| {
+        format!(
+            "cannot read the list {}: {e}",
+            file_name(&list.to_string_lossy())
+        )
+    })?;
+    Ok(bytes
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .map(path_of)
+        .collect())
+}
+
+#[cfg(unix)]
+fn path_of(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+fn path_of(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
 /// The baseline options of one run.
 #[derive(Default)]
 pub struct Post {

@@ -118,6 +118,19 @@ struct CheckArgs {
     /// Exit 0 even when errors are found.
     #[arg(long)]
     exit_zero: bool,
+    /// The lowest severity that makes the run fail (exit 1).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Fail (exit 1) when more than N warnings are found, whatever --fail-on says.
+    #[arg(long, value_name = "N")]
+    max_warnings: Option<usize>,
+    /// Also check the paths listed in FILE, one a line (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
+    /// The name to file the findings on standard input under (`-`), and
+    /// to tell its format and find its callint.toml by.
+    #[arg(long, value_name = "NAME")]
+    stdin_filename: Option<PathBuf>,
     /// Print findings only, no closing summary line and no progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -148,6 +161,24 @@ struct CheckArgs {
     /// Drop the entries of the --baseline file that matched nothing.
     #[arg(long, requires = "baseline", conflicts_with = "write_baseline")]
     prune_baseline: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl FailOn {
+    fn severity(self) -> callint::diagnostic::Severity {
+        use callint::diagnostic::Severity;
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -224,6 +255,18 @@ fn emit(out: &[u8], code: u8) -> u8 {
 }
 
 fn check(mut args: CheckArgs) -> u8 {
+    if let Some(list) = &args.files_from {
+        match adopt::files_from(list) {
+            Ok(paths) if paths.is_empty() && args.paths.is_empty() => {
+                return fail(format_args!(
+                    "{} lists no file to check",
+                    file_name(&list.to_string_lossy())
+                ))
+            }
+            Ok(paths) => args.paths.extend(paths),
+            Err(e) => return fail(e),
+        }
+    }
     if args.paths.is_empty() {
         if stdin_is_fed() {
             warn(format_args!(
@@ -275,6 +318,8 @@ fn check(mut args: CheckArgs) -> u8 {
             None
         } else if let Some(c) = &args.config {
             Some(c.clone())
+        } else if path.as_os_str() == "-" {
+            Config::discover(args.stdin_filename.as_deref().unwrap_or(path))
         } else {
             Config::discover(path)
         };
@@ -369,6 +414,10 @@ fn check(mut args: CheckArgs) -> u8 {
         .collect();
     let progress = Progress::new(todo.len(), args.quiet);
     let merge = !args.no_merge;
+    let stdin_name = args
+        .stdin_filename
+        .as_ref()
+        .map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned());
     // The two halves of each `tee` capture are linted together, by the
     // task of the input half.
     let mut partner: Vec<Option<(usize, bool)>> = vec![None; todo.len()];
@@ -398,6 +447,7 @@ fn check(mut args: CheckArgs) -> u8 {
                         args.input_format,
                         merge,
                         &post,
+                        &stdin_name,
                     )),
                 };
                 progress.tick();
@@ -490,9 +540,15 @@ fn check(mut args: CheckArgs) -> u8 {
         warn(format_args!("error: {e}"));
         failed = true;
     }
+    let fails = adopt::fails(&summary, args.fail_on.severity(), args.max_warnings);
+    if let (Some(why), false) = (&fails, args.quiet || args.exit_zero) {
+        if !why.is_empty() {
+            warn(format_args!("{why}"));
+        }
+    }
     let code = if failed {
         2
-    } else if summary.errors() > 0 && !args.exit_zero {
+    } else if fails.is_some() && !args.exit_zero {
         1
     } else {
         0
@@ -665,10 +721,11 @@ fn lint_one(
     input_format: Option<callint::input::Format>,
     merge: bool,
     post: &adopt::Post,
+    stdin_name: &str,
 ) -> Result<(FileResult, Piece), String> {
     let mut r = if is_stdin(file) {
         let b = read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
-        lint_bytes(linter, "-", b, input_format)
+        lint_bytes(linter, stdin_name, b, input_format)
     } else {
         lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
     };

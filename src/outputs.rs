@@ -85,6 +85,12 @@ pub enum Part {
 
 /// Render one linted file (its bytes at hand) in `format`.
 pub fn render(r: &FileResult, file: &Path, format: Format, style: report::pretty::Style) -> Part {
+    // Standard input is filed under the name it was given.
+    let file = if file.as_os_str() == "-" {
+        Path::new(&r.path)
+    } else {
+        file
+    };
     match format {
         Format::Json => Part::Json(report::json::items(r)),
         Format::Sarif => Part::Sarif(report::sarif::results_at(r, file)),

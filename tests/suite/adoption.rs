@@ -483,3 +483,160 @@ fn output_file_and_where_outputs_go() {
     std::fs::write(d.join("report.xml"), xml).unwrap();
     validate_junit(&d.join("report.xml"));
 }
+
+#[test]
+fn exit_codes_under_each_fail_level() {
+    let code = |args: &[&str]| {
+        let mut all = vec![
+            "check",
+            "corpus/seed-incident",
+            "--ignore",
+            "label-too-long",
+        ];
+        all.extend_from_slice(args);
+        callint(&all).status.code()
+    };
+    // Warnings alone: a pass by default, a failure from --fail-on warning.
+    assert_eq!(code(&[]), Some(0));
+    assert_eq!(code(&["--fail-on", "error"]), Some(0));
+    assert_eq!(code(&["--fail-on", "warning"]), Some(1));
+    assert_eq!(code(&["--fail-on", "info"]), Some(1));
+    assert_eq!(code(&["--fail-on", "warning", "--exit-zero"]), Some(0));
+    let json = callint(&[
+        "check",
+        "corpus/seed-incident",
+        "--ignore",
+        "label-too-long",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let warnings = v["summary"]["by_severity"]["warning"].as_u64().unwrap() as usize;
+    assert!(warnings > 2);
+    assert_eq!(code(&["--max-warnings", &warnings.to_string()]), Some(0));
+    let over = callint(&[
+        "check",
+        "corpus/seed-incident",
+        "--ignore",
+        "label-too-long",
+        "--max-warnings",
+        &(warnings - 1).to_string(),
+    ]);
+    assert_eq!(over.status.code(), Some(1));
+    assert!(
+        stderr(&over).contains("--max-warnings"),
+        "{}",
+        stderr(&over)
+    );
+    // Errors fail whatever --max-warnings allows.
+    let errors = callint(&["check", "corpus/seed-incident", "--max-warnings", "1000"]);
+    assert_eq!(errors.status.code(), Some(1));
+
+    // Info findings only: a failure only from --fail-on info.
+    let d = scratch();
+    std::fs::write(
+        d.join("untimed.jsonl"),
+        concat!(
+            r#"{"fn":"join","args":{"label":"Kit","greet":true},"result":{"status":"joined"}}"#,
+            "\n",
+            r#"{"fn":"say","args":{"text":"The build is green."},"result":{"say_id":"s1","say_status":"queued"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let info = |level: &str| {
+        callint_in(
+            &d,
+            &[
+                "check",
+                "untimed.jsonl",
+                "--select",
+                "no-times",
+                "--fail-on",
+                level,
+            ],
+        )
+        .status
+        .code()
+    };
+    assert_eq!(info("error"), Some(0));
+    assert_eq!(info("warning"), Some(0));
+    assert_eq!(info("info"), Some(1));
+}
+
+#[test]
+fn paths_from_a_list_and_a_name_for_standard_input() {
+    let d = scratch();
+    seed_logs(&d.join("logs"), false);
+    std::fs::write(
+        d.join("list.txt"),
+        "logs/claude.jsonl\n\nlogs/promo.jsonl\r\n",
+    )
+    .unwrap();
+    let o = callint_in(
+        &d,
+        &["check", "--files-from", "list.txt", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summary"]["files"], 2);
+    let files: std::collections::BTreeSet<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["logs/claude.jsonl", "logs/promo.jsonl"]
+    );
+    let missing = callint_in(&d, &["check", "--files-from", "nope.txt"]);
+    assert_eq!(missing.status.code(), Some(2));
+
+    // The list from standard input.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args(["check", "--files-from", "-", "--format", "concise"])
+        .current_dir(&d)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"logs/opencode.jsonl\n").unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        stdout(&o).contains("logs/opencode.jsonl:"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("in 1 file"), "{}", stdout(&o));
+
+    // A prompt on standard input, filed and read as the name given.
+    let prompt = std::fs::read("corpus/prompts/bad-prompt.md").unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args([
+            "check",
+            "-",
+            "--stdin-filename",
+            "skills/release.md",
+            "--format",
+            "sarif",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&prompt).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = s["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["ruleId"] == "board-bundle"));
+    assert!(results.iter().all(
+        |r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "skills/release.md"
+    ));
+}
