@@ -155,6 +155,8 @@ pub struct Linter {
     unused: Option<Severity>,
     cast: Cast,
     read: input::Options,
+    /// `per-file-ignores`: a matcher per pattern, and the rules it skips.
+    per_file: Vec<(ignore::gitignore::Gitignore, Vec<String>)>,
 }
 
 impl Linter {
@@ -214,7 +216,32 @@ impl Linter {
         } else {
             None
         };
+        let base = config
+            .path
+            .as_deref()
+            .and_then(std::path::Path::parent)
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        let base = std::fs::canonicalize(&base).unwrap_or(base);
+        let mut per_file = Vec::new();
+        for (glob, rules) in &config.per_file_ignores {
+            let mut b = ignore::gitignore::GitignoreBuilder::new(&base);
+            let built = b
+                .add_line(None, glob)
+                .and_then(|b| b.build())
+                .map_err(|e| ConfigError {
+                    message: format!(
+                        "{}: per-file-ignores: the pattern {glob:?} is not valid: {e}",
+                        config.path.as_deref().map_or_else(
+                            || crate::config::FILE_NAME.into(),
+                            |p| p.display().to_string()
+                        )
+                    ),
+                })?;
+            per_file.push((built, rules.clone()));
+        }
         Ok(Linter {
+            per_file,
             unused,
             active,
             max_repeats: config.max_repeats.unwrap_or(MAX_REPEATS),
@@ -230,6 +257,38 @@ impl Linter {
 
     pub fn active_rules(&self) -> impl Iterator<Item = &'static RuleMeta> + '_ {
         self.active.iter().map(|a| a.rule.meta())
+    }
+
+    /// The rules `per-file-ignores` skips in the file at `path`, with the
+    /// pattern that says so.
+    pub fn ignored_in(&self, path: &str) -> Vec<(&str, &str)> {
+        if self.per_file.is_empty() || path == "-" {
+            return Vec::new();
+        }
+        let p = std::path::Path::new(path);
+        let full = std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf());
+        let mut out = Vec::new();
+        for (m, rules) in &self.per_file {
+            let hit = m.matched_path_or_any_parents(&full, false);
+            if hit.is_ignore() {
+                let glob = hit.inner().map_or("", |g| g.original());
+                out.extend(rules.iter().map(|r| (r.as_str(), glob)));
+            }
+        }
+        out
+    }
+
+    /// Leave out the findings of rules `per-file-ignores` skips in `path`.
+    pub fn drop_ignored(&self, path: &str, found: &mut Vec<Diagnostic>) {
+        if self.per_file.is_empty() || found.is_empty() {
+            return;
+        }
+        let skip = self.ignored_in(path);
+        if !skip.is_empty() {
+            found.retain(|d| !skip.iter().any(|(r, _)| *r == d.rule || *r == "all"));
+        }
     }
 
     /// Whether the rule `name` runs (the engine's own findings included).
@@ -430,6 +489,7 @@ impl Linter {
         // One input can yield several views of the same lines (a transcript
         // is linted from every agent's side): the same finding once.
         diagnostics.dedup_by(|a, b| a == b);
+        self.drop_ignored(path, &mut diagnostics);
         if let Some(src) = suppressions {
             let active = |name: &str| self.is_active(name);
             crate::suppress::apply(src, format, &mut diagnostics, self.unused, &active);

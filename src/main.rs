@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use callint::config::Config;
 use callint::engine::{FileResult, Linter};
 use callint::report::escape::{file_name, one_line};
 use callint::report::{self, Format, Summary};
@@ -16,6 +15,7 @@ use callint::rules;
 mod adopt;
 mod outputs;
 mod postmortem;
+mod settings;
 
 /// A log becomes hundreds of thousands of small allocations (records, lines,
 /// texts) that live until the file is linted; mimalloc serves them with less
@@ -45,7 +45,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Lint call logs, agents' session files, traces, recordings, transcripts, boards, prompts and helper code (files, or folders searched for them).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
     Report(postmortem::ReportArgs),
     /// List the rules: name, rulebook rule, default severity, scope (own log, or also the merged room), summary.
@@ -131,6 +131,11 @@ struct CheckArgs {
     /// to tell its format and find its callint.toml by.
     #[arg(long, value_name = "NAME")]
     stdin_filename: Option<PathBuf>,
+    /// Print the settings FILE would be checked with (the nearest
+    /// callint.toml, the command line, the defaults) and where each comes
+    /// from; check nothing.
+    #[arg(long, value_name = "FILE")]
+    show_settings: Option<PathBuf>,
     /// Print findings only, no closing summary line and no progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -215,7 +220,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Check(args) => check(args),
+        Command::Check(args) => check(*args),
         Command::Report(args) => postmortem::run(args),
         Command::Rules { format } => list_rules(format),
         Command::Explain { rule } => explain(&rule),
@@ -255,6 +260,12 @@ fn emit(out: &[u8], code: u8) -> u8 {
 }
 
 fn check(mut args: CheckArgs) -> u8 {
+    if let Some(file) = &args.show_settings {
+        return match settings::show(&args, file) {
+            Ok(out) => emit(out.as_bytes(), 0),
+            Err(e) => fail(e),
+        };
+    }
     if let Some(list) = &args.files_from {
         match adopt::files_from(list) {
             Ok(paths) if paths.is_empty() && args.paths.is_empty() => {
@@ -313,35 +324,18 @@ fn check(mut args: CheckArgs) -> u8 {
     let mut linters: Vec<(Option<PathBuf>, Linter)> = Vec::new();
     let mut todo: Vec<(PathBuf, usize)> = Vec::new();
     let mut failed = false;
+    // Each file is linted with the nearest callint.toml above it (found
+    // once per folder), unless --config or --no-config says otherwise.
+    let mut nearest = settings::Nearest::default();
     for path in &args.paths {
-        let config_path = if args.no_config {
-            None
-        } else if let Some(c) = &args.config {
-            Some(c.clone())
-        } else if path.as_os_str() == "-" {
-            Config::discover(args.stdin_filename.as_deref().unwrap_or(path))
+        let config_path = if path.as_os_str() == "-" {
+            nearest.config_for(&args, args.stdin_filename.as_deref().unwrap_or(path))
         } else {
-            Config::discover(path)
+            nearest.config_for(&args, path)
         };
-        let slot = match linters.iter().position(|(p, _)| *p == config_path) {
-            Some(k) => k,
-            None => {
-                let mut config = match &config_path {
-                    Some(p) => match Config::load(p) {
-                        Ok(c) => c,
-                        Err(e) => return fail(e),
-                    },
-                    None => Config::default(),
-                };
-                if args.max_repeats.is_some() {
-                    config.max_repeats = args.max_repeats;
-                }
-                match Linter::new(&config, args.select.as_deref(), &args.ignore) {
-                    Ok(l) => linters.push((config_path, l)),
-                    Err(e) => return fail(e),
-                }
-                linters.len() - 1
-            }
+        let slot = match settings::slot(&mut linters, config_path, &args) {
+            Ok(k) => k,
+            Err(e) => return fail(e),
         };
         if path.as_os_str() == "-" {
             todo.push((path.clone(), slot));
@@ -385,7 +379,18 @@ fn check(mut args: CheckArgs) -> u8 {
             }
             failed = true;
         }
-        todo.extend(files.into_iter().map(|f| (f, slot)));
+        for f in files {
+            let slot = if path.is_dir() {
+                let c = nearest.config_for(&args, &f);
+                match settings::slot(&mut linters, c, &args) {
+                    Ok(k) => k,
+                    Err(e) => return fail(e),
+                }
+            } else {
+                slot
+            };
+            todo.push((f, slot));
+        }
     }
 
     // Lint in parallel; every file is rendered by the worker that linted it

@@ -373,6 +373,13 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
                 continue;
             };
             d.call.get_or_insert_with(|| call.to_string());
+            if !linter
+                .ignored_in(members[m].path)
+                .iter()
+                .all(|(r, _)| *r != d.rule && *r != "all")
+            {
+                continue;
+            }
             if found.insert(room.key(m, &d)) {
                 out[m].push(d);
             }

@@ -640,3 +640,86 @@ fn paths_from_a_list_and_a_name_for_standard_input() {
         |r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "skills/release.md"
     ));
 }
+
+#[test]
+fn each_file_is_checked_with_its_nearest_configuration() {
+    let d = scratch();
+    seed_logs(&d.join("logs"), false);
+    seed_logs(&d.join("logs/sub"), false);
+    std::fs::write(
+        d.join("logs/callint.toml"),
+        "ignore = [\"long-say\"]\n\n[per-file-ignores]\n\"claude.jsonl\" = [\"board-bundle\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("logs/sub/callint.toml"),
+        "[rules.label-too-long]\nseverity = \"off\"\n",
+    )
+    .unwrap();
+    let o = callint_in(&d, &["check", "logs", "--format", "json", "--no-merge"]);
+    let found = |file: &str, rule: &str| {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["file"] == file && d["rule"] == rule)
+    };
+    assert!(found("logs/opencode.jsonl", "label-too-long"));
+    assert!(!found("logs/claude.jsonl", "long-say"));
+    assert!(!found("logs/claude.jsonl", "board-bundle"));
+    assert!(found("logs/promo.jsonl", "board-bundle"));
+    assert!(!found("logs/sub/opencode.jsonl", "label-too-long"));
+    assert!(found("logs/sub/claude.jsonl", "long-say"));
+    assert!(found("logs/sub/claude.jsonl", "board-bundle"));
+
+    // What one file is checked with, and where each setting comes from.
+    let s = callint_in(
+        &d,
+        &[
+            "check",
+            "--show-settings",
+            "logs/claude.jsonl",
+            "--ignore",
+            "slow-ack",
+        ],
+    );
+    assert_eq!(s.status.code(), Some(0), "{}", stderr(&s));
+    let text = stdout(&s);
+    let row = |rule: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{rule} ")))
+            .unwrap_or_else(|| panic!("no row {rule}: {text}"))
+            .to_string()
+    };
+    assert!(text.contains("logs/callint.toml"), "{text}");
+    assert!(row("long-say").contains("off"), "{text}");
+    assert!(row("long-say").contains("logs/callint.toml"));
+    assert!(row("board-bundle").contains("off"));
+    assert!(row("slow-ack").contains("command line"));
+    assert!(
+        row("label-too-long").contains("error") && row("label-too-long").ends_with("# default")
+    );
+    assert!(text.contains("per-file-ignores: board-bundle"), "{text}");
+    let sub = stdout(&callint_in(
+        &d,
+        &["check", "--show-settings", "logs/sub/claude.jsonl"],
+    ));
+    assert!(sub.contains("logs/sub/callint.toml"), "{sub}");
+    assert!(!sub.contains("per-file-ignores"), "{sub}");
+
+    // An unknown rule in a nested file names that file.
+    std::fs::write(
+        d.join("logs/sub/callint.toml"),
+        "ignore = [\"long-says\"]\n",
+    )
+    .unwrap();
+    let bad = callint_in(&d, &["check", "logs"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("sub/callint.toml"),
+        "{}",
+        stderr(&bad)
+    );
+    assert!(stderr(&bad).contains("long-say"), "{}", stderr(&bad));
+}
