@@ -5,6 +5,7 @@
 
 pub mod addressing;
 pub mod baseline;
+pub mod cache;
 pub mod claims;
 pub mod config;
 pub mod diagnostic;

@@ -136,6 +136,13 @@ struct CheckArgs {
     /// from; check nothing.
     #[arg(long, value_name = "FILE")]
     show_settings: Option<PathBuf>,
+    /// Lint every file again, without reading or writing the cache of
+    /// unchanged files' findings.
+    #[arg(long)]
+    no_cache: bool,
+    /// Keep the cache of unchanged files' findings here.
+    #[arg(long, value_name = "DIR", default_value = callint::cache::DIR)]
+    cache_dir: PathBuf,
     /// Print findings only, no closing summary line and no progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -419,6 +426,13 @@ fn check(mut args: CheckArgs) -> u8 {
         .collect();
     let progress = Progress::new(todo.len(), args.quiet);
     let merge = !args.no_merge;
+    let cache = (!args.no_cache)
+        .then(|| callint::cache::Cache::open(&args.cache_dir))
+        .flatten();
+    let described: Vec<String> = linters
+        .iter()
+        .map(|(p, _)| settings::describe(p.as_deref(), &args))
+        .collect();
     let stdin_name = args
         .stdin_filename
         .as_ref()
@@ -448,11 +462,14 @@ fn check(mut args: CheckArgs) -> u8 {
                     None => Slot::One(lint_one(
                         linter,
                         file,
-                        &what,
-                        args.input_format,
-                        merge,
-                        &post,
-                        &stdin_name,
+                        &OneFile {
+                            outs: &what,
+                            input_format: args.input_format,
+                            merge,
+                            post: &post,
+                            stdin_name: &stdin_name,
+                            cache: cache.as_ref().map(|c| (c, described[*slot].as_str())),
+                        },
                     )),
                 };
                 progress.tick();
@@ -541,6 +558,9 @@ fn check(mut args: CheckArgs) -> u8 {
         .iter()
         .map(|(p, _)| p.to_string_lossy().into_owned())
         .collect();
+    if let Some(c) = cache {
+        c.save(&linted);
+    }
     if let Err(e) = post.finish(&linted, !failed, args.quiet) {
         warn(format_args!("error: {e}"));
         failed = true;
@@ -715,6 +735,20 @@ enum Piece {
     Later,
 }
 
+/// How [`lint_one`] reads, lints and renders a file.
+#[derive(Clone, Copy)]
+struct OneFile<'a> {
+    /// The formats to render in (none: counts only).
+    outs: &'a [(Format, report::pretty::Style)],
+    input_format: Option<callint::input::Format>,
+    merge: bool,
+    post: &'a adopt::Post,
+    /// What standard input is filed under.
+    stdin_name: &'a str,
+    /// The cache, and the settings its entries are keyed by.
+    cache: Option<(&'a callint::cache::Cache, &'a str)>,
+}
+
 /// Read, lint and render one file (no `outs`: counts only). The file's
 /// bytes are dropped before returning; the findings are kept for the
 /// summary. With `merge`, a native log with a call id is rendered later,
@@ -722,15 +756,29 @@ enum Piece {
 fn lint_one(
     linter: &Linter,
     file: &Path,
-    outs: &[(Format, report::pretty::Style)],
-    input_format: Option<callint::input::Format>,
-    merge: bool,
-    post: &adopt::Post,
-    stdin_name: &str,
+    how: &OneFile<'_>,
 ) -> Result<(FileResult, Piece), String> {
+    let OneFile {
+        outs,
+        input_format,
+        merge,
+        post,
+        stdin_name,
+        cache,
+    } = *how;
     let mut r = if is_stdin(file) {
         let b = read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
         lint_bytes(linter, stdin_name, b, input_format)
+    } else if let (Some((c, settings)), true) = (cache, is_regular(file)) {
+        let key = c.key(file, settings).map_err(|e| cannot_read(file, &e))?;
+        match c.get(&key, &file.to_string_lossy()) {
+            Some(r) => r,
+            None => {
+                let r = lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?;
+                c.put(&key, &r);
+                r
+            }
+        }
     } else {
         lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
     };
@@ -831,6 +879,12 @@ fn stdin_file_size() -> Option<usize> {
 #[cfg(not(unix))]
 fn stdin_file_size() -> Option<usize> {
     None
+}
+
+/// A regular file, which can be read twice (a pipe named on the command
+/// line, as `<(cmd)` gives, cannot: it is never cached).
+fn is_regular(file: &Path) -> bool {
+    std::fs::metadata(file).is_ok_and(|m| m.is_file())
 }
 
 fn is_stdin(file: &Path) -> bool {

@@ -50,6 +50,19 @@ pub fn load(config_path: Option<&Path>, args: &CheckArgs) -> Result<Config, Stri
     Ok(config)
 }
 
+/// Everything besides a file's bytes and name that changes what linting
+/// it finds, as the cache keys its entries by: the resolved configuration
+/// and the command line's rule choices and input format.
+pub fn describe(config_path: Option<&Path>, args: &CheckArgs) -> String {
+    let config = load(config_path, args)
+        .map(|c| format!("{c:?}"))
+        .unwrap_or_default();
+    format!(
+        "{config}|select={:?}|ignore={:?}|input={:?}",
+        args.select, args.ignore, args.input_format
+    )
+}
+
 /// The index in `linters` of the linter for `config_path`, made on first
 /// use.
 pub fn slot(

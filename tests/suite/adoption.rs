@@ -723,3 +723,88 @@ fn each_file_is_checked_with_its_nearest_configuration() {
     );
     assert!(stderr(&bad).contains("long-say"), "{}", stderr(&bad));
 }
+
+#[test]
+fn unchanged_files_come_from_the_cache() {
+    let d = scratch();
+    seed_logs(&d.join("logs"), false);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", "logs", "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = callint_in(&d, &args);
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let cold = run(&["--no-cache"]);
+    assert!(!d.join(".callint_cache").exists(), "--no-cache writes none");
+    let first = run(&[]);
+    assert_eq!(first, cold);
+    let entries = |dir: &Path| -> usize {
+        let stored = walk(dir)
+            .into_iter()
+            .find(|p| p.file_name().is_some_and(|n| n == "files.json"))
+            .expect("the cache's file");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(stored).unwrap()).unwrap();
+        v["entries"].as_object().unwrap().len()
+    };
+    assert_eq!(entries(&d.join(".callint_cache")), 3);
+    assert!(std::fs::read_to_string(d.join(".callint_cache/.gitignore"))
+        .unwrap()
+        .contains('*'));
+    // The warm run gives the same document, room pass included.
+    assert_eq!(run(&[]), cold);
+
+    // A changed file is linted again; the others stay in the cache.
+    let claude = d.join("logs/claude.jsonl");
+    let text = std::fs::read_to_string(&claude).unwrap();
+    std::fs::write(&claude, text.replace("\"Got it.\"", "\"Understood.\"")).unwrap();
+    let changed = run(&[]);
+    assert_eq!(changed, run(&["--no-cache"]));
+    assert_ne!(changed, cold);
+    // The changed file's old entry is gone; a file not checked keeps its.
+    assert_eq!(entries(&d.join(".callint_cache")), 3);
+    callint_in(&d, &["check", "logs/claude.jsonl"]);
+    assert_eq!(entries(&d.join(".callint_cache")), 3);
+
+    // New settings are a new key.
+    std::fs::write(d.join("logs/callint.toml"), "ignore = [\"board-bundle\"]\n").unwrap();
+    let v = run(&[]);
+    assert!(v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["rule"] != "board-bundle"));
+    assert_eq!(v, run(&["--no-cache"]));
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+#[cfg(unix)]
+fn a_pipe_named_on_the_command_line_is_read_once() {
+    let d = scratch();
+    let log = std::fs::read_to_string("corpus/seed-incident/opencode.jsonl").unwrap();
+    std::fs::write(d.join("log.jsonl"), &log).unwrap();
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{} check <(cat log.jsonl) --format json",
+            env!("CARGO_BIN_EXE_callint")
+        ))
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["summary"]["records"].as_u64().unwrap() > 10, "{v}");
+}
