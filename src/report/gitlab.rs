@@ -24,6 +24,19 @@ pub struct Issue {
     severity: &'static str,
     categories: [&'static str; 1],
     location: Location,
+    /// The call, record time and callint's own fingerprint of the finding
+    /// (fields GitLab does not read, kept for tools that do).
+    callint: About,
+}
+
+#[derive(Serialize)]
+struct About {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fingerprint: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -70,6 +83,11 @@ pub fn issues(f: &FileResult) -> Vec<Issue> {
                 fingerprint: hash_hex(&[path.as_bytes(), own.as_bytes()]),
                 severity: severity(d.severity),
                 categories: ["Style"],
+                callint: About {
+                    call: d.call.clone(),
+                    timestamp: d.ts.and_then(crate::input::ts::rfc3339),
+                    fingerprint: d.fingerprint.clone(),
+                },
                 location: Location {
                     path: path.clone(),
                     lines: Lines {

@@ -31,10 +31,23 @@ pub fn cases(f: &FileResult) -> Suite {
     let mut cases: Vec<Case> = Vec::new();
     for d in &f.diagnostics {
         let at = resolve(&f.source, &index, &d.primary.at);
-        let line = format!(
+        let mut line = format!(
             "{}:{}:{}: {}[{}] {}",
             f.path, at.line, at.column, d.severity, d.rule, d.message
         );
+        // What the finding is about, for whoever keys reports by it.
+        let about: Vec<String> = [
+            d.call.as_ref().map(|c| format!("call {c}")),
+            d.ts.and_then(crate::input::ts::rfc3339)
+                .map(|t| format!("at {t}")),
+            d.fingerprint.as_ref().map(|p| format!("fingerprint {p}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !about.is_empty() {
+            line.push_str(&format!(" ({})", about.join(", ")));
+        }
         match cases.iter_mut().find(|c| c.rule == d.rule) {
             Some(c) => {
                 c.worst = c.worst.max(d.severity);

@@ -378,6 +378,16 @@ fn several_outputs_in_one_run_each_valid() {
     assert_eq!(xml.matches("<testcase ").count(), pairs.len());
     assert_eq!(xml.matches("<failure ").count(), pairs.len());
     assert!(xml.contains(&format!("failures=\"{}\"", pairs.len())));
+    for item in items {
+        let fp = item["fingerprint"].as_str().unwrap();
+        assert!(
+            xml.contains(&format!(
+                "call c-7f3k2q, at {}, fingerprint {fp}",
+                item["timestamp"].as_str().unwrap()
+            )),
+            "{item}"
+        );
+    }
 
     // GitLab Code Quality: the fields its documentation requires, and
     // fingerprints unique within the report.
@@ -397,6 +407,9 @@ fn several_outputs_in_one_run_each_valid() {
         assert!(!i["location"]["path"].as_str().unwrap().starts_with('/'));
         assert_eq!(i["location"]["lines"]["begin"], item["line"]);
         assert_eq!(i["check_name"], item["rule"]);
+        assert_eq!(i["callint"]["call"], item["call"]);
+        assert_eq!(i["callint"]["fingerprint"], item["fingerprint"]);
+        assert_eq!(i["callint"]["timestamp"], item["timestamp"]);
         assert!(prints.insert(i["fingerprint"].as_str().unwrap().to_string()));
     }
 }
