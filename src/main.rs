@@ -274,6 +274,11 @@ fn check(mut args: CheckArgs) -> u8 {
         };
     }
     if let Some(list) = &args.files_from {
+        if list.as_os_str() == "-" && args.paths.iter().any(|p| p.as_os_str() == "-") {
+            return fail(
+                "standard input cannot be both the list of --files-from and a file to check",
+            );
+        }
         match adopt::files_from(list) {
             Ok(paths) if paths.is_empty() && args.paths.is_empty() => {
                 return fail(format_args!(

@@ -604,6 +604,13 @@ fn paths_from_a_list_and_a_name_for_standard_input() {
     );
     let missing = callint_in(&d, &["check", "--files-from", "nope.txt"]);
     assert_eq!(missing.status.code(), Some(2));
+    let both = callint_in(&d, &["check", "-", "--files-from", "-"]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        stderr(&both).contains("standard input"),
+        "{}",
+        stderr(&both)
+    );
 
     // The list from standard input.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_callint"))
