@@ -4,8 +4,11 @@
 #     copy varied: its own call ids, links and day, agents renamed;
 #   - `callint check DIR --format json` with --jobs 1 and with the default
 #     (all cores), best of 3 wall-clock runs each;
-#   - files per second for both, and the speedup of the default over one job.
-# Both runs must print the same bytes; the script stops if they do not.
+#   - files per second for both, and the speedup of the default over one job;
+#   - then the cache of unchanged files: a cold run (empty cache, filled on
+#     the way) against a warm one (every file unchanged), all cores, best
+#     of 3 each.
+# All runs must print the same bytes; the script stops if they do not.
 # Usage: scripts/bench-batch.sh [COPIES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +54,10 @@ cores=$(nproc)
 
 # shellcheck source=scripts/best.sh
 . scripts/best.sh
-lint() { "$bin" check "$dir/logs" --format json --exit-zero "$@"; }
+lint() { "$bin" check "$dir/logs" --format json --exit-zero --no-cache "$@"; }
+cache=$dir/cache
+cached() { "$bin" check "$dir/logs" --format json --exit-zero --cache-dir "$cache"; }
+cold() { rm -rf "$cache"; cached; }
 
 if ! cmp -s <(lint --jobs 1) <(lint); then
   echo "bench-batch: --jobs 1 and the default printed different output" >&2
@@ -63,3 +69,14 @@ printf '%d files, %.1f MB, %d cores\n' "$files" "$(echo "$bytes/1000000" | bc -l
 printf -- '--jobs 1   %7.3f s  %8.0f files/s\n' "$(echo "$one/1000000" | bc -l)" "$(echo "$files*1000000/$one" | bc -l)"
 printf -- 'default    %7.3f s  %8.0f files/s\n' "$(echo "$all/1000000" | bc -l)" "$(echo "$files*1000000/$all" | bc -l)"
 printf 'speedup: %.2fx over --jobs 1\n' "$(echo "$one/$all" | bc -l)"
+
+if ! cmp -s <(lint) <(cold) || ! cmp -s <(lint) <(cached); then
+  echo "bench-batch: a run from the cache printed different output" >&2
+  exit 1
+fi
+cold_t=$(best 3 cold)
+cached > /dev/null
+warm_t=$(best 3 cached)
+printf -- 'cache cold %7.3f s  %8.0f files/s\n' "$(echo "$cold_t/1000000" | bc -l)" "$(echo "$files*1000000/$cold_t" | bc -l)"
+printf -- 'cache warm %7.3f s  %8.0f files/s\n' "$(echo "$warm_t/1000000" | bc -l)" "$(echo "$files*1000000/$warm_t" | bc -l)"
+printf 'warm: %.2fx faster than cold\n' "$(echo "$cold_t/$warm_t" | bc -l)"

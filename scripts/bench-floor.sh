@@ -25,7 +25,7 @@ bin=target/release
 
 # shellcheck source=scripts/best.sh
 . scripts/best.sh
-lint() { "$bin/callint" check "$1" --format json --exit-zero; }
+lint() { "$bin/callint" check --no-cache "$1" --format json --exit-zero; }
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 # instructions executed by a command, counted by callgrind
 instr() {
@@ -37,7 +37,7 @@ for f in small large; do
   size=$(stat -c %s "$dir/$f.jsonl")
   p=$(best 3 "$bin/examples/parse_floor" "$dir/$f.jsonl")
   l=$(best 3 lint "$dir/$f.jsonl")
-  m=$(peak "$bin/callint" check "$dir/$f.jsonl" --format json --exit-zero)
+  m=$(peak "$bin/callint" check --no-cache "$dir/$f.jsonl" --format json --exit-zero)
   pm=$(peak "$bin/examples/parse_floor" "$dir/$f.jsonl")
   printf '%-6s %8.1f MB  parse %7.3f s  lint %7.3f s  lint/parse %5.2f  peak %7.1f MB (2 x file + 30 MB = %.1f; file x %.2f; parse alone %.1f MB)\n' \
     "$f" "$(echo "$size/1000000" | bc -l)" "$(echo "$p/1000000" | bc -l)" "$(echo "$l/1000000" | bc -l)" \
@@ -56,6 +56,6 @@ printf 'speakers: 5,000 alike %.3f s, 20,000 alike %.3f s: 4x the speakers costs
   "$(echo "$s1/1000000" | bc -l)" "$(echo "$s4/1000000" | bc -l)" "$(echo "$s4/$s1" | bc -l)"
 if [ -n "$instructions" ]; then
   pi=$(instr "$bin/examples/parse_floor" "$dir/small.jsonl")
-  li=$(instr "$bin/callint" check "$dir/small.jsonl" --format json --exit-zero)
+  li=$(instr "$bin/callint" check --no-cache "$dir/small.jsonl" --format json --exit-zero)
   printf 'instructions (small): parse %d  lint %d  lint/parse %.2f\n' "$pi" "$li" "$(echo "$li/$pi" | bc -l)"
 fi

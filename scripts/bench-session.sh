@@ -22,13 +22,13 @@ python3 scripts/corpus/claude-session.py --noise 10 "$dir/native.jsonl" "$dir/se
 
 # shellcheck source=scripts/best.sh
 . scripts/best.sh
-lint() { "$bin/callint" check "$1" --format json --exit-zero; }
+lint() { "$bin/callint" check --no-cache "$1" --format json --exit-zero; }
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 for f in native session; do
   size=$(stat -c %s "$dir/$f.jsonl")
   p=$(best 3 "$bin/examples/parse_floor" "$dir/$f.jsonl")
   l=$(best 3 lint "$dir/$f.jsonl")
-  m=$(peak "$bin/callint" check "$dir/$f.jsonl" --format json --exit-zero)
+  m=$(peak "$bin/callint" check --no-cache "$dir/$f.jsonl" --format json --exit-zero)
   printf '%-8s %7.1f MB  parse %6.3f s  lint %6.3f s  lint/parse %5.2f  peak %7.1f MB (file x %.2f)\n' \
     "$f" "$(echo "$size/1000000" | bc -l)" "$(echo "$p/1000000" | bc -l)" "$(echo "$l/1000000" | bc -l)" \
     "$(echo "$l/$p" | bc -l)" "$(echo "$m/1024" | bc -l)" "$(echo "$m*1024/$size" | bc -l)"

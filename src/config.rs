@@ -11,7 +11,14 @@
 //! [rules.label-too-long]
 //! severity = "warning"          # error, warning, info or off
 //! max-chars = 22
+//!
+//! [per-file-ignores]            # rules skipped in the files a pattern matches
+//! "prompts/examples/*.md" = ["board-bundle"]
 //! ```
+//!
+//! Each file is checked with the nearest `callint.toml` in its folder or
+//! above; patterns are in `.gitignore` syntax, relative to the folder of
+//! the file that holds them.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -71,6 +78,8 @@ struct File {
     max_repeats: Option<usize>,
     #[serde(default)]
     rules: BTreeMap<String, toml::Table>,
+    #[serde(default, rename = "per-file-ignores")]
+    per_file_ignores: BTreeMap<String, Vec<String>>,
 }
 
 /// A loaded configuration (the defaults when there is no file).
@@ -89,6 +98,9 @@ pub struct Config {
     /// summed up in one (`None`: [`crate::engine::MAX_REPEATS`]; 0: all).
     pub max_repeats: Option<usize>,
     rules: BTreeMap<String, toml::Table>,
+    /// Patterns (`.gitignore` syntax, relative to the file's folder) and
+    /// the rules skipped in the files they match.
+    pub per_file_ignores: Vec<(String, Vec<String>)>,
 }
 
 /// A rule's resolved settings: `severity` is `None` when it is off.
@@ -138,6 +150,24 @@ impl Config {
                 return Err(e);
             }
         }
+        let lists = file
+            .select
+            .iter()
+            .flatten()
+            .map(|n| ("select", n))
+            .chain(file.ignore.iter().map(|n| ("ignore", n)))
+            .chain(
+                file.per_file_ignores
+                    .iter()
+                    .flat_map(|(g, v)| v.iter().map(move |n| (g.as_str(), n))),
+            );
+        for (key, name) in lists {
+            if name != "all" && crate::rules::meta(name).is_none() {
+                let mut e = ConfigError::unknown_rule(name);
+                e.message = format!("{where_}: {key}: {}", e.message);
+                return Err(e);
+            }
+        }
         let config = Config {
             path,
             select: file.select,
@@ -147,6 +177,7 @@ impl Config {
             servers: file.servers,
             max_repeats: file.max_repeats,
             rules: file.rules,
+            per_file_ignores: file.per_file_ignores.into_iter().collect(),
         };
         // Validate every rule's table now, so a typo fails before linting.
         for name in config.rules.keys() {
@@ -180,6 +211,11 @@ impl Config {
             .ancestors()
             .map(|d| d.join(FILE_NAME))
             .find(|p| p.is_file())
+    }
+
+    /// Whether the file holds a table for the rule `name`.
+    pub fn sets_rule(&self, name: &str) -> bool {
+        self.rules.contains_key(name)
     }
 
     /// Severity and options of one rule, checked against what it accepts.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::model::Anchor;
+use crate::model::{Anchor, Ms};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -54,6 +54,13 @@ pub struct Diagnostic {
     /// Secondary places: the line the rule was broken against, and so on.
     pub labels: Vec<Label>,
     pub help: Option<String>,
+    /// The id of the call the finding is about, when the input names one.
+    pub call: Option<String>,
+    /// The time of the record the finding points at, when it has one.
+    pub ts: Option<Ms>,
+    /// What the finding is about, as a stable key ([`crate::fingerprint`]);
+    /// set once the file's findings are final.
+    pub fingerprint: Option<String>,
 }
 
 /// What a rule hands to the engine; the engine adds rule name, severity and

@@ -50,6 +50,7 @@ pub struct Cx<'c, 'a> {
 impl Cx<'_, '_> {
     pub fn report(&mut self, f: Finding) {
         let agent = f.agent.or_else(|| self.call.recorder.map(str::to_string));
+        let ts = record_at(self.call.records, f.primary.at.span.start).and_then(|r| r.ts);
         self.out.push(Diagnostic {
             rule: self.meta.name,
             severity: self.severity,
@@ -58,6 +59,9 @@ impl Cx<'_, '_> {
             primary: f.primary,
             labels: f.labels,
             help: f.help,
+            call: self.call.call_id.map(str::to_string),
+            ts,
+            fingerprint: None,
         });
     }
 
@@ -94,6 +98,13 @@ impl Cx<'_, '_> {
     }
 }
 
+/// The record whose bytes hold `offset`, among records in file order.
+pub fn record_at(records: &[Record], offset: usize) -> Option<&Record> {
+    let after = records.partition_point(|r| r.span.start <= offset);
+    let r = records.get(after.checked_sub(1)?)?;
+    (offset < r.span.end.max(r.span.start + 1)).then_some(r)
+}
+
 /// An active rule with its resolved severity and options.
 struct Active {
     rule: &'static dyn Rule,
@@ -116,6 +127,8 @@ pub struct FileResult {
     /// by, to merge them into one room ([`crate::room`]). Empty for other
     /// inputs.
     pub calls: Vec<CallSeen>,
+    /// Findings left out because a baseline accepts them.
+    pub baselined: usize,
 }
 
 /// One call of a native log, as far as the room pass needs it.
@@ -138,8 +151,12 @@ pub struct Linter {
     invalid: Option<Severity>,
     /// Severity of `no-times`, if selected.
     untimed: Option<Severity>,
+    /// Severity of `unused-suppression`, if selected.
+    unused: Option<Severity>,
     cast: Cast,
     read: input::Options,
+    /// `per-file-ignores`: a matcher per pattern, and the rules it skips.
+    per_file: Vec<(ignore::gitignore::Gitignore, Vec<String>)>,
 }
 
 impl Linter {
@@ -194,7 +211,38 @@ impl Linter {
         } else {
             None
         };
+        let unused = if wanted(rules::UNUSED_SUPPRESSION.name) {
+            config.rule(&rules::UNUSED_SUPPRESSION)?.severity
+        } else {
+            None
+        };
+        let base = config
+            .path
+            .as_deref()
+            .and_then(std::path::Path::parent)
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        let base = std::fs::canonicalize(&base).unwrap_or(base);
+        let mut per_file = Vec::new();
+        for (glob, rules) in &config.per_file_ignores {
+            let mut b = ignore::gitignore::GitignoreBuilder::new(&base);
+            let built = b
+                .add_line(None, glob)
+                .and_then(|b| b.build())
+                .map_err(|e| ConfigError {
+                    message: format!(
+                        "{}: per-file-ignores: the pattern {glob:?} is not valid: {e}",
+                        config.path.as_deref().map_or_else(
+                            || crate::config::FILE_NAME.into(),
+                            |p| p.display().to_string()
+                        )
+                    ),
+                })?;
+            per_file.push((built, rules.clone()));
+        }
         Ok(Linter {
+            per_file,
+            unused,
             active,
             max_repeats: config.max_repeats.unwrap_or(MAX_REPEATS),
             invalid,
@@ -209,6 +257,48 @@ impl Linter {
 
     pub fn active_rules(&self) -> impl Iterator<Item = &'static RuleMeta> + '_ {
         self.active.iter().map(|a| a.rule.meta())
+    }
+
+    /// The rules `per-file-ignores` skips in the file at `path`, with the
+    /// pattern that says so.
+    pub fn ignored_in(&self, path: &str) -> Vec<(&str, &str)> {
+        if self.per_file.is_empty() || path == "-" {
+            return Vec::new();
+        }
+        let p = std::path::Path::new(path);
+        let full = std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf());
+        let mut out = Vec::new();
+        for (m, rules) in &self.per_file {
+            let hit = m.matched_path_or_any_parents(&full, false);
+            if hit.is_ignore() {
+                let glob = hit.inner().map_or("", |g| g.original());
+                out.extend(rules.iter().map(|r| (r.as_str(), glob)));
+            }
+        }
+        out
+    }
+
+    /// Leave out the findings of rules `per-file-ignores` skips in `path`.
+    pub fn drop_ignored(&self, path: &str, found: &mut Vec<Diagnostic>) {
+        if self.per_file.is_empty() || found.is_empty() {
+            return;
+        }
+        let skip = self.ignored_in(path);
+        if !skip.is_empty() {
+            found.retain(|d| !skip.iter().any(|(r, _)| *r == d.rule || *r == "all"));
+        }
+    }
+
+    /// Whether the rule `name` runs (the engine's own findings included).
+    pub fn is_active(&self, name: &str) -> bool {
+        match name {
+            n if n == rules::INVALID_RECORD.name => self.invalid.is_some(),
+            n if n == rules::NO_TIMES.name => self.untimed.is_some(),
+            n if n == rules::UNUSED_SUPPRESSION.name => self.unused.is_some(),
+            n => self.active_rules().any(|m| m.name == n),
+        }
     }
 
     /// Lint one file, its format told by its name and content. A
@@ -240,7 +330,7 @@ impl Linter {
                 problems: problem.into_iter().collect(),
             };
             let none = input::native::Dropped::default();
-            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none);
+            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none, None);
             r.source = source;
             return r;
         }
@@ -263,7 +353,8 @@ impl Linter {
             dropped = input::native::Dropped::default();
         }
         parsed.problems.extend(problem);
-        let mut r = self.lint_parsed(path, parsed, format, dropped);
+        let suppressions = crate::suppress::reads(format).then_some(source.as_slice());
+        let mut r = self.lint_parsed(path, parsed, format, dropped, suppressions);
         r.source = source;
         r
     }
@@ -286,6 +377,7 @@ impl Linter {
             parsed,
             input::Format::Recording(input::Recorder::Tee),
             input::native::Dropped::default(),
+            None,
         );
         let shift = |a: &mut crate::model::Anchor| {
             a.span.start -= n;
@@ -313,6 +405,7 @@ impl Linter {
             says: whole.says,
             diagnostics: ins,
             calls: Vec::new(),
+            baselined: 0,
         };
         let second = FileResult {
             path: output.0.to_string(),
@@ -321,6 +414,7 @@ impl Linter {
             says: BTreeMap::new(),
             diagnostics: outs,
             calls: Vec::new(),
+            baselined: 0,
         };
         (first, second)
     }
@@ -355,7 +449,7 @@ impl Linter {
         ) {
             dropped = input::native::Dropped::default();
         }
-        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped))
+        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped, None))
     }
 
     /// How many problems a reader keeps: as many as are shown.
@@ -367,13 +461,16 @@ impl Linter {
     }
 
     /// Lint what a reader made of a file read as `format` (a native log's
-    /// calls are noted for the room). The result's `source` is empty.
+    /// calls are noted for the room), with the inline suppressions of
+    /// `suppressions`, its bytes, when it may hold them. The result's
+    /// `source` is empty.
     fn lint_parsed(
         &self,
         path: &str,
         parsed: input::Parsed,
         format: input::Format,
         dropped: input::native::Dropped,
+        suppressions: Option<&[u8]>,
     ) -> FileResult {
         let native = format == input::Format::Native;
         let input::Parsed { logs, problems } = parsed;
@@ -392,6 +489,11 @@ impl Linter {
         // One input can yield several views of the same lines (a transcript
         // is linted from every agent's side): the same finding once.
         diagnostics.dedup_by(|a, b| a == b);
+        self.drop_ignored(path, &mut diagnostics);
+        if let Some(src) = suppressions {
+            let active = |name: &str| self.is_active(name);
+            crate::suppress::apply(src, format, &mut diagnostics, self.unused, &active);
+        }
         let dropped = match (self.invalid, dropped.first) {
             (Some(severity), Some(at)) => Some(Repeats {
                 rule: rules::INVALID_RECORD.name,
@@ -409,6 +511,7 @@ impl Linter {
             says,
             diagnostics,
             calls,
+            baselined: 0,
         }
     }
 
@@ -501,6 +604,9 @@ impl Linter {
                 text: None,
             },
             labels: Vec::new(),
+            call: None,
+            ts: None,
+            fingerprint: None,
             help: Some("record a time on every line (`ts`, or the MCP envelope's `ts`/`timestamp`; `[hh:mm:ss]` in a transcript) to have them judged".into()),
         });
     }
@@ -519,6 +625,9 @@ impl Linter {
             },
             labels: Vec::new(),
             help: p.help,
+            call: None,
+            ts: None,
+            fingerprint: None,
         }));
     }
 
@@ -721,6 +830,9 @@ pub fn cap_repeats(d: &mut Vec<Diagnostic>, max: usize, more: Option<Repeats>) {
             help: Some(format!(
                 "a file lists the first {max} findings of each rule; `--max-repeats N` (or `max-repeats` in callint.toml) lists more, 0 lists all"
             )),
+            call: None,
+            ts: None,
+            fingerprint: None,
         });
     }
     sort(d);
@@ -731,7 +843,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

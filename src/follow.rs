@@ -258,7 +258,7 @@ fn render(r: &FileResult, style: Style) -> Vec<Found> {
         .map(|(k, d)| {
             let at = resolve(&r.source, &index, &d.primary.at);
             let text = match items.get(k) {
-                Some(item) => to_json_line(item),
+                Some(item) => to_json_line(item).trim_end().to_string(),
                 None => format!(
                     "{}:{}:{}: {}[{}] {}",
                     file_name(&r.path),

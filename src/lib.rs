@@ -4,10 +4,13 @@
 //! (every rule in [`rules`]) -> [`diagnostic::Diagnostic`]s -> [`report`].
 
 pub mod addressing;
+pub mod baseline;
+pub mod cache;
 pub mod claims;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;
+pub mod fingerprint;
 pub mod follow;
 pub mod guard;
 #[doc(hidden)]
@@ -23,6 +26,7 @@ pub mod model;
 pub mod report;
 pub mod room;
 pub mod rules;
+pub mod suppress;
 pub mod text;
 pub mod turns;
 pub mod walk;

@@ -13,7 +13,10 @@ use callint::report::escape::{file_name, one_line};
 use callint::report::{self, Format, Summary};
 use callint::rules;
 
+mod adopt;
+mod outputs;
 mod postmortem;
+mod settings;
 
 /// A log becomes hundreds of thousands of small allocations (records, lines,
 /// texts) that live until the file is linted; mimalloc serves them with less
@@ -43,7 +46,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Lint call logs, agents' session files, traces, recordings, transcripts, boards, prompts and helper code (files, or folders searched for them).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
     Report(postmortem::ReportArgs),
     /// List the rules: name, rulebook rule, default severity, scope (own log, or also the merged room), summary.
@@ -86,9 +89,17 @@ struct CheckArgs {
     /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
     #[arg(long, value_name = "FORMAT", value_parser = callint::input::Format::parse_name)]
     input_format: Option<callint::input::Format>,
-    /// Output format [default: pretty on a terminal, concise otherwise].
-    #[arg(long, value_enum)]
-    format: Option<OutFormat>,
+    /// Output format, and the file it goes to [default: pretty on a
+    /// terminal, concise otherwise]: pretty, concise, json, jsonl, sarif,
+    /// github, junit or gitlab. Repeat it for several outputs of one run
+    /// (`--format json:findings.json --format github`); at most one goes
+    /// to standard output.
+    #[arg(long, value_name = "FORMAT[:FILE]", value_parser = outputs::parse_spec)]
+    format: Vec<outputs::Output>,
+    /// Write the output of the --format without a file here instead of to
+    /// standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output_file: Option<PathBuf>,
     /// Run only these rules (comma-separated; `all` for every rule). Replaces `select` of callint.toml.
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     select: Option<Vec<String>>,
@@ -110,6 +121,31 @@ struct CheckArgs {
     /// Exit 0 even when errors are found.
     #[arg(long)]
     exit_zero: bool,
+    /// The lowest severity that makes the run fail (exit 1).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Fail (exit 1) when more than N warnings are found, whatever --fail-on says.
+    #[arg(long, value_name = "N")]
+    max_warnings: Option<usize>,
+    /// Also check the paths listed in FILE, one a line (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
+    /// The name to file the findings on standard input under (`-`), and
+    /// to tell its format and find its callint.toml by.
+    #[arg(long, value_name = "NAME")]
+    stdin_filename: Option<PathBuf>,
+    /// Print the settings FILE would be checked with (the nearest
+    /// callint.toml, the command line, the defaults) and where each comes
+    /// from; check nothing.
+    #[arg(long, value_name = "FILE")]
+    show_settings: Option<PathBuf>,
+    /// Lint every file again, without reading or writing the cache of
+    /// unchanged files' findings.
+    #[arg(long)]
+    no_cache: bool,
+    /// Keep the cache of unchanged files' findings here.
+    #[arg(long, value_name = "DIR", default_value = callint::cache::DIR)]
+    cache_dir: PathBuf,
     /// Print findings only, no closing summary line and no progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -129,6 +165,17 @@ struct CheckArgs {
     /// callint.toml]; 0 lists all.
     #[arg(long, value_name = "N")]
     max_repeats: Option<usize>,
+    /// Report only findings this baseline file does not list, and say how
+    /// many it accepted; its entries that match nothing are listed.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every finding of this run to a baseline file (entries of files
+    /// not checked in this run are kept), and report none of them.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Drop the entries of the --baseline file that matched nothing.
+    #[arg(long, requires = "baseline", conflicts_with = "write_baseline")]
+    prune_baseline: bool,
     /// Keep watching the files (logs still being written) and print each
     /// new finding as it appears, until Ctrl-C, which prints a summary.
     /// Truncated and replaced (rotated) files are read again from the
@@ -171,19 +218,21 @@ enum DenyAt {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum OutFormat {
-    /// Graphical reports with the offending value underlined.
-    Pretty,
-    /// One line per finding: file:line:col: severity[rule] message.
-    Concise,
-    /// One JSON document with every finding and a summary.
-    Json,
-    /// SARIF 2.1.0, for code-scanning services.
-    Sarif,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// With --follow: one JSON object a line per finding, as it appears.
-    Jsonl,
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl FailOn {
+    fn severity(self) -> callint::diagnostic::Severity {
+        use callint::diagnostic::Severity;
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -230,7 +279,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Guard(args) => guard(args),
-        Command::Check(args) => check(args),
+        Command::Check(args) => check(*args),
         Command::Report(args) => postmortem::run(args),
         Command::Rules { format } => list_rules(format),
         Command::Explain { rule } => explain(&rule),
@@ -275,10 +324,11 @@ fn follow(args: CheckArgs) -> u8 {
     use callint::follow::{Follow, Style};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let style = match args.format {
-        None | Some(OutFormat::Concise) => Style::Concise,
-        Some(OutFormat::Jsonl) => Style::Jsonl,
-        Some(_) => return fail("--follow writes --format concise or jsonl"),
+    let style = match args.format.as_slice() {
+        [] => Style::Concise,
+        [o] if o.path.is_none() && o.format == Format::Concise => Style::Concise,
+        [o] if o.path.is_none() && o.format == Format::Jsonl => Style::Jsonl,
+        _ => return fail("--follow writes --format concise or jsonl, to standard output"),
     };
     if args.paths.is_empty() {
         return fail("--follow needs the files to follow");
@@ -475,8 +525,28 @@ fn check(mut args: CheckArgs) -> u8 {
     if args.follow {
         return follow(args);
     }
-    if matches!(args.format, Some(OutFormat::Jsonl)) {
-        return fail("--format jsonl writes findings as they appear: it goes with --follow");
+    if let Some(file) = &args.show_settings {
+        return match settings::show(&args, file) {
+            Ok(out) => emit(out.as_bytes(), 0),
+            Err(e) => fail(e),
+        };
+    }
+    if let Some(list) = &args.files_from {
+        if list.as_os_str() == "-" && args.paths.iter().any(|p| p.as_os_str() == "-") {
+            return fail(
+                "standard input cannot be both the list of --files-from and a file to check",
+            );
+        }
+        match adopt::files_from(list) {
+            Ok(paths) if paths.is_empty() && args.paths.is_empty() => {
+                return fail(format_args!(
+                    "{} lists no file to check",
+                    file_name(&list.to_string_lossy())
+                ))
+            }
+            Ok(paths) => args.paths.extend(paths),
+            Err(e) => return fail(e),
+        }
     }
     if args.paths.is_empty() {
         if stdin_is_fed() {
@@ -488,15 +558,9 @@ fn check(mut args: CheckArgs) -> u8 {
     }
     let stdout = std::io::stdout();
     let tty = stdout.is_terminal();
-    let format = match args.format {
-        Some(OutFormat::Pretty) => Format::Pretty,
-        // Told apart above: jsonl is for --follow only.
-        Some(OutFormat::Concise | OutFormat::Jsonl) => Format::Concise,
-        Some(OutFormat::Json) => Format::Json,
-        Some(OutFormat::Sarif) => Format::Sarif,
-        Some(OutFormat::Github) => Format::Github,
-        None if tty => Format::Pretty,
-        None => Format::Concise,
+    let outs = match outputs::resolve(&args.format, args.output_file.as_deref(), tty) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
     };
     let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let color = match args.color {
@@ -509,11 +573,20 @@ fn check(mut args: CheckArgs) -> u8 {
         .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
         .unwrap_or(120);
 
-    if args.statistics && matches!(format, Format::Sarif | Format::Github) {
-        return fail("--statistics prints a table (with --format json: the summary); it does not go with --format sarif or github");
+    let tabled = |f: Format| matches!(f, Format::Pretty | Format::Concise | Format::Json);
+    if args.statistics && !outs.iter().any(|o| tabled(o.format)) {
+        return fail("--statistics prints a table (with --format json: the summary); it does not go with --format sarif, github, jsonl, junit or gitlab alone");
     }
     let walk = callint::walk::Walk {
         no_ignore: args.no_ignore,
+    };
+    let post = match adopt::Post::new(
+        args.baseline.as_deref(),
+        args.write_baseline.as_deref(),
+        args.prune_baseline,
+    ) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
     };
 
     // One linter per configuration file in force; every file to read with
@@ -521,33 +594,18 @@ fn check(mut args: CheckArgs) -> u8 {
     let mut linters: Vec<(Option<PathBuf>, Linter)> = Vec::new();
     let mut todo: Vec<(PathBuf, usize)> = Vec::new();
     let mut failed = false;
+    // Each file is linted with the nearest callint.toml above it (found
+    // once per folder), unless --config or --no-config says otherwise.
+    let mut nearest = settings::Nearest::default();
     for path in &args.paths {
-        let config_path = if args.no_config {
-            None
-        } else if let Some(c) = &args.config {
-            Some(c.clone())
+        let config_path = if path.as_os_str() == "-" {
+            nearest.config_for(&args, args.stdin_filename.as_deref().unwrap_or(path))
         } else {
-            Config::discover(path)
+            nearest.config_for(&args, path)
         };
-        let slot = match linters.iter().position(|(p, _)| *p == config_path) {
-            Some(k) => k,
-            None => {
-                let mut config = match &config_path {
-                    Some(p) => match Config::load(p) {
-                        Ok(c) => c,
-                        Err(e) => return fail(e),
-                    },
-                    None => Config::default(),
-                };
-                if args.max_repeats.is_some() {
-                    config.max_repeats = args.max_repeats;
-                }
-                match Linter::new(&config, args.select.as_deref(), &args.ignore) {
-                    Ok(l) => linters.push((config_path, l)),
-                    Err(e) => return fail(e),
-                }
-                linters.len() - 1
-            }
+        let slot = match settings::slot(&mut linters, config_path, &args) {
+            Ok(k) => k,
+            Err(e) => return fail(e),
         };
         if path.as_os_str() == "-" {
             todo.push((path.clone(), slot));
@@ -591,7 +649,18 @@ fn check(mut args: CheckArgs) -> u8 {
             }
             failed = true;
         }
-        todo.extend(files.into_iter().map(|f| (f, slot)));
+        for f in files {
+            let slot = if path.is_dir() {
+                let c = nearest.config_for(&args, &f);
+                match settings::slot(&mut linters, c, &args) {
+                    Ok(k) => k,
+                    Err(e) => return fail(e),
+                }
+            } else {
+                slot
+            };
+            todo.push((f, slot));
+        }
     }
 
     // Lint in parallel; every file is rendered by the worker that linted it
@@ -608,14 +677,29 @@ fn check(mut args: CheckArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return fail(format_args!("cannot start {threads} threads: {e}")),
     };
-    let style = report::pretty::Style { color, width };
-    let what = if args.statistics && format != Format::Json {
-        None
-    } else {
-        Some(format)
-    };
+    // What each file is rendered in: every output but the tables that
+    // --statistics prints instead; colour only on standard output.
+    let what: Vec<(Format, report::pretty::Style)> = outs
+        .iter()
+        .filter(|o| !(args.statistics && matches!(o.format, Format::Pretty | Format::Concise)))
+        .map(|o| {
+            let color = color && o.path.is_none();
+            (o.format, report::pretty::Style { color, width })
+        })
+        .collect();
     let progress = Progress::new(todo.len(), args.quiet);
     let merge = !args.no_merge;
+    let cache = (!args.no_cache)
+        .then(|| callint::cache::Cache::open(&args.cache_dir))
+        .flatten();
+    let described: Vec<String> = linters
+        .iter()
+        .map(|(p, _)| settings::describe(p.as_deref(), &args))
+        .collect();
+    let stdin_name = args
+        .stdin_filename
+        .as_ref()
+        .map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned());
     // The two halves of each `tee` capture are linted together, by the
     // task of the input half.
     let mut partner: Vec<Option<(usize, bool)>> = vec![None; todo.len()];
@@ -635,16 +719,20 @@ fn check(mut args: CheckArgs) -> u8 {
                 let r = match partner[i] {
                     Some((_, false)) => Slot::Partner,
                     Some((o, true)) => {
-                        let (a, b) = lint_pair(linter, file, &todo[o].0, what, style);
+                        let (a, b) = lint_pair(linter, file, &todo[o].0, &what, &post);
                         Slot::Pair(a, b)
                     }
                     None => Slot::One(lint_one(
                         linter,
                         file,
-                        what,
-                        style,
-                        args.input_format,
-                        merge,
+                        &OneFile {
+                            outs: &what,
+                            input_format: args.input_format,
+                            merge,
+                            post: &post,
+                            stdin_name: &stdin_name,
+                            cache: cache.as_ref().map(|c| (c, described[*slot].as_str())),
+                        },
                     )),
                 };
                 progress.tick();
@@ -679,7 +767,7 @@ fn check(mut args: CheckArgs) -> u8 {
                 .with_max_len(1)
                 .for_each(|(d, (file, _))| {
                     if let Ok((r, piece @ Piece::Later)) = d {
-                        match render_file(r, file, what, style) {
+                        match render_file(r, file, &what, &post) {
                             Ok(p) => *piece = p,
                             Err(msg) => *d = Err(msg),
                         }
@@ -689,18 +777,15 @@ fn check(mut args: CheckArgs) -> u8 {
     }
 
     let mut summary = Summary::default();
-    let mut text = String::new();
-    let mut items = Vec::new();
-    let mut results = Vec::new();
+    let mut parts: Vec<Vec<outputs::Part>> = what.iter().map(|_| Vec::new()).collect();
     for d in done {
         match d {
             Ok((r, piece)) => {
                 summary.add(&r);
-                match piece {
-                    Piece::Text(t) => text.push_str(&t),
-                    Piece::Json(v) => items.extend(v),
-                    Piece::Sarif(v) => results.extend(v),
-                    Piece::Nothing | Piece::Later => {}
+                if let Piece::Parts(ps) = piece {
+                    for (k, p) in ps.into_iter().enumerate() {
+                        parts[k].push(p);
+                    }
                 }
             }
             Err(msg) => {
@@ -709,32 +794,54 @@ fn check(mut args: CheckArgs) -> u8 {
             }
         }
     }
-    let out = match format {
-        Format::Json => report::json::document(&items, &summary),
-        Format::Sarif => report::sarif::document(&results),
-        Format::Github => text,
-        Format::Pretty | Format::Concise if args.statistics => {
+    let closing = (!args.quiet).then(|| closing(&summary, failed));
+    let mut parts = parts.into_iter();
+    let mut stdout_doc: Option<String> = None;
+    for o in &outs {
+        let doc = if args.statistics && matches!(o.format, Format::Pretty | Format::Concise) {
             let mut out = String::new();
             statistics(&summary, failed, args.quiet, &mut out);
             out
-        }
-        Format::Pretty | Format::Concise => {
-            let mut out = text;
-            if !args.quiet {
-                out.push_str(&closing(&summary, failed));
-                out.push('\n');
+        } else {
+            let ps = parts.next().unwrap_or_default();
+            outputs::document(o.format, ps, &summary, closing.as_deref())
+        };
+        match &o.path {
+            None => stdout_doc = Some(doc),
+            Some(p) => {
+                if let Err(e) = std::fs::write(p, doc) {
+                    let shown = file_name(&p.to_string_lossy());
+                    warn(format_args!("error: cannot write {shown}: {e}"));
+                    failed = true;
+                }
             }
-            out
         }
-    };
+    }
+    let linted: Vec<String> = todo
+        .iter()
+        .map(|(p, _)| p.to_string_lossy().into_owned())
+        .collect();
+    if let Some(c) = cache {
+        c.save(&linted);
+    }
+    if let Err(e) = post.finish(&linted, !failed, args.quiet) {
+        warn(format_args!("error: {e}"));
+        failed = true;
+    }
+    let fails = adopt::fails(&summary, args.fail_on.severity(), args.max_warnings);
+    if let (Some(why), false) = (&fails, args.quiet || args.exit_zero) {
+        if !why.is_empty() {
+            warn(format_args!("{why}"));
+        }
+    }
     let code = if failed {
         2
-    } else if summary.errors() > 0 && !args.exit_zero {
+    } else if fails.is_some() && !args.exit_zero {
         1
     } else {
         0
     };
-    emit(out.as_bytes(), code)
+    emit(stdout_doc.unwrap_or_default().as_bytes(), code)
 }
 
 /// The closing line: the summary's, unless nothing was found in a run that
@@ -835,8 +942,8 @@ fn lint_pair(
     linter: &Linter,
     input: &Path,
     output: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
+    outs: &[(Format, report::pretty::Style)],
+    post: &adopt::Post,
 ) -> (Linted, Linted) {
     let read = |p: &Path| std::fs::read(p).map_err(|e| cannot_read(p, &e));
     let (a, b) = match (read(input), read(output)) {
@@ -856,8 +963,8 @@ fn lint_pair(
         (&input.to_string_lossy(), a),
         (&output.to_string_lossy(), b),
     );
-    let first = render_file(&mut r, input, format, style).map(|p| (r, p));
-    let second = render_file(&mut s, output, format, style).map(|p| (s, p));
+    let first = render_file(&mut r, input, outs, post).map(|p| (r, p));
+    let second = render_file(&mut s, output, outs, post).map(|p| (s, p));
     (first, second)
 }
 
@@ -884,30 +991,57 @@ fn stdin_is_fed() -> bool {
 
 /// What a worker hands back for one file besides its findings.
 enum Piece {
-    Text(String),
-    Json(Vec<report::json::Item>),
-    Sarif(Vec<report::sarif::SarifResult>),
-    Nothing,
+    /// The file in each output's format, in the order of the outputs.
+    Parts(Vec<outputs::Part>),
     /// Not rendered yet: the file is a native log of a call that other
     /// files may share; it is rendered after the room pass.
     Later,
 }
 
-/// Read, lint and render one file (`format` none: counts only). The file's
+/// How [`lint_one`] reads, lints and renders a file.
+#[derive(Clone, Copy)]
+struct OneFile<'a> {
+    /// The formats to render in (none: counts only).
+    outs: &'a [(Format, report::pretty::Style)],
+    input_format: Option<callint::input::Format>,
+    merge: bool,
+    post: &'a adopt::Post,
+    /// What standard input is filed under.
+    stdin_name: &'a str,
+    /// The cache, and the settings its entries are keyed by.
+    cache: Option<(&'a callint::cache::Cache, &'a str)>,
+}
+
+/// Read, lint and render one file (no `outs`: counts only). The file's
 /// bytes are dropped before returning; the findings are kept for the
 /// summary. With `merge`, a native log with a call id is rendered later,
 /// after the room pass.
 fn lint_one(
     linter: &Linter,
     file: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
-    input_format: Option<callint::input::Format>,
-    merge: bool,
+    how: &OneFile<'_>,
 ) -> Result<(FileResult, Piece), String> {
+    let OneFile {
+        outs,
+        input_format,
+        merge,
+        post,
+        stdin_name,
+        cache,
+    } = *how;
     let mut r = if is_stdin(file) {
         let b = read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
-        lint_bytes(linter, "-", b, input_format)
+        lint_bytes(linter, stdin_name, b, input_format)
+    } else if let (Some((c, settings)), true) = (cache, is_regular(file)) {
+        let key = c.key(file, settings).map_err(|e| cannot_read(file, &e))?;
+        match c.get(&key, &file.to_string_lossy()) {
+            Some(r) => r,
+            None => {
+                let r = lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?;
+                c.put(&key, &r);
+                r
+            }
+        }
     } else {
         lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
     };
@@ -918,7 +1052,7 @@ fn lint_one(
         }
         return Ok((r, Piece::Later));
     }
-    let piece = render_file(&mut r, file, format, style)?;
+    let piece = render_file(&mut r, file, outs, post)?;
     Ok((r, piece))
 }
 
@@ -1010,6 +1144,12 @@ fn stdin_file_size() -> Option<usize> {
     None
 }
 
+/// A regular file, which can be read twice (a pipe named on the command
+/// line, as `<(cmd)` gives, cannot: it is never cached).
+fn is_regular(file: &Path) -> bool {
+    std::fs::metadata(file).is_ok_and(|m| m.is_file())
+}
+
 fn is_stdin(file: &Path) -> bool {
     file.as_os_str() == "-"
 }
@@ -1045,13 +1185,14 @@ fn ensure_source(r: &mut FileResult, file: &Path) -> Result<(), String> {
 fn render_file(
     r: &mut FileResult,
     file: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
+    outs: &[(Format, report::pretty::Style)],
+    post: &adopt::Post,
 ) -> Result<Piece, String> {
-    if format.is_some() {
+    if !outs.is_empty() || post.active() {
         ensure_source(r, file)?;
+        post.apply(r);
     }
-    let piece = render(r, file, format, style);
+    let piece = render(r, file, outs);
     r.source = Vec::new();
     Ok(piece)
 }
@@ -1126,27 +1267,13 @@ fn rooms(
     }
 }
 
-/// Render one linted file (`format` none: nothing, counts only).
-fn render(
-    r: &FileResult,
-    file: &Path,
-    format: Option<Format>,
-    style: report::pretty::Style,
-) -> Piece {
-    match format {
-        None => Piece::Nothing,
-        Some(Format::Json) => Piece::Json(report::json::items(r)),
-        Some(Format::Sarif) => Piece::Sarif(report::sarif::results_at(r, file)),
-        Some(f) => {
-            let mut out = String::new();
-            match f {
-                Format::Pretty => report::pretty::render(r, style, &mut out),
-                Format::Github => report::github::render(r, &mut out),
-                _ => report::concise::render(r, &mut out),
-            }
-            Piece::Text(out)
-        }
-    }
+/// Render one linted file in every format of `outs` (none: counts only).
+fn render(r: &FileResult, file: &Path, outs: &[(Format, report::pretty::Style)]) -> Piece {
+    Piece::Parts(
+        outs.iter()
+            .map(|&(format, style)| outputs::render(r, file, format, style))
+            .collect(),
+    )
 }
 
 /// The progress bar of a long batch: on standard error, only when that is

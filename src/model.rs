@@ -115,6 +115,46 @@ impl Path {
     pub fn is_root(&self) -> bool {
         self.len & !SEALED == 0
     }
+
+    /// The path as text steps, to store it: `.name` a key, `[n]` an index,
+    /// `<json>` a step into a JSON text, and a last `!` when it was cut.
+    pub fn to_steps(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .segs()
+            .iter()
+            .map(|s| match s {
+                Seg::Key(k) => format!(".{k}"),
+                Seg::Index(n) => format!("[{n}]"),
+                Seg::Json => "<json>".to_string(),
+            })
+            .collect();
+        if self.len & SEALED != 0 {
+            out.push("!".into());
+        }
+        out
+    }
+
+    /// The path [`Path::to_steps`] wrote.
+    pub fn from_steps(steps: &[String]) -> Path {
+        let mut p = Path::ROOT;
+        for s in steps {
+            p = if let Some(k) = s.strip_prefix('.') {
+                p.key(keys::intern(k))
+            } else if s == "<json>" {
+                p.json()
+            } else if s == "!" {
+                p.push(None)
+            } else {
+                let n = s
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<usize>()
+                    .unwrap_or(usize::MAX);
+                p.index(n)
+            };
+        }
+        p
+    }
     /// The path of the value holding this one (the root's is the root).
     pub fn parent(mut self) -> Path {
         self.len = (self.len & !SEALED).saturating_sub(1);
@@ -294,6 +334,22 @@ mod keys {
         (KNOWN.len() + i) as u32
     }
 
+    /// The key named `k` as the `'static` name paths hold: one of the
+    /// known keys, one met before, or else kept from now on (the keys a
+    /// binary meets are the names its readers know, a bounded set).
+    pub(super) fn intern(k: &str) -> &'static str {
+        if let Some(known) = KNOWN.iter().find(|n| **n == k) {
+            return known;
+        }
+        let mut other = OTHER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = other.iter().find(|o| **o == k) {
+            return o;
+        }
+        let kept: &'static str = Box::leak(k.to_string().into_boxed_str());
+        other.push(kept);
+        kept
+    }
+
     pub(super) fn name(id: u32) -> &'static str {
         let id = id as usize;
         if let Some(k) = KNOWN.get(id) {
@@ -301,6 +357,24 @@ mod keys {
         }
         let other = OTHER.lock().unwrap_or_else(|e| e.into_inner());
         other.get(id - KNOWN.len()).copied().unwrap_or("?")
+    }
+
+    #[cfg(test)]
+    #[test]
+    fn paths_round_trip_through_their_steps() {
+        use super::Path;
+        let p = Path::ROOT
+            .key("args")
+            .index(3)
+            .json()
+            .key(intern("a-key-no-reader-knows"));
+        assert_eq!(Path::from_steps(&p.to_steps()), p);
+        let mut deep = Path::ROOT;
+        for _ in 0..Path::MAX + 2 {
+            deep = deep.key("text");
+        }
+        assert_eq!(Path::from_steps(&deep.to_steps()), deep);
+        assert_eq!(Path::from_steps(&[]), Path::ROOT);
     }
 
     #[cfg(test)]
@@ -1094,6 +1168,11 @@ impl<'a> Call<'a> {
                     }
                 }
             }
+        }
+        // A log without `call` keys names its call by the join that
+        // entered it, as the room pass groups logs.
+        if self.call_id.is_none() {
+            self.call_id = crate::room::call_id(records.iter());
         }
     }
 

@@ -369,9 +369,17 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
         let mut diagnostics = Vec::new();
         linter.run_room(&view, &mut diagnostics);
         for d in diagnostics {
-            let Some((m, d)) = room.place(d, &mut indexes) else {
+            let Some((m, mut d)) = room.place(d, &mut indexes) else {
                 continue;
             };
+            d.call.get_or_insert_with(|| call.to_string());
+            if !linter
+                .ignored_in(members[m].path)
+                .iter()
+                .all(|(r, _)| *r != d.rule && *r != "all")
+            {
+                continue;
+            }
             if found.insert(room.key(m, &d)) {
                 out[m].push(d);
             }

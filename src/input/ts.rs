@@ -104,9 +104,9 @@ pub fn format_rfc3339(ms: Ms) -> String {
     format!("{y:04}-{m:02}-{d:02}T{}Z", clock(ms))
 }
 
-/// The proleptic Gregorian date of a day counted from 1970-01-01 (the
-/// inverse of [`days_from_civil`]).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+/// Year, month and day of a count of days since 1970-01-01 (Howard
+/// Hinnant's days-to-civil algorithm; the inverse of [`days_from_civil`]).
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -117,6 +117,15 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
+}
+
+/// `2026-10-10T09:14:03.512Z`: a dated time in RFC 3339, UTC. A time of
+/// day without a date (a transcript's `[09:14:03]`, counted from the
+/// epoch's first day) has none, nor has a year past 9999.
+pub fn rfc3339(ms: Ms) -> Option<String> {
+    let days = ms.div_euclid(86_400_000);
+    let (y, _, _) = civil_from_days(days);
+    (days != 0 && (0..=9999).contains(&y)).then(|| format_rfc3339(ms))
 }
 
 /// `09:14:03.512` style clock time of a timestamp (UTC), for reports.
@@ -186,6 +195,14 @@ mod tests {
         ] {
             assert_eq!(parse_rfc3339(s), None, "{s}");
         }
+    }
+
+    #[test]
+    fn rfc3339_round_trips() {
+        for s in ["2026-10-10T09:00:04.100Z", "2000-02-29T23:59:59.999Z"] {
+            assert_eq!(rfc3339(parse_rfc3339(s).unwrap()).as_deref(), Some(s));
+        }
+        assert_eq!(rfc3339(9 * 3_600_000), None);
     }
 
     #[test]

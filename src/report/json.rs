@@ -31,6 +31,12 @@ pub struct Item {
     agent: Option<String>,
     help: Option<String>,
     labels: Vec<LabelOut>,
+    /// The call the finding is about, when the input names it.
+    call: Option<String>,
+    /// The time of the record it points at (RFC 3339), when dated.
+    timestamp: Option<String>,
+    /// What the finding is about, as a stable key.
+    fingerprint: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -47,6 +53,7 @@ struct SummaryOut<'a> {
     files: usize,
     records: usize,
     diagnostics: usize,
+    baselined: usize,
     says: usize,
     by_rule: &'a BTreeMap<&'static str, usize>,
     by_severity: &'a BTreeMap<&'static str, usize>,
@@ -97,6 +104,9 @@ pub fn items(f: &FileResult) -> Vec<Item> {
                 message: d.message.clone(),
                 agent: d.agent.clone(),
                 help: d.help.clone(),
+                call: d.call.clone(),
+                timestamp: d.ts.and_then(crate::input::ts::rfc3339),
+                fingerprint: d.fingerprint.clone(),
                 labels: d
                     .labels
                     .iter()
@@ -116,6 +126,12 @@ pub fn items(f: &FileResult) -> Vec<Item> {
         .collect()
 }
 
+/// `--format jsonl`: the findings of one file, one JSON object a line,
+/// each as an item of `--format json`.
+pub fn lines(f: &FileResult) -> String {
+    items(f).iter().map(super::to_json_line).collect()
+}
+
 /// The document over the findings of every file, in order.
 pub fn document(items: &[Item], summary: &Summary) -> String {
     let doc = Doc {
@@ -125,6 +141,7 @@ pub fn document(items: &[Item], summary: &Summary) -> String {
             files: summary.files,
             records: summary.records,
             diagnostics: summary.diagnostics,
+            baselined: summary.baselined,
             says: summary.total_says(),
             by_rule: &summary.by_rule,
             by_severity: &summary.by_severity,

@@ -4,8 +4,10 @@
 pub mod concise;
 pub mod escape;
 pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod json;
+pub mod junit;
 pub mod pretty;
 pub mod sarif;
 
@@ -27,6 +29,43 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// One JSON object per finding and line.
+    Jsonl,
+    /// A JUnit XML report: a test case per file and rule.
+    Junit,
+    /// A GitLab Code Quality report.
+    Gitlab,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pretty => "pretty",
+            Format::Concise => "concise",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Jsonl => "jsonl",
+            Format::Junit => "junit",
+            Format::Gitlab => "gitlab",
+        }
+    }
+
+    pub const ALL: [Format; 8] = [
+        Format::Pretty,
+        Format::Concise,
+        Format::Json,
+        Format::Jsonl,
+        Format::Sarif,
+        Format::Github,
+        Format::Junit,
+        Format::Gitlab,
+    ];
+
+    pub fn parse(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
 }
 
 /// Byte offsets of line starts, to turn offsets into lines and columns.
@@ -152,12 +191,15 @@ pub struct Summary {
     pub by_agent: BTreeMap<String, usize>,
     /// `say`s per agent (each agent's own, from its own log).
     pub says: BTreeMap<String, usize>,
+    /// Findings a baseline accepted, left out of the counts above.
+    pub baselined: usize,
 }
 
 impl Summary {
     pub fn add(&mut self, f: &FileResult) {
         self.files += 1;
         self.records += f.records;
+        self.baselined += f.baselined;
         for (agent, n) in &f.says {
             *self.says.entry(agent.clone()).or_default() += n;
         }
@@ -219,6 +261,15 @@ impl Summary {
 
     /// One closing line for people: "Found 3 problems (1 error, 2 warnings) in 2 of 5 files."
     pub fn line(&self) -> String {
+        let mut line = self.counts_line();
+        if self.baselined > 0 {
+            line.pop();
+            line.push_str(&format!("; {} more in the baseline.", self.baselined));
+        }
+        line
+    }
+
+    fn counts_line(&self) -> String {
         if self.diagnostics == 0 {
             return format!(
                 "All checks passed: {} file{}, {} record{}.",
@@ -261,28 +312,22 @@ pub fn per_100(n: usize, says: usize) -> Option<f64> {
 /// itself; DEL, C1 controls and bidirectional overrides are written as
 /// `\uXXXX` escapes too. The decoded strings are unchanged.
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    safe_json(value, PrettyFormatter::new())
+}
+
+/// As [`to_json`], on one line (JSON Lines).
+pub fn to_json_line<T: serde::Serialize>(value: &T) -> String {
+    safe_json(value, serde_json::ser::CompactFormatter)
+}
+
+fn safe_json<T: serde::Serialize, F: Formatter>(value: &T, formatter: F) -> String {
     let mut buf = Vec::new();
-    let mut ser =
-        serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(PrettyFormatter::new()));
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(formatter));
     if value.serialize(&mut ser).is_err() {
         return "{}\n".into();
     }
     buf.push(b'\n');
     // The serializer writes UTF-8 only.
-    String::from_utf8(buf).unwrap_or_default()
-}
-
-/// `value` as JSON on one line (no line break at the end), escaped as
-/// [`to_json`] escapes it.
-pub fn to_json_line<T: serde::Serialize>(value: &T) -> String {
-    let mut buf = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(
-        &mut buf,
-        SafeFormatter(serde_json::ser::CompactFormatter),
-    );
-    if value.serialize(&mut ser).is_err() {
-        return "{}".into();
-    }
     String::from_utf8(buf).unwrap_or_default()
 }
 

@@ -9,6 +9,7 @@
 //! Like [`json`](super::json), a batch renders in two steps: [`results`] per
 //! file, then [`document`].
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
@@ -55,6 +56,8 @@ struct Rule {
     name: &'static str,
     short_description: Text,
     full_description: Text,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<String>,
     help: Help,
     default_configuration: Configuration,
     properties: RuleProperties,
@@ -94,6 +97,8 @@ pub struct SarifResult {
     locations: [Location; 1],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<Location>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    partial_fingerprints: BTreeMap<&'static str, String>,
     #[serde(skip_serializing_if = "ResultProperties::is_empty")]
     properties: ResultProperties,
 }
@@ -135,13 +140,24 @@ struct ResultProperties {
     agent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     help: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<String>,
 }
 
 impl ResultProperties {
     fn is_empty(&self) -> bool {
-        self.agent.is_none() && self.help.is_none()
+        self.agent.is_none()
+            && self.help.is_none()
+            && self.call.is_none()
+            && self.timestamp.is_none()
     }
 }
+
+/// The key of callint's fingerprints in `partialFingerprints` (versioned,
+/// as SARIF asks: a new way of computing them gets a new key).
+pub const FINGERPRINT_KEY: &str = "callint/v1";
 
 /// SARIF's name for a severity.
 pub fn level(s: Severity) -> &'static str {
@@ -201,9 +217,16 @@ pub fn results_at(f: &FileResult, path: &Path) -> Vec<SarifResult> {
                         location(at, Some(k + 1), l.text.as_ref())
                     })
                     .collect(),
+                partial_fingerprints: d
+                    .fingerprint
+                    .iter()
+                    .map(|f| (FINGERPRINT_KEY, f.clone()))
+                    .collect(),
                 properties: ResultProperties {
                     agent: d.agent.clone(),
                     help: d.help.clone(),
+                    call: d.call.clone(),
+                    timestamp: d.ts.and_then(crate::input::ts::rfc3339),
                 },
             }
         })
@@ -246,6 +269,7 @@ fn rule(m: &'static RuleMeta) -> Rule {
         full_description: Text {
             text: section(page, "What it checks").unwrap_or_else(|| m.summary.to_string()),
         },
+        help_uri: help_uri(option_env!("CARGO_PKG_REPOSITORY").unwrap_or(""), m.name),
         help: Help {
             text: page,
             markdown: page,
@@ -255,6 +279,14 @@ fn rule(m: &'static RuleMeta) -> Rule {
         },
         properties: RuleProperties { rulebook: m.seed },
     }
+}
+
+/// The address of a rule's page in the repository `repo` (the package's
+/// `repository`), if there is one.
+pub fn help_uri(repo: &str, rule: &str) -> Option<String> {
+    let repo = repo.trim_end_matches('/');
+    (repo.starts_with("https://") || repo.starts_with("http://"))
+        .then(|| format!("{repo}/blob/HEAD/rules/{rule}.md"))
 }
 
 /// The text of a page's `## {title}` section, blank lines kept.
@@ -368,5 +400,10 @@ mod tests {
         assert!(r.help.markdown.starts_with("# board-bundle"));
         assert_eq!(r.default_configuration.level, "warning");
         assert_eq!(level(Severity::Info), "note");
+        assert_eq!(
+            help_uri("https://example.org/x/callint/", "long-say").as_deref(),
+            Some("https://example.org/x/callint/blob/HEAD/rules/long-say.md")
+        );
+        assert_eq!(help_uri("", "long-say"), None);
     }
 }

@@ -15,6 +15,7 @@ macro_rules! registry {
                 $($name => Some(include_str!(concat!("../../rules/", $name, ".md"))),)*
                 "invalid-record" => Some(include_str!("../../rules/invalid-record.md")),
                 "no-times" => Some(include_str!("../../rules/no-times.md")),
+                "unused-suppression" => Some(include_str!("../../rules/unused-suppression.md")),
                 _ => None,
             }
         }
@@ -73,6 +74,16 @@ pub static NO_TIMES: RuleMeta = RuleMeta {
     default_severity: Severity::Info,
     summary:
         "an input whose records carry no times, so the rules that measure time could not judge it",
+    options: &[],
+};
+
+/// An inline suppression that suppressed nothing: reported by the engine,
+/// listed here so it can be selected, ignored and explained like a rule.
+pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
+    name: "unused-suppression",
+    seed: "format",
+    default_severity: Severity::Warning,
+    summary: "a `callint: ignore[rule]` comment in a prompt or helper code that suppressed no finding, or names no rule",
     options: &[],
 };
 
@@ -199,6 +210,7 @@ pub fn catalogue() -> Vec<&'static RuleMeta> {
     let mut v: Vec<&'static RuleMeta> = ALL.iter().map(|r| r.meta()).collect();
     v.push(&INVALID_RECORD);
     v.push(&NO_TIMES);
+    v.push(&UNUSED_SUPPRESSION);
     v.sort_by_key(|m| m.name);
     v
 }

@@ -113,11 +113,12 @@ fn findings_appear_as_the_log_grows() {
 }
 
 #[test]
-fn follow_takes_files_and_jsonl_needs_it() {
+fn follow_takes_files_and_writes_lines() {
     let o = crate::common::callint(&["check", "corpus", "--follow"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("follows files"));
-    let o = crate::common::callint(&["check", "corpus", "--format", "jsonl"]);
+    // --follow writes concise lines or JSON lines, to standard output
+    let o = crate::common::callint(&["check", "x.jsonl", "--follow", "--format", "sarif"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--follow"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("concise or jsonl"));
 }

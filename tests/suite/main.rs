@@ -1,6 +1,7 @@
 //! The integration tests, as one test binary: every module below links
 //! against the library once, instead of once per file.
 
+mod adoption;
 mod batch;
 mod browser;
 mod captions;

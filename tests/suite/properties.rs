@@ -329,8 +329,8 @@ fn write(shape: Shape, i: usize, rec: &serde_json::Value) -> Vec<u8> {
                 "params": {"name": name, "arguments": rec.get("args")}});
             let res = serde_json::json!({"jsonrpc": "2.0", "id": i % 3,
                 "result": {"content": [{"type": "text", "text": s(rec.get("result").unwrap_or(&serde_json::Value::Null))}],
-                           "structuredContent": rec.get("result"), "isError": i % 2 == 0}});
-            let (req, res) = if i % 2 == 0 {
+                           "structuredContent": rec.get("result"), "isError": i.is_multiple_of(2)}});
+            let (req, res) = if i.is_multiple_of(2) {
                 (
                     serde_json::json!({"ts": rec.get("ts"), "dir": "send", "message": req}),
                     serde_json::json!({"ts": rec.get("ts"), "dir": "recv", "message": res}),

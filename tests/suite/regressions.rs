@@ -80,6 +80,9 @@ fn the_harness_catches_broken_promises() {
         },
         labels: Vec::new(),
         help: None,
+        call: None,
+        ts: None,
+        fingerprint: None,
     };
     // Past the end of the input, and ending before it starts.
     for span in [Span::new(5, 500), Span::new(9, 3)] {

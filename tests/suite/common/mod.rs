@@ -114,11 +114,15 @@ pub fn examples(page: &str) -> Vec<Example> {
             kind = Some(false);
         } else if t.starts_with("**Good**") || t.starts_with("### Good") {
             kind = Some(true);
-        } else if let Some(lang) = t.strip_prefix("```") {
-            let lang = lang.trim().to_string();
+        } else if t.starts_with("```") {
+            // A fence of N backticks ends at a line of N of them, so that
+            // an example can hold fenced blocks of its own.
+            let n = t.bytes().take_while(|&b| b == b'`').count();
+            let lang = t[n..].trim().to_string();
             let mut body = String::new();
             for (_, l) in lines.by_ref() {
-                if l.trim_start().starts_with("```") {
+                let e = l.trim();
+                if e.len() == n && e.bytes().all(|b| b == b'`') {
                     break;
                 }
                 body.push_str(l);
