@@ -12,9 +12,9 @@
 //!   the result arrived, as a native log records a call when its answer
 //!   comes; a call never answered (a session cut off) stays where it was
 //!   sent. Texts of the answer point into the result.
-//! - assistant `text` blocks are chat to the agent's own user; a `stop_reason`
-//!   of `end_turn` ends the turn. A user entry whose content is text is the
-//!   user's chat.
+//! - assistant `text` blocks are chat to the agent's own user; the last one
+//!   before the user's next message ends the turn. A user entry whose
+//!   content is text is the user's chat.
 //! - every other `tool_use` (Bash, Edit, Write, Task, SendMessage, other MCP
 //!   servers' tools) is a tool run, with its input.
 //! - sidechain entries (`isSidechain`) are the subagent's thread, or the
