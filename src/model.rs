@@ -822,6 +822,18 @@ impl Op {
     }
 }
 
+/// The event types a `next` answers with (LOG-FORMAT.md §1, events).
+pub const EVENT_TYPES: &[&str] = &[
+    "user",
+    "timeout",
+    "operator",
+    "revise",
+    "context",
+    "decision",
+    "status_request",
+    "waiting_for_human",
+];
+
 /// What kind of event `next` returned. The payloads are boxed: a long call
 /// is mostly `timeout` events, which carry none.
 #[derive(Clone, Debug)]

@@ -22,18 +22,6 @@ type Obj = Map<String, Value>;
 /// The functions of the voicehook server (LOG-FORMAT.md §1a).
 pub use super::json::FUNCTIONS;
 
-/// The event types a `next` answers with.
-const EVENTS: &[&str] = &[
-    "user",
-    "timeout",
-    "operator",
-    "revise",
-    "context",
-    "decision",
-    "status_request",
-    "waiting_for_human",
-];
-
 /// Evidence, per server name, of which servers are voicehook.
 #[derive(Debug, Default)]
 pub struct Servers {
@@ -121,7 +109,7 @@ fn voicehook_shaped(function: &str, args: Option<&Obj>, answer: Option<&Obj>) ->
             answer
                 .and_then(|a| a.get("type"))
                 .and_then(Value::as_str)
-                .is_some_and(|t| EVENTS.contains(&t))
+                .is_some_and(|t| crate::model::EVENT_TYPES.contains(&t))
                 || has(answer, "operators_said")
                 || has(answer, "agent_said")
         }

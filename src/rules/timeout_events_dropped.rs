@@ -155,16 +155,7 @@ pub(crate) struct Drop {
 }
 
 /// The event types a test may name.
-const TYPES: &[&str] = &[
-    "timeout",
-    "user",
-    "operator",
-    "revise",
-    "context",
-    "decision",
-    "status_request",
-    "waiting_for_human",
-];
+const TYPES: &[&str] = crate::model::EVENT_TYPES;
 
 /// Where `code` drops timeout events without having read their lines.
 pub(crate) fn drops(code: &str, lang: Option<CodeLang>) -> Vec<Drop> {
