@@ -339,19 +339,10 @@ fn follow(args: CheckArgs) -> u8 {
             file_name(&p.to_string_lossy())
         ));
     }
-    let config_path = if args.no_config {
-        None
-    } else if let Some(c) = &args.config {
-        Some(c.clone())
-    } else {
-        Config::discover(&args.paths[0])
-    };
-    let mut config = match &config_path {
-        Some(p) => match Config::load(p) {
-            Ok(c) => c,
-            Err(e) => return fail(e),
-        },
-        None => Config::default(),
+    let mut config = match Config::in_force(args.no_config, args.config.as_deref(), &args.paths[0])
+    {
+        Ok(c) => c,
+        Err(e) => return fail(e),
     };
     if args.max_repeats.is_some() {
         config.max_repeats = args.max_repeats;
@@ -465,23 +456,14 @@ fn guard(args: GuardArgs) -> u8 {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
     };
-    let config_path = if args.no_config {
-        None
-    } else if let Some(c) = &args.config {
-        Some(c.clone())
-    } else {
-        let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-        Config::discover(&dir.join("callint.toml"))
-    };
-    let config = match &config_path {
-        Some(p) => match Config::load(p) {
-            Ok(c) => c,
-            Err(e) => {
-                warn(format_args!("guard: allowed: {e}"));
-                return 0;
-            }
-        },
-        None => Config::default(),
+    let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let near = dir.join("callint.toml");
+    let config = match Config::in_force(args.no_config, args.config.as_deref(), &near) {
+        Ok(c) => c,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
     };
     let linter = match Linter::new(&config, None, &[]) {
         Ok(l) => l,

@@ -63,19 +63,9 @@ struct View<'a> {
 
 /// Run `callint report`; the exit code.
 pub fn run(args: ReportArgs) -> u8 {
-    let config_path = if args.no_config {
-        None
-    } else if let Some(c) = &args.config {
-        Some(c.clone())
-    } else {
-        Config::discover(&args.files[0])
-    };
-    let config = match &config_path {
-        Some(p) => match Config::load(p) {
-            Ok(c) => c,
-            Err(e) => return fail(e),
-        },
-        None => Config::default(),
+    let config = match Config::in_force(args.no_config, args.config.as_deref(), &args.files[0]) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
     };
     let linter = match Linter::new(&config, None, &[]) {
         Ok(l) => l,
