@@ -221,15 +221,7 @@ fn poll_file(f: &mut File, linter: &Linter, style: Style, news: &mut News) {
 
 /// True when `rule` judges a record by what follows it in the log.
 fn judges_later(rule: &str) -> bool {
-    !crate::rules::judges_pending(rule)
-        && !matches!(
-            rule,
-            // by what came before: the tools a participant ran, and
-            // helper code, read whole
-            "participant-acted" | "timeout-events-dropped"
-            // complete lines only are read; a log without times stays so
-            | "invalid-record" | "no-times"
-        )
+    crate::rules::LOOKS_AHEAD.contains(&rule)
 }
 
 /// The identity of a file (device and inode), where the system has one.

@@ -186,6 +186,21 @@ pub const PENDING: &[&str] = &[
     "wrong-language",
 ];
 
+/// The rules that judge a record by what follows it in the log (a greeting
+/// or the steps due after a join, an answer to a line, the end of a turn,
+/// a delay): a log still being written has not shown it yet, so
+/// `check --follow` holds their findings until the log has moved on, and
+/// none of them is in [`PENDING`].
+pub const LOOKS_AHEAD: &[&str] = &[
+    "join-sequence",
+    "no-greeting",
+    "unanswered-agent",
+    "link-not-last",
+    "link-missing-until-joined",
+    "foreground-wait-before-link",
+    "slow-ack",
+];
+
 /// True when rule `name` can judge a record before it is sent ([`PENDING`]).
 pub fn judges_pending(name: &str) -> bool {
     PENDING.contains(&name)
@@ -306,6 +321,12 @@ mod tests {
         }
         assert!(judges_pending("long-say"));
         assert!(!judges_pending("unanswered-agent"));
+        // a rule that waits for what follows a record cannot judge one
+        // before it is sent
+        for name in LOOKS_AHEAD {
+            assert!(meta(name).is_some(), "{name}");
+            assert!(!judges_pending(name), "{name}");
+        }
     }
 
     #[test]
