@@ -349,9 +349,7 @@ impl Linter {
             let parsed = input::parse_with(format, &source, &self.read);
             (parsed, input::native::Dropped::default())
         };
-        if input::coverage::settle(format, &source, &mut parsed, dropped.count) {
-            dropped = input::native::Dropped::default();
-        }
+        input::coverage::settle(format, &source, &mut parsed, &mut dropped);
         parsed.problems.extend(problem);
         let suppressions = crate::suppress::reads(format).then_some(source.as_slice());
         let mut r = self.lint_parsed(path, parsed, format, dropped, suppressions);
@@ -441,14 +439,7 @@ impl Linter {
             problems: read.problems,
         };
         let mut dropped = read.dropped;
-        if input::coverage::settle(
-            input::Format::Native,
-            &head.head,
-            &mut parsed,
-            dropped.count,
-        ) {
-            dropped = input::native::Dropped::default();
-        }
+        input::coverage::settle(input::Format::Native, &head.head, &mut parsed, &mut dropped);
         Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped, None))
     }
 

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::native::Dropped;
 use super::{Format, Parsed, Problem};
 use crate::model::{Anchor, Span};
 
@@ -20,9 +21,9 @@ const LINES: usize = 40;
 /// shape the file has when it is recognised. Prompts and helper code are
 /// read for what they hold, and may hold nothing. `head` is the start of
 /// the file (at least its first 64 KiB when it is that long); `dropped`,
-/// how many problems the reader counted beyond those it kept. True when
-/// the problems were replaced.
-pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: usize) -> bool {
+/// the problems the reader counted beyond those it kept, which the one
+/// problem then stands for too (they are cleared).
+pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: &mut Dropped) {
     let holds_records = matches!(
         format,
         Format::Native
@@ -34,14 +35,14 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: usize) 
             | Format::Unknown
     );
     if !holds_records || parsed.logs.iter().any(|l| !l.records.is_empty()) {
-        return false;
+        return;
     }
     let shape = recognise(head);
-    let n = parsed.problems.len() + dropped;
+    let n = parsed.problems.len() + dropped.count;
     if shape.is_none() && n <= 1 {
         // Nothing to read (a blank file), or one problem that already
         // points at what is wrong.
-        return false;
+        return;
     }
     let first_line = {
         let h = &head[..head.len().min(LOOK)];
@@ -92,7 +93,7 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: usize) 
         }
     };
     parsed.problems = vec![problem];
-    true
+    *dropped = Dropped::default();
 }
 
 /// What a file that is none of callint's inputs looks like, as a phrase
@@ -344,7 +345,12 @@ mod tests {
         let log = "2026-10-10 10:00:01 INFO started\n".repeat(3000);
         let mut p = super::super::parse(Format::Native, log.as_bytes());
         assert_eq!(p.problems.len(), 3000);
-        settle(Format::Native, log.as_bytes(), &mut p, 0);
+        settle(
+            Format::Native,
+            log.as_bytes(),
+            &mut p,
+            &mut Dropped::default(),
+        );
         assert_eq!(p.problems.len(), 1);
         assert!(
             p.problems[0].message.contains("application log"),
@@ -354,12 +360,22 @@ mod tests {
         // a log with one record left keeps its line problems
         let mixed = format!("{log}{{\"fn\":\"leave\"}}\n");
         let mut p = super::super::parse(Format::Native, mixed.as_bytes());
-        settle(Format::Native, mixed.as_bytes(), &mut p, 0);
+        settle(
+            Format::Native,
+            mixed.as_bytes(),
+            &mut p,
+            &mut Dropped::default(),
+        );
         assert_eq!(p.problems.len(), 3000);
         // nothing recognised: the first problem, with the count
         let junk = "{\"fn\":\n".repeat(5);
         let mut p = super::super::parse(Format::Native, junk.as_bytes());
-        settle(Format::Native, junk.as_bytes(), &mut p, 0);
+        settle(
+            Format::Native,
+            junk.as_bytes(),
+            &mut p,
+            &mut Dropped::default(),
+        );
         assert_eq!(p.problems.len(), 1);
         assert!(
             p.problems[0].message.contains("5 lines"),
