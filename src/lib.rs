@@ -5,6 +5,7 @@
 
 pub mod addressing;
 pub mod baseline;
+pub mod batch;
 pub mod cache;
 pub mod claims;
 pub mod config;

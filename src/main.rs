@@ -1,6 +1,5 @@
 //! The `callint` command line.
 
-use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -559,9 +558,6 @@ fn check(mut args: CheckArgs) -> u8 {
     if args.statistics && !outs.iter().any(|o| tabled(o.format)) {
         return fail("--statistics prints a table (with --format json: the summary); it does not go with --format sarif, github, jsonl, junit or gitlab alone");
     }
-    let walk = callint::walk::Walk {
-        no_ignore: args.no_ignore,
-    };
     let post = match adopt::Post::new(
         args.baseline.as_deref(),
         args.write_baseline.as_deref(),
@@ -571,94 +567,14 @@ fn check(mut args: CheckArgs) -> u8 {
         Err(e) => return fail(e),
     };
 
-    // One linter per configuration file in force; every file to read with
-    // the linter for it, in the order of the paths given.
-    let mut linters: Vec<(Option<PathBuf>, Linter)> = Vec::new();
-    let mut todo: Vec<(PathBuf, usize)> = Vec::new();
-    let mut failed = false;
-    // Each file is linted with the nearest callint.toml above it (found
-    // once per folder), unless --config or --no-config says otherwise.
-    let mut nearest = settings::Nearest::default();
+    // Every file to read, each with the linter of the configuration in
+    // force for it, in the order of the paths given.
+    let mut batch = callint::batch::Batch::new(settings::batch(&args));
     for path in &args.paths {
-        let config_path = if path.as_os_str() == "-" {
-            nearest.config_for(&args, args.stdin_filename.as_deref().unwrap_or(path))
-        } else {
-            nearest.config_for(&args, path)
-        };
-        let slot = match settings::slot(&mut linters, config_path, &args) {
-            Ok(k) => k,
-            Err(e) => return fail(e),
-        };
-        if path.as_os_str() == "-" {
-            todo.push((path.clone(), slot));
-            continue;
-        }
-        let mut files = Vec::new();
-        let mut errors = Vec::new();
-        walk.files(path, &mut files, &mut errors);
-        for e in errors {
-            let shown = file_name(&e.path.to_string_lossy());
-            if e.fatal {
-                warn(format_args!("error: cannot read {shown}: {}", e.error));
-                failed = true;
-            } else {
-                warn(format_args!("warning: {}", one_line(&e.error.to_string())));
-            }
-        }
-        if files.is_empty() && path.is_dir() {
-            // A folder with nothing to read is a mistaken path more often
-            // than a clean one: never pass it silently. Logs are often
-            // git-ignored: say so when that is why.
-            let mut all = Vec::new();
-            if !args.no_ignore {
-                callint::walk::Walk { no_ignore: true }.files(path, &mut all, &mut Vec::new());
-            }
-            let shown = file_name(&path.to_string_lossy());
-            let looked_for = callint::walk::LOG_EXTENSIONS
-                .iter()
-                .map(|e| format!(".{e}"))
-                .collect::<Vec<_>>()
-                .join(" ");
-            if all.is_empty() {
-                warn(format_args!(
-                    "error: nothing to check below {shown}: folders are searched for files ending in {looked_for}"
-                ));
-            } else {
-                warn(format_args!(
-                    "error: nothing to check below {shown}: the {} file(s) there ending in {looked_for} are hidden or ignored (.gitignore, .ignore); --no-ignore reads them",
-                    all.len()
-                ));
-            }
-            failed = true;
-        }
-        for f in files {
-            let slot = if path.is_dir() {
-                let c = nearest.config_for(&args, &f);
-                match settings::slot(&mut linters, c, &args) {
-                    Ok(k) => k,
-                    Err(e) => return fail(e),
-                }
-            } else {
-                slot
-            };
-            todo.push((f, slot));
+        if let Err(e) = batch.add(path) {
+            return fail(e);
         }
     }
-
-    // Lint in parallel; every file is rendered by the worker that linted it
-    // (its bytes are dropped then), and the pieces are put together in the
-    // order of `todo`, whatever the scheduling.
-    let threads = args.jobs.map(usize::from).unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("callint-{i}"))
-        .build()
-    {
-        Ok(p) => p,
-        Err(e) => return fail(format_args!("cannot start {threads} threads: {e}")),
-    };
     // What each file is rendered in: every output but the tables that
     // --statistics prints instead; colour only on standard output.
     let what: Vec<(Format, report::pretty::Style)> = outs
@@ -669,105 +585,35 @@ fn check(mut args: CheckArgs) -> u8 {
             (o.format, report::pretty::Style { color, width })
         })
         .collect();
-    let progress = Progress::new(todo.len(), args.quiet);
-    let merge = !args.no_merge;
-    let cache = (!args.no_cache)
-        .then(|| callint::cache::Cache::open(&args.cache_dir))
-        .flatten();
-    let described: Vec<String> = linters
-        .iter()
-        .map(|(p, _)| settings::describe(p.as_deref(), &args))
-        .collect();
-    let stdin_name = args
-        .stdin_filename
-        .as_ref()
-        .map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned());
-    // The two halves of each `tee` capture are linted together, by the
-    // task of the input half.
-    let mut partner: Vec<Option<(usize, bool)>> = vec![None; todo.len()];
-    for (i, o) in tee_pairs(&todo, args.input_format) {
-        partner[i] = Some((o, true));
-        partner[o] = Some((i, false));
-    }
-    let slots: Vec<Slot> = pool.install(|| {
-        use rayon::prelude::*;
-        // One task per file: logs differ a lot in size, and whichever
-        // worker is free takes the next one.
-        todo.par_iter()
-            .enumerate()
-            .with_max_len(1)
-            .map(|(i, (file, slot))| {
-                let linter = &linters[*slot].1;
-                let r = match partner[i] {
-                    Some((_, false)) => Slot::Partner,
-                    Some((o, true)) => {
-                        let (a, b) = lint_pair(linter, file, &todo[o].0, &what, &post);
-                        Slot::Pair(a, b)
-                    }
-                    None => Slot::One(lint_one(
-                        linter,
-                        file,
-                        &OneFile {
-                            outs: &what,
-                            input_format: args.input_format,
-                            merge,
-                            post: &post,
-                            stdin_name: &stdin_name,
-                            cache: cache.as_ref().map(|c| (c, described[*slot].as_str())),
-                        },
-                    )),
-                };
-                progress.tick();
-                r
-            })
-            .collect()
-    });
+    let progress = Progress::new(batch.len(), args.quiet);
+    let render = Rendered {
+        outs: &what,
+        post: &post,
+        progress: &progress,
+    };
+    let run = match batch.run(&render) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
     progress.finish();
-    let mut done: Vec<Result<(FileResult, Piece), String>> = Vec::with_capacity(todo.len());
-    let mut seconds: Vec<(usize, Linted)> = Vec::new();
-    for (i, s) in slots.into_iter().enumerate() {
-        match s {
-            Slot::One(r) => done.push(r),
-            Slot::Pair(a, b) => {
-                done.push(a);
-                if let Some((o, _)) = partner[i] {
-                    seconds.push((o, b));
-                }
-            }
-            Slot::Partner => done.push(Err(String::new())),
+    let mut failed = false;
+    for p in &run.problems {
+        if p.fatal {
+            warn(format_args!("error: {}", p.message));
+            failed = true;
+        } else {
+            warn(format_args!("warning: {}", p.message));
         }
     }
-    for (o, b) in seconds {
-        done[o] = b;
-    }
-    if merge {
-        rooms(&pool, &linters, &todo, &mut done);
-        pool.install(|| {
-            use rayon::prelude::*;
-            done.par_iter_mut()
-                .zip(todo.par_iter())
-                .with_max_len(1)
-                .for_each(|(d, (file, _))| {
-                    if let Ok((r, piece @ Piece::Later)) = d {
-                        match render_file(r, file, &what, &post) {
-                            Ok(p) => *piece = p,
-                            Err(msg) => *d = Err(msg),
-                        }
-                    }
-                });
-        });
-    }
-
-    let mut summary = Summary::default();
+    let summary = &run.summary;
     let mut parts: Vec<Vec<outputs::Part>> = what.iter().map(|_| Vec::new()).collect();
-    for d in done {
+    let mut linted = Vec::with_capacity(run.files.len());
+    for (path, d) in run.files {
+        linted.push(path.to_string_lossy().into_owned());
         match d {
-            Ok((r, piece)) => {
-                summary.add(&r);
-                if let Piece::Parts(ps) = piece {
-                    for (k, p) in ps.into_iter().enumerate() {
-                        parts[k].push(p);
-                    }
+            Ok((_, ps)) => {
+                for (k, p) in ps.into_iter().enumerate() {
+                    parts[k].push(p);
                 }
             }
             Err(msg) => {
@@ -776,17 +622,17 @@ fn check(mut args: CheckArgs) -> u8 {
             }
         }
     }
-    let closing = (!args.quiet).then(|| closing(&summary, failed));
+    let closing = (!args.quiet).then(|| closing(summary, failed));
     let mut parts = parts.into_iter();
     let mut stdout_doc: Option<String> = None;
     for o in &outs {
         let doc = if args.statistics && matches!(o.format, Format::Pretty | Format::Concise) {
             let mut out = String::new();
-            statistics(&summary, failed, args.quiet, &mut out);
+            statistics(summary, failed, args.quiet, &mut out);
             out
         } else {
             let ps = parts.next().unwrap_or_default();
-            outputs::document(o.format, ps, &summary, closing.as_deref())
+            outputs::document(o.format, ps, summary, closing.as_deref())
         };
         match &o.path {
             None => stdout_doc = Some(doc),
@@ -799,18 +645,11 @@ fn check(mut args: CheckArgs) -> u8 {
             }
         }
     }
-    let linted: Vec<String> = todo
-        .iter()
-        .map(|(p, _)| p.to_string_lossy().into_owned())
-        .collect();
-    if let Some(c) = cache {
-        c.save(&linted);
-    }
     if let Err(e) = post.finish(&linted, !failed, args.quiet) {
         warn(format_args!("error: {e}"));
         failed = true;
     }
-    let fails = adopt::fails(&summary, args.fail_on.severity(), args.max_warnings);
+    let fails = adopt::fails(summary, args.fail_on.severity(), args.max_warnings);
     if let (Some(why), false) = (&fails, args.quiet || args.exit_zero) {
         if !why.is_empty() {
             warn(format_args!("{why}"));
@@ -840,114 +679,33 @@ fn closing(summary: &Summary, failed: bool) -> String {
     }
 }
 
-/// One file linted and rendered, or why it could not be.
-type Linted = Result<(FileResult, Piece), String>;
-
-/// What a worker hands back for one entry of the files to read.
-enum Slot {
-    One(Linted),
-    /// The two halves of a `tee` capture: the input's, the output's.
-    Pair(Linted, Linted),
-    /// The output half of a capture, linted with its input half.
-    Partner,
+/// How `check` renders each file: in every output's format (none: counts
+/// only), after the baseline had its say.
+struct Rendered<'a> {
+    outs: &'a [(Format, report::pretty::Style)],
+    post: &'a adopt::Post,
+    progress: &'a Progress,
 }
 
-/// The halves of `tee` captures among the files to read: `(input,
-/// output)` indices of files under the same configuration. Halves pair by
-/// their names (`x.in.jsonl` and `x.out.jsonl`, `stdin` and `stdout` in
-/// one folder) when both hold JSON-RPC lines; with `--input-format tee`,
-/// the files named pair two by two, in the order given, each pair's
-/// halves told apart by content.
-fn tee_pairs(
-    todo: &[(PathBuf, usize)],
-    input_format: Option<callint::input::Format>,
-) -> Vec<(usize, usize)> {
-    use callint::input::{Format, Recorder};
-    let forced = match input_format {
-        None => false,
-        Some(Format::Recording(Recorder::Tee)) => true,
-        Some(_) => return Vec::new(),
-    };
-    let head = |p: &Path| -> Option<Vec<u8>> {
-        use std::io::Read;
-        let mut b = Vec::new();
-        std::fs::File::open(p)
-            .ok()?
-            .take(callint::input::HEAD as u64)
-            .read_to_end(&mut b)
-            .ok()?;
-        Some(b)
-    };
-    let files: Vec<(usize, &Path, usize)> = todo
-        .iter()
-        .enumerate()
-        .filter(|(_, (p, _))| !is_stdin(p))
-        .map(|(i, (p, slot))| (i, p.as_path(), *slot))
-        .collect();
-    if forced {
-        return files
-            .chunks_exact(2)
-            .filter(|c| c[0].2 == c[1].2)
-            .map(|c| {
-                let requests = |p: &Path| {
-                    let h = head(p).unwrap_or_default();
-                    h.windows(12).filter(|w| w == b"\"tools/call\"").count()
-                };
-                if requests(c[1].1) > requests(c[0].1) {
-                    (c[1].0, c[0].0)
-                } else {
-                    (c[0].0, c[1].0)
-                }
-            })
-            .collect();
+impl callint::batch::Render for Rendered<'_> {
+    type Piece = Vec<outputs::Part>;
+
+    fn wants_source(&self) -> bool {
+        !self.outs.is_empty() || self.post.active()
     }
-    let names: Vec<String> = files
-        .iter()
-        .map(|(_, p, _)| p.to_string_lossy().to_string())
-        .collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let is_trace = |p: &Path| {
-        head(p).is_some_and(|h| {
-            callint::input::detect_head(&p.to_string_lossy(), &h) == Some(Format::Mcp)
-        })
-    };
-    callint::input::tee::pairs(&refs)
-        .into_iter()
-        .map(|(a, b)| (files[a], files[b]))
-        .filter(|(a, b)| a.2 == b.2 && is_trace(a.1) && is_trace(b.1))
-        .map(|(a, b)| (a.0, b.0))
-        .collect()
-}
 
-/// Read, lint and render the two halves of a `tee` capture.
-fn lint_pair(
-    linter: &Linter,
-    input: &Path,
-    output: &Path,
-    outs: &[(Format, report::pretty::Style)],
-    post: &adopt::Post,
-) -> (Linted, Linted) {
-    let read = |p: &Path| std::fs::read(p).map_err(|e| cannot_read(p, &e));
-    let (a, b) = match (read(input), read(output)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (a, b) => {
-            let why = |r: Result<Vec<u8>, String>, p: &Path| match r {
-                Err(e) => Err(e),
-                Ok(_) => Err(format!(
-                    "{} was not linted: the other half of its capture could not be read",
-                    one_line(&p.display().to_string())
-                )),
-            };
-            return (why(a, input), why(b, output));
-        }
-    };
-    let (mut r, mut s) = linter.lint_pair(
-        (&input.to_string_lossy(), a),
-        (&output.to_string_lossy(), b),
-    );
-    let first = render_file(&mut r, input, outs, post).map(|p| (r, p));
-    let second = render_file(&mut s, output, outs, post).map(|p| (s, p));
-    (first, second)
+    fn render(&self, r: &mut FileResult, file: &Path) -> Result<Self::Piece, String> {
+        self.post.apply(r);
+        Ok(self
+            .outs
+            .iter()
+            .map(|&(format, style)| outputs::render(r, file, format, style))
+            .collect())
+    }
+
+    fn tick(&self) {
+        self.progress.tick();
+    }
 }
 
 /// True when standard input brings something (a pipe, a socket or a
@@ -969,293 +727,6 @@ fn stdin_is_fed() -> bool {
 #[cfg(not(unix))]
 fn stdin_is_fed() -> bool {
     !std::io::stdin().is_terminal()
-}
-
-/// What a worker hands back for one file besides its findings.
-enum Piece {
-    /// The file in each output's format, in the order of the outputs.
-    Parts(Vec<outputs::Part>),
-    /// Not rendered yet: the file is a native log of a call that other
-    /// files may share; it is rendered after the room pass.
-    Later,
-}
-
-/// How [`lint_one`] reads, lints and renders a file.
-#[derive(Clone, Copy)]
-struct OneFile<'a> {
-    /// The formats to render in (none: counts only).
-    outs: &'a [(Format, report::pretty::Style)],
-    input_format: Option<callint::input::Format>,
-    merge: bool,
-    post: &'a adopt::Post,
-    /// What standard input is filed under.
-    stdin_name: &'a str,
-    /// The cache, and the settings its entries are keyed by.
-    cache: Option<(&'a callint::cache::Cache, &'a str)>,
-}
-
-/// Read, lint and render one file (no `outs`: counts only). The file's
-/// bytes are dropped before returning; the findings are kept for the
-/// summary. With `merge`, a native log with a call id is rendered later,
-/// after the room pass.
-fn lint_one(
-    linter: &Linter,
-    file: &Path,
-    how: &OneFile<'_>,
-) -> Result<(FileResult, Piece), String> {
-    let OneFile {
-        outs,
-        input_format,
-        merge,
-        post,
-        stdin_name,
-        cache,
-    } = *how;
-    let mut r = if is_stdin(file) {
-        let b = read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
-        lint_bytes(linter, stdin_name, b, input_format)
-    } else if let (Some((c, settings)), true) = (cache, is_regular(file)) {
-        let key = c.key(file, settings).map_err(|e| cannot_read(file, &e))?;
-        match c.get(&key, &file.to_string_lossy()) {
-            Some(r) => r,
-            None => {
-                let r = lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?;
-                c.put(&key, &r);
-                r
-            }
-        }
-    } else {
-        lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
-    };
-    if merge && !r.calls.is_empty() {
-        // Read again when needed; standard input cannot be.
-        if !is_stdin(file) {
-            r.source = Vec::new();
-        }
-        return Ok((r, Piece::Later));
-    }
-    let piece = render_file(&mut r, file, outs, post)?;
-    Ok((r, piece))
-}
-
-/// Lint a file from disk. A native log larger than the part that tells
-/// its format is read a block at a time and never held whole: its
-/// records are all that is kept, and the result's source is left empty
-/// (the file is read again to show findings, [`ensure_source`]).
-fn lint_file(
-    linter: &Linter,
-    file: &Path,
-    input_format: Option<callint::input::Format>,
-) -> std::io::Result<FileResult> {
-    use std::io::Read;
-    let name = file.to_string_lossy();
-    let mut f = std::fs::File::open(file)?;
-    let mut head = Vec::with_capacity(callint::input::HEAD);
-    (&mut f)
-        .take(callint::input::HEAD as u64)
-        .read_to_end(&mut head)?;
-    // A compressed file is read whole and unpacked by the linter.
-    let packed = callint::input::packed::Packing::of(&head).is_some();
-    let native = match input_format {
-        Some(fmt) => fmt == callint::input::Format::Native,
-        None => callint::input::detect_head(&name, &head) == Some(callint::input::Format::Native),
-    };
-    if native && !packed && head.len() == callint::input::HEAD {
-        let lines = callint::input::native::count_lines(std::fs::File::open(file)?)?;
-        let stream = std::io::Cursor::new(head).chain(f);
-        return linter.lint_native_reader(&name, stream, lines + 1);
-    }
-    let mut bytes = head;
-    f.read_to_end(&mut bytes)?;
-    Ok(lint_bytes(linter, &name, bytes, input_format))
-}
-
-/// Lint bytes read whole, as `input_format` or the format they show.
-fn lint_bytes(
-    linter: &Linter,
-    name: &str,
-    bytes: Vec<u8>,
-    input_format: Option<callint::input::Format>,
-) -> FileResult {
-    match input_format {
-        Some(fmt) => linter.lint_as(name, bytes, fmt),
-        None => linter.lint(name, bytes),
-    }
-}
-
-/// All of standard input. A file given as standard input is read into a
-/// buffer of its size. A pipe's bytes go into a buffer that doubles when
-/// full, and only once more bytes came: one that is full at the end is
-/// not copied into one twice its size to learn that nothing follows.
-fn read_stdin() -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut input = std::io::stdin().lock();
-    let mut b = Vec::with_capacity(stdin_file_size().unwrap_or(0).max(1 << 16));
-    let mut probe = [0u8; 1 << 12];
-    loop {
-        // Reads up to the capacity there is: no growth inside.
-        let room = (b.capacity() - b.len()) as u64;
-        if room > 0 && (&mut input).take(room).read_to_end(&mut b)? == 0 {
-            return Ok(b);
-        }
-        if b.len() < b.capacity() {
-            continue;
-        }
-        match input.read(&mut probe) {
-            Ok(0) => return Ok(b),
-            Ok(n) => b.extend_from_slice(&probe[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// The size of standard input when it is a regular file.
-#[cfg(unix)]
-fn stdin_file_size() -> Option<usize> {
-    use std::os::fd::AsFd;
-    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let meta = std::fs::File::from(fd).metadata().ok()?;
-    meta.is_file()
-        .then(|| usize::try_from(meta.len()).ok())
-        .flatten()
-}
-
-#[cfg(not(unix))]
-fn stdin_file_size() -> Option<usize> {
-    None
-}
-
-/// A regular file, which can be read twice (a pipe named on the command
-/// line, as `<(cmd)` gives, cannot: it is never cached).
-fn is_regular(file: &Path) -> bool {
-    std::fs::metadata(file).is_ok_and(|m| m.is_file())
-}
-
-fn is_stdin(file: &Path) -> bool {
-    file.as_os_str() == "-"
-}
-
-fn cannot_read(file: &Path, e: &std::io::Error) -> String {
-    format!("cannot read {}: {e}", file_name(&file.to_string_lossy()))
-}
-
-/// The bytes of `r`'s file: those it kept, or else the file read again,
-/// unpacked when compressed (standard input is always kept whole).
-fn source_of<'r>(r: &'r FileResult, file: &Path) -> Result<Cow<'r, [u8]>, String> {
-    if r.source.is_empty() && !is_stdin(file) {
-        callint::input::packed::read(file)
-            .map(Cow::Owned)
-            .map_err(|e| cannot_read(file, &e))
-    } else {
-        Ok(Cow::Borrowed(&r.source))
-    }
-}
-
-/// Give `r` the bytes of its file when it has findings to show.
-fn ensure_source(r: &mut FileResult, file: &Path) -> Result<(), String> {
-    if !r.diagnostics.is_empty() {
-        if let Cow::Owned(b) = source_of(r, file)? {
-            r.source = b;
-        }
-    }
-    Ok(())
-}
-
-/// Render one linted file, reading its bytes again if it needs them, and
-/// drop them afterwards.
-fn render_file(
-    r: &mut FileResult,
-    file: &Path,
-    outs: &[(Format, report::pretty::Style)],
-    post: &adopt::Post,
-) -> Result<Piece, String> {
-    if !outs.is_empty() || post.active() {
-        ensure_source(r, file)?;
-        post.apply(r);
-    }
-    let piece = render(r, file, outs);
-    r.source = Vec::new();
-    Ok(piece)
-}
-
-/// The room pass: the native logs of one call (same configuration, same
-/// call id, at least two files) are merged, and what the room-scope rules
-/// find there is added to the file each finding points into. Deterministic:
-/// the groups and their files are in the order of `todo`, and every file's
-/// findings are sorted again afterwards.
-fn rooms(
-    pool: &rayon::ThreadPool,
-    linters: &[(Option<PathBuf>, Linter)],
-    todo: &[(PathBuf, usize)],
-    done: &mut [Result<(FileResult, Piece), String>],
-) {
-    let groups = callint::room::groups(done.iter().enumerate().flat_map(|(i, d)| {
-        let calls: &[callint::engine::CallSeen] = match d {
-            Ok((r, Piece::Later)) => &r.calls,
-            _ => &[],
-        };
-        calls.iter().map(move |c| (i, todo[i].1, c))
-    }));
-    if groups.is_empty() {
-        return;
-    }
-    let found: Vec<Vec<Vec<callint::diagnostic::Diagnostic>>> = pool.install(|| {
-        use rayon::prelude::*;
-        groups
-            .par_iter()
-            .with_max_len(1)
-            .map(|(slot, id, files)| {
-                // The group's logs are read again, for as long as its room
-                // takes: a batch never holds the bytes of all its logs. A
-                // log that cannot be read again adds nothing to the room;
-                // rendering it reports why.
-                let logs: Vec<(&FileResult, &Path)> = files
-                    .iter()
-                    .filter_map(|&i| done[i].as_ref().ok().map(|(r, _)| (r, todo[i].0.as_path())))
-                    .collect();
-                let Ok(sources) = logs
-                    .iter()
-                    .map(|&(r, file)| source_of(r, file))
-                    .collect::<Result<Vec<_>, _>>()
-                else {
-                    return vec![Vec::new(); files.len()];
-                };
-                let members: Vec<callint::room::Member<'_>> = logs
-                    .iter()
-                    .zip(&sources)
-                    .map(|(&(r, _), source)| callint::room::Member {
-                        source,
-                        ..callint::room::Member::of(r)
-                    })
-                    .collect();
-                callint::room::check(&linters[*slot].1, id, &members)
-            })
-            .collect()
-    });
-    let mut touched = Vec::new();
-    for ((_, _, files), found) in groups.iter().zip(found) {
-        for (&i, new) in files.iter().zip(found) {
-            if let (Ok((r, _)), false) = (&mut done[i], new.is_empty()) {
-                r.diagnostics.extend(new);
-                touched.push(i);
-            }
-        }
-    }
-    for i in touched {
-        if let Ok((r, _)) = &mut done[i] {
-            callint::room::finish(&mut r.diagnostics);
-        }
-    }
-}
-
-/// Render one linted file in every format of `outs` (none: counts only).
-fn render(r: &FileResult, file: &Path, outs: &[(Format, report::pretty::Style)]) -> Piece {
-    Piece::Parts(
-        outs.iter()
-            .map(|&(format, style)| outputs::render(r, file, format, style))
-            .collect(),
-    )
 }
 
 /// The progress bar of a long batch: on standard error, only when that is

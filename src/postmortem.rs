@@ -103,7 +103,7 @@ pub fn run(args: ReportArgs) -> u8 {
             if std::mem::replace(&mut stdin_read, true) {
                 continue;
             }
-            match super::read_stdin() {
+            match callint::batch::read_stdin() {
                 Ok(b) => b,
                 Err(e) => return fail(format_args!("cannot read standard input: {e}")),
             }

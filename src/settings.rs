@@ -2,82 +2,33 @@
 //! `callint.toml` above it, as `--config` and `--no-config` allow, and
 //! what `check --show-settings` prints of it.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use callint::config::Config;
-use callint::engine::Linter;
+use callint::batch::{ConfigChoice, Settings};
 
 use crate::CheckArgs;
 
-/// The nearest configuration file of each folder asked about, found once.
-#[derive(Default)]
-pub struct Nearest {
-    by_folder: HashMap<PathBuf, Option<PathBuf>>,
-}
-
-impl Nearest {
-    /// The configuration file for `path` (a file or a folder).
-    pub fn config_for(&mut self, args: &CheckArgs, path: &Path) -> Option<PathBuf> {
-        if args.no_config {
-            return None;
-        }
-        if let Some(c) = &args.config {
-            return Some(c.clone());
-        }
-        let folder = if path.is_dir() {
-            path.to_path_buf()
-        } else {
-            path.parent().map(Path::to_path_buf).unwrap_or_default()
-        };
-        self.by_folder
-            .entry(folder)
-            .or_insert_with_key(|f| Config::discover(&f.join("-")))
-            .clone()
-    }
-}
-
-/// The configuration of `config_path` (the defaults for none), with the
-/// command line's changes.
-pub fn load(config_path: Option<&Path>, args: &CheckArgs) -> Result<Config, String> {
-    let mut config = match config_path {
-        Some(p) => Config::load(p).map_err(|e| e.to_string())?,
-        None => Config::default(),
+/// The settings of a `check` run, as its command line gives them.
+pub fn batch(args: &CheckArgs) -> Settings {
+    let config = if args.no_config {
+        ConfigChoice::Defaults
+    } else if let Some(c) = &args.config {
+        ConfigChoice::File(c.clone())
+    } else {
+        ConfigChoice::Nearest
     };
-    if args.max_repeats.is_some() {
-        config.max_repeats = args.max_repeats;
+    Settings {
+        config,
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        max_repeats: args.max_repeats,
+        input_format: args.input_format,
+        merge: !args.no_merge,
+        no_ignore: args.no_ignore,
+        jobs: args.jobs.map(usize::from),
+        cache_dir: (!args.no_cache).then(|| args.cache_dir.clone()),
+        stdin_name: args.stdin_filename.clone(),
     }
-    Ok(config)
-}
-
-/// Everything besides a file's bytes and name that changes what linting
-/// it finds, as the cache keys its entries by: the resolved configuration
-/// and the command line's rule choices and input format.
-pub fn describe(config_path: Option<&Path>, args: &CheckArgs) -> String {
-    let config = load(config_path, args)
-        .map(|c| format!("{c:?}"))
-        .unwrap_or_default();
-    format!(
-        "{config}|select={:?}|ignore={:?}|input={:?}",
-        args.select, args.ignore, args.input_format
-    )
-}
-
-/// The index in `linters` of the linter for `config_path`, made on first
-/// use.
-pub fn slot(
-    linters: &mut Vec<(Option<PathBuf>, Linter)>,
-    config_path: Option<PathBuf>,
-    args: &CheckArgs,
-) -> Result<usize, String> {
-    if let Some(k) = linters.iter().position(|(p, _)| *p == config_path) {
-        return Ok(k);
-    }
-    let config = load(config_path.as_deref(), args)?;
-    let linter =
-        Linter::new(&config, args.select.as_deref(), &args.ignore).map_err(|e| e.to_string())?;
-    linters.push((config_path, linter));
-    Ok(linters.len() - 1)
 }
 
 /// `check --show-settings FILE`: the settings `file` is checked with, and
@@ -85,10 +36,10 @@ pub fn slot(
 /// the defaults.
 pub fn show(args: &CheckArgs, file: &Path) -> Result<String, String> {
     use std::fmt::Write;
-    let config_path = Nearest::default().config_for(args, file);
-    let config = load(config_path.as_deref(), args)?;
-    let linter =
-        Linter::new(&config, args.select.as_deref(), &args.ignore).map_err(|e| e.to_string())?;
+    let settings = batch(args);
+    let config_path = settings.config_path(file);
+    let config = settings.load(config_path.as_deref())?;
+    let linter = settings.linter(config_path.as_deref())?;
     let from_file = config_path
         .as_deref()
         .map_or_else(|| "defaults".to_string(), |p| p.display().to_string());
