@@ -8,6 +8,7 @@ pub mod baseline;
 pub mod batch;
 pub mod cache;
 pub mod claims;
+pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;

@@ -2,7 +2,7 @@
 //! with output independent of scheduling, statistics with rates per 100
 //! says, SARIF checked against the official schema, GitHub annotations.
 
-use crate::common::{callint, callint_in, root, scratch};
+use crate::common::{callint, callint_in, root, scratch, stdout};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -493,4 +493,37 @@ fn statistics_do_not_go_with_sarif_or_github() {
         assert_eq!(o.status.code(), Some(2), "{format}");
         assert!(o.stdout.is_empty());
     }
+}
+
+/// The library's `check_json` (what the Python module calls) gives the
+/// command line's `--format json` document byte for byte, on the whole
+/// corpus, with bytes handed over as well as files.
+#[test]
+fn the_library_json_run_is_the_command_lines() {
+    use callint::batch::Settings;
+    let cli = callint(&["check", "corpus", "--format", "json", "--no-cache"]);
+    assert_eq!(cli.status.code(), Some(1));
+    let lib =
+        callint::cli::check_json(Settings::default(), &["corpus".into()], Vec::new()).unwrap();
+    assert!(lib.errors.is_empty(), "{:?}", lib.errors);
+    assert_eq!(lib.document, stdout(&cli));
+
+    let name = "corpus/seed-incident/opencode.jsonl";
+    let bytes = std::fs::read(name).unwrap();
+    let cli = callint(&["check", name, "--format", "json", "--no-cache"]);
+    let lib =
+        callint::cli::check_json(Settings::default(), &[], vec![(name.into(), bytes)]).unwrap();
+    assert_eq!(lib.document, stdout(&cli));
+    let doc: serde_json::Value = serde_json::from_str(&lib.document).unwrap();
+    assert!(doc["summary"]["diagnostics"].as_u64().unwrap() > 5, "{doc}");
+
+    let missing =
+        callint::cli::check_json(Settings::default(), &["no/such.jsonl".into()], Vec::new())
+            .unwrap();
+    assert_eq!(missing.errors.len(), 1, "{:?}", missing.errors);
+    assert!(
+        missing.errors[0].contains("no/such.jsonl"),
+        "{:?}",
+        missing.errors
+    );
 }

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use callint::engine::FileResult;
-use callint::report::{self, Format, Summary};
+use crate::engine::FileResult;
+use crate::report::{self, Format, Summary};
 
 /// One output: a format, and the file it goes to (standard output when
 /// none).

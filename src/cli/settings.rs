@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use callint::batch::{ConfigChoice, Settings};
+use crate::batch::{ConfigChoice, Settings};
 
-use crate::CheckArgs;
+use super::CheckArgs;
 
 /// The settings of a `check` run, as its command line gives them.
 pub fn batch(args: &CheckArgs) -> Settings {
@@ -100,7 +100,7 @@ pub fn show(args: &CheckArgs, file: &Path) -> Result<String, String> {
     let _ = writeln!(
         out,
         "max-repeats = {}  # {}",
-        config.max_repeats.unwrap_or(callint::engine::MAX_REPEATS),
+        config.max_repeats.unwrap_or(crate::engine::MAX_REPEATS),
         source(config.max_repeats.is_some(), args.max_repeats.is_some())
     );
     let skipped = linter.ignored_in(&file.to_string_lossy());
@@ -108,7 +108,7 @@ pub fn show(args: &CheckArgs, file: &Path) -> Result<String, String> {
         let _ = writeln!(out, "per-file-ignores: {rule}  # {glob:?} in {from_file}");
     }
     let _ = writeln!(out, "\nrules:");
-    for m in callint::rules::catalogue() {
+    for m in crate::rules::catalogue() {
         let rc = config.rule(m).map_err(|e| e.to_string())?;
         let skipped_here = skipped.iter().any(|(r, _)| *r == m.name || *r == "all");
         let on = linter.is_active(m.name) && !skipped_here;

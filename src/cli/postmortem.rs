@@ -2,28 +2,28 @@
 //!
 //! Each file is one agent's log of the same call. Every file is linted with
 //! the normal [`Linter`] (all rules, the nearest `callint.toml`) and the
-//! room pass of `check` ([`callint::room::pass`]), and the files are merged
-//! into one room timeline with [`callint::room::merge`], the merge `check`
+//! room pass of `check` ([`crate::room::pass`]), and the files are merged
+//! into one room timeline with [`crate::room::merge`], the merge `check`
 //! uses too: each agent's own says come from its own log, and a line that
 //! several logs saw (the same speaker and text within
-//! [`callint::room::MERGE_MS`]) is kept once. The summary goes to the
+//! [`crate::room::MERGE_MS`]) is kept once. The summary goes to the
 //! terminal; with `--html` the same view is written as one self-contained
-//! page ([`callint::report::html`]).
+//! page ([`crate::report::html`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use callint::config::Config;
-use callint::engine::{FileResult, Linter};
-use callint::input;
-use callint::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
-use callint::report::escape::{elide, file_name, one_line};
-use callint::report::html::{
+use crate::config::Config;
+use crate::engine::{FileResult, Linter};
+use crate::input;
+use crate::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
+use crate::report::escape::{elide, file_name, one_line};
+use crate::report::html::{
     self, clock, seconds, AgentRow, FileInfo, FindingRow, Lane, LaneKind, Mark, Page,
 };
-use callint::report::{resolve, LineIndex, Summary};
-use callint::room::{self, Lanes as _, Line};
-use callint::turns::{self, same_name};
+use crate::report::{resolve, LineIndex, Summary};
+use crate::room::{self, Lanes as _, Line};
+use crate::turns::{self, same_name};
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
@@ -79,7 +79,7 @@ pub fn run(args: ReportArgs) -> u8 {
         }
         let mut found = Vec::new();
         let mut errors = Vec::new();
-        callint::walk::files(f, &mut found, &mut errors);
+        crate::walk::files(f, &mut found, &mut errors);
         if let Some(e) = errors.iter().find(|e| e.fatal) {
             return fail(format_args!(
                 "cannot read {}: {}",
@@ -103,7 +103,7 @@ pub fn run(args: ReportArgs) -> u8 {
             if std::mem::replace(&mut stdin_read, true) {
                 continue;
             }
-            match callint::batch::read_stdin() {
+            match crate::batch::read_stdin() {
                 Ok(b) => b,
                 Err(e) => return fail(format_args!("cannot read standard input: {e}")),
             }
@@ -257,8 +257,8 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
     for v in &views {
         if let Some(me) = v.call.recorder {
             let role = v.call.recorder_role.map(|r| match r {
-                callint::model::Role::Owner => "owner",
-                callint::model::Role::Participant => "participant",
+                crate::model::Role::Owner => "owner",
+                crate::model::Role::Participant => "participant",
             });
             let k = lanes.agent(me);
             if lanes.lanes[k].role.is_none() {
@@ -572,7 +572,7 @@ impl Lanes {
     /// The lane of a name: a participant's, or the voicebot's for the names
     /// speech recognition hears for it.
     fn find(&self, name: &str) -> Option<usize> {
-        if callint::model::is_voicebot(&self.lanes[self.voicebot].name, name) {
+        if crate::model::is_voicebot(&self.lanes[self.voicebot].name, name) {
             return Some(self.voicebot);
         }
         self.lanes.iter().position(|l| same_name(&l.name, name))
@@ -620,7 +620,7 @@ fn agent_rows(
         };
         for l in lines.iter().filter(|l| l.lane == k && !l.dropped) {
             row.says += 1;
-            row.words += callint::text::lower_words(&l.text).len();
+            row.words += crate::text::lower_words(&l.text).len();
         }
         let own: Vec<&View<'_>> = views
             .iter()

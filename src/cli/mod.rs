@@ -1,0 +1,980 @@
+//! The `callint` command line.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::Config;
+use crate::engine::{FileResult, Linter};
+use crate::report::escape::{file_name, one_line};
+use crate::report::{self, Format, Summary};
+use crate::rules;
+
+mod adopt;
+mod outputs;
+mod postmortem;
+mod settings;
+
+/// Lint recorded multi-agent voice calls against the rules of the room.
+///
+/// callint reads the logs an agent's client recorded during a voicehook call
+/// (one JSON record per line) and points at each line where an agent broke a
+/// rule: who answers, in which language, how boards read, how the call link
+/// is handed over.
+#[derive(Parser)]
+#[command(name = "callint", version, propagate_version = true)]
+#[command(after_help = "Examples:
+  callint check corpus/                 lint every log below a folder
+  callint check call.jsonl --format json
+  callint check logs/ --select board-bundle,label-too-long
+  callint rules                         list every rule
+  callint explain board-bundle          why a rule exists, with examples")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint call logs, agents' session files, traces, recordings, transcripts, boards, prompts and helper code (files, or folders searched for them).
+    Check(Box<CheckArgs>),
+    /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
+    Report(postmortem::ReportArgs),
+    /// List the rules: name, rulebook rule, default severity, scope (own log, or also the merged room), summary.
+    Rules {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
+    /// Print a rule's page: what it checks, why, and Bad and Good examples.
+    Explain {
+        /// The rule's name, as `callint rules` lists it.
+        rule: String,
+    },
+    /// Judge a voicehook call before it is made: a PreToolUse hook for Claude Code (hook input on standard input; a denial as JSON on standard output).
+    Guard(GuardArgs),
+    /// Show whom a line addresses, by the server's addressing rule.
+    Addressing {
+        /// The spoken line.
+        text: String,
+        /// Agent labels in the call, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        labels: Vec<String>,
+        /// The human's name.
+        #[arg(long)]
+        human: Option<String>,
+        /// The voicebot's name.
+        #[arg(long, default_value = "Delta")]
+        voicebot: String,
+    },
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Files or folders to lint [default: .]; `-` reads standard input.
+    /// Folders are searched for files ending in .jsonl, .ndjson, .log, .txt,
+    /// .vtt, .srt, .md, .markdown, .py, .js, .mjs, .ts and .sh (each also
+    /// as .gz or .zst), `stdin`/`stdout` halves of a capture, and .json
+    /// files that hold a log, a trace, a board or a session.
+    paths: Vec<PathBuf>,
+    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
+    #[arg(long, value_name = "FORMAT", value_parser = crate::input::Format::parse_name)]
+    input_format: Option<crate::input::Format>,
+    /// Output format, and the file it goes to [default: pretty on a
+    /// terminal, concise otherwise]: pretty, concise, json, jsonl, sarif,
+    /// github, junit or gitlab. Repeat it for several outputs of one run
+    /// (`--format json:findings.json --format github`); at most one goes
+    /// to standard output.
+    #[arg(long, value_name = "FORMAT[:FILE]", value_parser = outputs::parse_spec)]
+    format: Vec<outputs::Output>,
+    /// Write the output of the --format without a file here instead of to
+    /// standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output_file: Option<PathBuf>,
+    /// Run only these rules (comma-separated; `all` for every rule). Replaces `select` of callint.toml.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    select: Option<Vec<String>>,
+    /// Skip these rules (comma-separated). Adds to `ignore` of callint.toml.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    ignore: Vec<String>,
+    /// Use this configuration file instead of the nearest callint.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every callint.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// When to use colour.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Print counts per rule and per agent instead of each finding.
+    #[arg(long)]
+    statistics: bool,
+    /// Exit 0 even when errors are found.
+    #[arg(long)]
+    exit_zero: bool,
+    /// The lowest severity that makes the run fail (exit 1).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Fail (exit 1) when more than N warnings are found, whatever --fail-on says.
+    #[arg(long, value_name = "N")]
+    max_warnings: Option<usize>,
+    /// Also check the paths listed in FILE, one a line (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
+    /// The name to file the findings on standard input under (`-`), and
+    /// to tell its format and find its callint.toml by.
+    #[arg(long, value_name = "NAME")]
+    stdin_filename: Option<PathBuf>,
+    /// Print the settings FILE would be checked with (the nearest
+    /// callint.toml, the command line, the defaults) and where each comes
+    /// from; check nothing.
+    #[arg(long, value_name = "FILE")]
+    show_settings: Option<PathBuf>,
+    /// Lint every file again, without reading or writing the cache of
+    /// unchanged files' findings.
+    #[arg(long)]
+    no_cache: bool,
+    /// Keep the cache of unchanged files' findings here.
+    #[arg(long, value_name = "DIR", default_value = crate::cache::DIR)]
+    cache_dir: PathBuf,
+    /// Print findings only, no closing summary line and no progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Lint this many files at once [default: all cores].
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+    /// Also read hidden files and files named in .gitignore or .ignore files.
+    #[arg(long)]
+    no_ignore: bool,
+    /// Lint each file on its own. By default the native logs of one call
+    /// (same call id) are also merged into one room timeline, where the
+    /// room-scope rules judge the agents whose own log is not among them.
+    #[arg(long)]
+    no_merge: bool,
+    /// Findings of one rule listed per file before the rest are summed up
+    /// in one "and K more like this" [default: 100, or `max-repeats` of
+    /// callint.toml]; 0 lists all.
+    #[arg(long, value_name = "N")]
+    max_repeats: Option<usize>,
+    /// Report only findings this baseline file does not list, and say how
+    /// many it accepted; its entries that match nothing are listed.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every finding of this run to a baseline file (entries of files
+    /// not checked in this run are kept), and report none of them.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Drop the entries of the --baseline file that matched nothing.
+    #[arg(long, requires = "baseline", conflicts_with = "write_baseline")]
+    prune_baseline: bool,
+    /// Keep watching the files (logs still being written) and print each
+    /// new finding as it appears, until Ctrl-C, which prints a summary.
+    /// Truncated and replaced (rotated) files are read again from the
+    /// start. Output: concise, or `--format jsonl`.
+    #[arg(long)]
+    follow: bool,
+    /// How often --follow looks at the files, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 250, hide = true)]
+    poll_ms: u64,
+}
+
+#[derive(Args)]
+struct GuardArgs {
+    /// The lowest severity that denies a call. Findings of severity info
+    /// never deny.
+    #[arg(long, value_enum, default_value_t = DenyAt::Warning)]
+    deny: DenyAt,
+    /// Deny nothing: say on standard error what would have been denied.
+    #[arg(long)]
+    dry_run: bool,
+    /// Use this configuration file instead of the callint.toml nearest to
+    /// the hook's working folder.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every callint.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// Judge the call as made at this time (RFC 3339) instead of now, to
+    /// replay a recorded session.
+    #[arg(long, value_name = "TIME", hide = true)]
+    now: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum DenyAt {
+    /// Warnings and errors deny.
+    Warning,
+    /// Only errors deny.
+    Error,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl FailOn {
+    fn severity(self) -> crate::diagnostic::Severity {
+        use crate::diagnostic::Severity;
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Run the command line on `args` (the program's name first) and return
+/// the exit status. Help, a version or a mistaken argument is printed here
+/// too, and never ends the process: the wheel's entry point and the binary
+/// both exit with what this returns.
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        // A hook that exits with 2 blocks the agent's call: a guard
+        // started with a wrong flag says so and lets the call through.
+        Err(e) if args.get(1).is_some_and(|a| a == "guard") && e.use_stderr() => {
+            warn(format_args!("guard: {}", e.to_string().trim_end()));
+            return 1;
+        }
+        Err(e) => {
+            // What clap's own exit would print and return: usage errors on
+            // standard error with status 2, help and version on standard
+            // output with 0.
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Guard(args) => guard(args),
+        Command::Check(args) => check(*args),
+        Command::Report(args) => postmortem::run(args),
+        Command::Rules { format } => list_rules(format),
+        Command::Explain { rule } => explain(&rule),
+        Command::Addressing {
+            text,
+            labels,
+            human,
+            voicebot,
+        } => addressing(&text, &labels, human.as_deref(), &voicebot),
+    }
+}
+
+fn fail(msg: impl std::fmt::Display) -> u8 {
+    warn(format_args!("error: {msg}"));
+    2
+}
+
+/// Print `callint: MSG` on standard error. A standard error that cannot be
+/// written to is no reason to stop (nor to panic, as `eprintln!` would).
+fn warn(msg: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "callint: {msg}");
+}
+
+/// Write `out` to standard output and return `code`, the status the run
+/// calls for. A reader that closed the pipe (`| head`) wanted no more: the
+/// rest is dropped silently and `code` stands. Any other failure to write
+/// (a full disk, a closed descriptor) means the output is lost, so it is
+/// said on standard error and the status is 2.
+fn emit(out: &[u8], code: u8) -> u8 {
+    let mut lock = std::io::stdout().lock();
+    match lock.write_all(out).and_then(|()| lock.flush()) {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => fail(format_args!("cannot write the output: {e}")),
+    }
+}
+
+/// `callint check --follow`: poll the files until Ctrl-C, then sum up on
+/// standard error.
+fn follow(args: CheckArgs) -> u8 {
+    use crate::follow::{Follow, Style};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let style = match args.format.as_slice() {
+        [] => Style::Concise,
+        [o] if o.path.is_none() && o.format == Format::Concise => Style::Concise,
+        [o] if o.path.is_none() && o.format == Format::Jsonl => Style::Jsonl,
+        _ => return fail("--follow writes --format concise or jsonl, to standard output"),
+    };
+    if args.paths.is_empty() {
+        return fail("--follow needs the files to follow");
+    }
+    if let Some(p) = args.paths.iter().find(|p| !crate::follow::followable(p)) {
+        return fail(format_args!(
+            "--follow follows files; {} is not one",
+            file_name(&p.to_string_lossy())
+        ));
+    }
+    let mut config = match Config::in_force(args.no_config, args.config.as_deref(), &args.paths[0])
+    {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    if args.max_repeats.is_some() {
+        config.max_repeats = args.max_repeats;
+    }
+    let linter = match Linter::new(&config, args.select.as_deref(), &args.ignore) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+        return fail(format_args!("cannot catch Ctrl-C: {e}"));
+    }
+    let mut f = Follow::new(&args.paths, style);
+    let pause = std::time::Duration::from_millis(args.poll_ms.max(10));
+    while !stop.load(Ordering::SeqCst) {
+        let news = f.poll(&linter);
+        for n in &news.notes {
+            warn(format_args!("{n}"));
+        }
+        if !news.findings.is_empty() {
+            let mut out = String::new();
+            for (_, line) in &news.findings {
+                out.push_str(line);
+                out.push('\n');
+            }
+            let mut lock = std::io::stdout().lock();
+            if lock
+                .write_all(out.as_bytes())
+                .and_then(|()| lock.flush())
+                .is_err()
+            {
+                // Nobody reads any more (a closed pipe): done.
+                break;
+            }
+        }
+        // Sleep in short steps, to answer Ctrl-C at once.
+        let mut slept = std::time::Duration::ZERO;
+        while slept < pause && !stop.load(Ordering::SeqCst) {
+            let step = (pause - slept).min(std::time::Duration::from_millis(20));
+            std::thread::sleep(step);
+            slept += step;
+        }
+    }
+    let news = f.flush();
+    if !news.findings.is_empty() {
+        let mut out = String::new();
+        for (_, line) in &news.findings {
+            out.push_str(line);
+            out.push('\n');
+        }
+        let _ = emit(out.as_bytes(), 0);
+    }
+    let [info, warnings, errors] = f.counts;
+    warn(format_args!(
+        "followed {} file{}: {} finding{} ({errors} error{}, {warnings} warning{}, {info} info)",
+        f.files(),
+        if f.files() == 1 { "" } else { "s" },
+        info + warnings + errors,
+        if info + warnings + errors == 1 {
+            ""
+        } else {
+            "s"
+        },
+        if errors == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+    ));
+    u8::from(errors > 0 && !args.exit_zero)
+}
+
+/// The largest hook input read: a pending call with its arguments is a few
+/// kilobytes.
+const MAX_HOOK_INPUT: u64 = 16 << 20;
+
+/// `callint guard`: exit 0 always; a denial is JSON on standard output,
+/// everything else (what would be denied in a dry run, why a call was let
+/// through unjudged) goes to standard error.
+fn guard(args: GuardArgs) -> u8 {
+    use crate::guard::{self, Verdict};
+    use std::io::Read;
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin()
+        .lock()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut input)
+    {
+        warn(format_args!(
+            "guard: allowed: cannot read the hook input: {e}"
+        ));
+        return 0;
+    }
+    let hook = match guard::read_hook(&input) {
+        Ok(h) => h,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
+    };
+    let now = match &args.now {
+        Some(t) => match crate::input::ts::parse_rfc3339(t) {
+            Some(t) => t,
+            None => {
+                warn(format_args!(
+                    "guard: allowed: --now {} is no RFC 3339 time",
+                    one_line(t)
+                ));
+                return 0;
+            }
+        },
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    };
+    let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let near = dir.join("callint.toml");
+    let config = match Config::in_force(args.no_config, args.config.as_deref(), &near) {
+        Ok(c) => c,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
+    };
+    let linter = match Linter::new(&config, None, &[]) {
+        Ok(l) => l,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return 0;
+        }
+    };
+    let findings = match guard::judge(&linter, &hook, now) {
+        Verdict::Allow(why) => {
+            warn(format_args!("guard: allowed without judging: {why}"));
+            return 0;
+        }
+        Verdict::Judged(f) => f,
+    };
+    let at = match args.deny {
+        DenyAt::Warning => crate::diagnostic::Severity::Warning,
+        DenyAt::Error => crate::diagnostic::Severity::Error,
+    };
+    let denied = guard::denying(&findings, at);
+    if denied.is_empty() {
+        return 0;
+    }
+    let reason = guard::reason(&denied);
+    if args.dry_run {
+        warn(format_args!(
+            "guard: would deny {}: {reason}",
+            one_line(&hook.tool_name)
+        ));
+        return 0;
+    }
+    let mut out = guard::deny_output(&reason);
+    out.push('\n');
+    // A denial that cannot be written lets the call through: nothing else
+    // to do, and no reason to block.
+    emit(out.as_bytes(), 0);
+    0
+}
+
+fn check(mut args: CheckArgs) -> u8 {
+    if args.follow {
+        return follow(args);
+    }
+    if let Some(file) = &args.show_settings {
+        return match settings::show(&args, file) {
+            Ok(out) => emit(out.as_bytes(), 0),
+            Err(e) => fail(e),
+        };
+    }
+    if let Some(list) = &args.files_from {
+        if list.as_os_str() == "-" && args.paths.iter().any(|p| p.as_os_str() == "-") {
+            return fail(
+                "standard input cannot be both the list of --files-from and a file to check",
+            );
+        }
+        match adopt::files_from(list) {
+            Ok(paths) if paths.is_empty() && args.paths.is_empty() => {
+                return fail(format_args!(
+                    "{} lists no file to check",
+                    file_name(&list.to_string_lossy())
+                ))
+            }
+            Ok(paths) => args.paths.extend(paths),
+            Err(e) => return fail(e),
+        }
+    }
+    if args.paths.is_empty() {
+        if stdin_is_fed() {
+            warn(format_args!(
+                "note: standard input is not read without `-` (`callint check -`); checking the current folder"
+            ));
+        }
+        args.paths.push(PathBuf::from("."));
+    }
+    let stdout = std::io::stdout();
+    let tty = stdout.is_terminal();
+    let outs = match outputs::resolve(&args.format, args.output_file.as_deref(), tty) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => tty && !no_color_env,
+    };
+    let width = terminal_size::terminal_size()
+        .map(|(w, _)| w.0 as usize)
+        .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
+        .unwrap_or(120);
+
+    let tabled = |f: Format| matches!(f, Format::Pretty | Format::Concise | Format::Json);
+    if args.statistics && !outs.iter().any(|o| tabled(o.format)) {
+        return fail("--statistics prints a table (with --format json: the summary); it does not go with --format sarif, github, jsonl, junit or gitlab alone");
+    }
+    let post = match adopt::Post::new(
+        args.baseline.as_deref(),
+        args.write_baseline.as_deref(),
+        args.prune_baseline,
+    ) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+
+    // Every file to read, each with the linter of the configuration in
+    // force for it, in the order of the paths given.
+    let mut batch = crate::batch::Batch::new(settings::batch(&args));
+    for path in &args.paths {
+        if let Err(e) = batch.add(path) {
+            return fail(e);
+        }
+    }
+    // What each file is rendered in: every output but the tables that
+    // --statistics prints instead; colour only on standard output.
+    let what: Vec<(Format, report::pretty::Style)> = outs
+        .iter()
+        .filter(|o| !(args.statistics && matches!(o.format, Format::Pretty | Format::Concise)))
+        .map(|o| {
+            let color = color && o.path.is_none();
+            (o.format, report::pretty::Style { color, width })
+        })
+        .collect();
+    let progress = Progress::new(batch.len(), args.quiet);
+    let render = Rendered {
+        outs: &what,
+        post: &post,
+        progress: &progress,
+    };
+    let run = match batch.run(&render) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    progress.finish();
+    let mut failed = false;
+    for p in &run.problems {
+        if p.fatal {
+            warn(format_args!("error: {}", p.message));
+            failed = true;
+        } else {
+            warn(format_args!("warning: {}", p.message));
+        }
+    }
+    let summary = &run.summary;
+    let mut parts: Vec<Vec<outputs::Part>> = what.iter().map(|_| Vec::new()).collect();
+    let mut linted = Vec::with_capacity(run.files.len());
+    for (path, d) in run.files {
+        linted.push(path.to_string_lossy().into_owned());
+        match d {
+            Ok((_, ps)) => {
+                for (k, p) in ps.into_iter().enumerate() {
+                    parts[k].push(p);
+                }
+            }
+            Err(msg) => {
+                warn(format_args!("error: {msg}"));
+                failed = true;
+            }
+        }
+    }
+    let closing = (!args.quiet).then(|| closing(summary, failed));
+    let mut parts = parts.into_iter();
+    let mut stdout_doc: Option<String> = None;
+    for o in &outs {
+        let doc = if args.statistics && matches!(o.format, Format::Pretty | Format::Concise) {
+            let mut out = String::new();
+            statistics(summary, failed, args.quiet, &mut out);
+            out
+        } else {
+            let ps = parts.next().unwrap_or_default();
+            outputs::document(o.format, ps, summary, closing.as_deref())
+        };
+        match &o.path {
+            None => stdout_doc = Some(doc),
+            Some(p) => {
+                if let Err(e) = std::fs::write(p, doc) {
+                    let shown = file_name(&p.to_string_lossy());
+                    warn(format_args!("error: cannot write {shown}: {e}"));
+                    failed = true;
+                }
+            }
+        }
+    }
+    if let Err(e) = post.finish(&linted, !failed, args.quiet) {
+        warn(format_args!("error: {e}"));
+        failed = true;
+    }
+    let fails = adopt::fails(summary, args.fail_on.severity(), args.max_warnings);
+    if let (Some(why), false) = (&fails, args.quiet || args.exit_zero) {
+        if !why.is_empty() {
+            warn(format_args!("{why}"));
+        }
+    }
+    let code = if failed {
+        2
+    } else if fails.is_some() && !args.exit_zero {
+        1
+    } else {
+        0
+    };
+    emit(stdout_doc.unwrap_or_default().as_bytes(), code)
+}
+
+/// The closing line: the summary's, unless nothing was found in a run that
+/// could not read everything it was given (which is no pass).
+fn closing(summary: &Summary, failed: bool) -> String {
+    if failed && summary.diagnostics == 0 {
+        format!(
+            "Not every path could be checked; no problems in the {} file{} read.",
+            summary.files,
+            if summary.files == 1 { "" } else { "s" }
+        )
+    } else {
+        summary.line()
+    }
+}
+
+/// How `check` renders each file: in every output's format (none: counts
+/// only), after the baseline had its say.
+struct Rendered<'a> {
+    outs: &'a [(Format, report::pretty::Style)],
+    post: &'a adopt::Post,
+    progress: &'a Progress,
+}
+
+impl crate::batch::Render for Rendered<'_> {
+    type Piece = Vec<outputs::Part>;
+
+    fn wants_source(&self) -> bool {
+        !self.outs.is_empty() || self.post.active()
+    }
+
+    fn render(&self, r: &mut FileResult, file: &Path) -> Result<Self::Piece, String> {
+        self.post.apply(r);
+        Ok(self
+            .outs
+            .iter()
+            .map(|&(format, style)| outputs::render(r, file, format, style))
+            .collect())
+    }
+
+    fn tick(&self) {
+        self.progress.tick();
+    }
+}
+
+/// True when standard input brings something (a pipe, a socket or a
+/// non-empty file), so that a `check` without paths says it is not read.
+#[cfg(unix)]
+fn stdin_is_fed() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    let Ok(meta) = std::fs::File::from(fd).metadata() else {
+        return false;
+    };
+    let t = meta.file_type();
+    t.is_fifo() || t.is_socket() || (t.is_file() && meta.len() > 0)
+}
+
+#[cfg(not(unix))]
+fn stdin_is_fed() -> bool {
+    !std::io::stdin().is_terminal()
+}
+
+/// The progress bar of a long batch: on standard error, only when that is
+/// a terminal, not with `--quiet`, not for a handful of files, and only once
+/// the batch has run for a moment (a quick one never shows it).
+struct Progress {
+    bar: indicatif::ProgressBar,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    const MIN_FILES: usize = 10;
+    const AFTER: std::time::Duration = std::time::Duration::from_millis(300);
+
+    fn new(files: usize, quiet: bool) -> Progress {
+        let wanted = !quiet && files >= Self::MIN_FILES && std::io::stderr().is_terminal();
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(files as u64),
+            indicatif::ProgressDrawTarget::hidden(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} files, {rate} files/s, {eta} left",
+        ) {
+            let rate = |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}", s.per_sec());
+            };
+            bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
+        }
+        bar.set_prefix("linting");
+        Progress {
+            bar,
+            shown: std::sync::atomic::AtomicBool::new(!wanted),
+        }
+    }
+
+    fn tick(&self) {
+        use std::sync::atomic::Ordering;
+        self.bar.inc(1);
+        if !self.shown.load(Ordering::Relaxed)
+            && self.bar.elapsed() >= Self::AFTER
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// `--statistics`: findings per rule and per agent, with rates per 100 says.
+fn statistics(s: &Summary, failed: bool, quiet: bool, out: &mut String) {
+    use std::fmt::Write;
+    let rate = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.2}"));
+    let _ = writeln!(
+        out,
+        "{:>8}  {:>12}  {:<28} DEFAULT",
+        "FINDINGS", "PER 100 SAYS", "RULE"
+    );
+    for (rule, n, per) in s.rule_rows() {
+        let sev = rules::meta(rule)
+            .map(|m| m.default_severity.name())
+            .unwrap_or("");
+        let _ = writeln!(out, "{n:>8}  {:>12}  {rule:<28} {sev}", rate(per));
+    }
+    let agents = s.agent_rows();
+    if !agents.is_empty() {
+        let _ = writeln!(out, "\nby agent:");
+        let _ = writeln!(
+            out,
+            "{:>8}  {:>12}  {:>6}  AGENT",
+            "FINDINGS", "PER 100 SAYS", "SAYS"
+        );
+        for (agent, says, n, per) in agents {
+            let _ = writeln!(
+                out,
+                "{n:>8}  {:>12}  {says:>6}  {}",
+                rate(per),
+                one_line(agent)
+            );
+        }
+    }
+    if !quiet {
+        let _ = writeln!(
+            out,
+            "\n{}\nRates are findings per 100 says: {} says by {} agents.",
+            closing(s, failed),
+            s.total_says(),
+            s.says.len()
+        );
+    }
+}
+
+fn list_rules(format: ListFormat) -> u8 {
+    let cat = rules::catalogue();
+    let mut out = String::new();
+    match format {
+        ListFormat::Json => {
+            out = rules_json();
+            out.push('\n');
+        }
+        ListFormat::Text => rules_table(&cat, &mut out),
+    }
+    emit(out.as_bytes(), 0)
+}
+
+/// The catalogue as `callint rules --format json` prints it.
+pub fn rules_json() -> String {
+    let v: Vec<serde_json::Value> = rules::catalogue()
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "name": m.name,
+                "seed": m.seed,
+                "default_severity": m.default_severity.name(),
+                "scope": rules::scope(m.name).name(),
+                "summary": m.summary,
+                "options": m.options.iter().map(|o| serde_json::json!({
+                    "name": o.name, "default": o.default.to_string(), "help": o.help
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&v).unwrap_or_default()
+}
+
+/// A rule's page, as `callint explain` prints it, or why there is none.
+pub fn explain_page(name: &str) -> Result<&'static str, String> {
+    rules::page(name).ok_or_else(|| crate::config::ConfigError::unknown_rule(name).to_string())
+}
+
+/// The JSON document of a `check --format json` run over `paths` and the
+/// `data` given as (name, bytes), with what could not be checked.
+pub struct JsonRun {
+    /// `check --format json`'s document, byte for byte.
+    pub document: String,
+    /// What the command line prints as warnings (files it skipped and why).
+    pub warnings: Vec<String>,
+    /// What makes the command line exit 2: inputs that could not be read
+    /// or linted. The document holds the findings of all the others.
+    pub errors: Vec<String>,
+}
+
+/// `check --format json`, as a library call: the same batch, the same
+/// rendering, the same document. No paths and no data check the current
+/// folder, as the command line does. The error is a configuration or rule
+/// name that stops the run before anything is linted.
+pub fn check_json(
+    settings: crate::batch::Settings,
+    paths: &[PathBuf],
+    data: Vec<(PathBuf, Vec<u8>)>,
+) -> Result<JsonRun, String> {
+    let mut batch = crate::batch::Batch::new(settings);
+    if paths.is_empty() && data.is_empty() {
+        batch.add(Path::new("."))?;
+    }
+    for p in paths {
+        batch.add(p)?;
+    }
+    for (name, bytes) in data {
+        batch.add_bytes(&name, bytes)?;
+    }
+    let post = adopt::Post::new(None, None, false)?;
+    let style = report::pretty::Style {
+        color: false,
+        width: 120,
+    };
+    let outs = [(Format::Json, style)];
+    let progress = Progress::new(0, true);
+    let render = Rendered {
+        outs: &outs,
+        post: &post,
+        progress: &progress,
+    };
+    let run = batch.run(&render)?;
+    let mut warnings = Vec::new();
+    let mut errors = Vec::new();
+    for p in run.problems {
+        if p.fatal {
+            errors.push(p.message);
+        } else {
+            warnings.push(p.message);
+        }
+    }
+    let mut parts = Vec::with_capacity(run.files.len());
+    for (_, d) in run.files {
+        match d {
+            Ok((_, ps)) => parts.extend(ps),
+            Err(msg) => errors.push(msg),
+        }
+    }
+    Ok(JsonRun {
+        document: outputs::document(Format::Json, parts, &run.summary, None),
+        warnings,
+        errors,
+    })
+}
+
+/// The catalogue as a table, its columns as wide as their widest entry,
+/// and what the SEED and SCOPE columns mean.
+fn rules_table(cat: &[&crate::engine::RuleMeta], out: &mut String) {
+    use std::fmt::Write as _;
+    let width = |head: &str, col: &dyn Fn(&crate::engine::RuleMeta) -> usize| {
+        cat.iter()
+            .map(|m| col(m))
+            .max()
+            .unwrap_or(0)
+            .max(head.len())
+    };
+    let name_w = width("RULE", &|m| m.name.len());
+    let seed_w = width("SEED", &|m| m.seed.len());
+    let sev_w = width("DEFAULT", &|m| m.default_severity.name().len());
+    let scope_w = width("SCOPE", &|m| rules::scope(m.name).name().len());
+    let _ = writeln!(
+        out,
+        "{:<name_w$}  {:<seed_w$}  {:<sev_w$}  {:<scope_w$}  SUMMARY",
+        "RULE", "SEED", "DEFAULT", "SCOPE"
+    );
+    for m in cat {
+        let _ = writeln!(
+            out,
+            "{:<name_w$}  {:<seed_w$}  {:<sev_w$}  {:<scope_w$}  {}",
+            m.name,
+            m.seed,
+            m.default_severity.name(),
+            rules::scope(m.name).name(),
+            m.summary
+        );
+    }
+    out.push_str(
+        "\nseed: where in the rulebook the rule comes from: the number of a rule in its list, \
+`hard` for its hard rules,\n`checklist` for its checklist before a say, `server` for what \
+the server does, `format` for the log format.\n\
+scope room: with several logs of one call, `check` also runs the rule on the merged room,\n\
+for the agents whose own log is not among the files; own: each agent's own log only.\n",
+    );
+}
+
+fn explain(name: &str) -> u8 {
+    match explain_page(name) {
+        Ok(p) => emit(p.as_bytes(), 0),
+        Err(e) => fail(e),
+    }
+}
+
+fn addressing(text: &str, labels: &[String], human: Option<&str>, voicebot: &str) -> u8 {
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let roster = crate::addressing::Roster::new(human, voicebot, &labels);
+    let who = roster.addressees(text);
+    let mut out = String::new();
+    if who.is_empty() {
+        out.push_str("nobody\n");
+    } else {
+        for w in who {
+            out.push_str(&one_line(w));
+            out.push('\n');
+        }
+    }
+    emit(out.as_bytes(), 0)
+}
