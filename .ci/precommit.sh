@@ -4,7 +4,15 @@
 # scratch git repository. Committing a bad prompt must be refused, with the
 # output pointing at the offending lines; committing a good one must go
 # through. Needs git and pre-commit (`python3 -m pip install pre-commit`).
+#
+# With `--wheel WHEEL`, the hook is the one the README gives for the wheel
+# instead: a `local` hook of `language: python` that pip-installs the wheel,
+# with the same entry and files as .pre-commit-hooks.yaml; no build at all.
 set -euo pipefail
+wheel=
+if [ "${1:-}" = --wheel ]; then
+  wheel=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-python3}
 if ! "$python" -m pre_commit --version >/dev/null 2>&1; then
@@ -40,12 +48,24 @@ cd "$scratch/work"
 git config user.email ci@callint.invalid
 git config user.name "callint CI"
 git config commit.gpgsign false
-# What `pre-commit install` would set up, with this repository as the hook.
-cat > .git/hooks/pre-commit <<EOF
+if [ -z "$wheel" ]; then
+  # What `pre-commit install` would set up, with this repository as the hook.
+  cat > .git/hooks/pre-commit <<EOF
 #!/usr/bin/env bash
 exec "$python" -m pre_commit try-repo "$src" callint --color never
 EOF
-chmod +x .git/hooks/pre-commit
+  chmod +x .git/hooks/pre-commit
+else
+  "$python" - "$repo/.pre-commit-hooks.yaml" "$wheel" > .pre-commit-config.yaml <<'EOF'
+import json, sys, yaml
+hook = yaml.safe_load(open(sys.argv[1]))[0]
+hook.update(language="python", additional_dependencies=[sys.argv[2]])
+print(json.dumps({"repos": [{"repo": "local", "hooks": [hook]}]}))
+EOF
+  git add .pre-commit-config.yaml
+  git commit -q -m "Check with callint" --no-verify
+  "$python" -m pre_commit install --color never >/dev/null
+fi
 
 fail() {
   echo "pre-commit test: $*" >&2
@@ -61,7 +81,8 @@ code=$?
 set -e
 cat "$scratch/bad.txt"
 [ "$code" -ne 0 ] || fail "the commit of a bad prompt went through"
-! git rev-parse -q --verify HEAD >/dev/null || fail "a commit was made"
+[ "$(git rev-list --count HEAD 2>/dev/null || echo 0)" = "$([ -n "$wheel" ] && echo 1 || echo 0)" ] ||
+  fail "a commit was made"
 grep -q 'skills/SKILL.md:8:12: error\[label-too-long\]' "$scratch/bad.txt" ||
   fail "the output does not point at the label (line 8, column 12)"
 grep -q 'skills/SKILL.md:46:5: error\[timeout-events-dropped\]' "$scratch/bad.txt" ||
@@ -71,5 +92,6 @@ cp "$repo/corpus/prompts/good-prompt.md" skills/SKILL.md
 git add skills/SKILL.md
 git commit -q -m "Add the release skill" >"$scratch/good.txt" 2>&1 ||
   { cat "$scratch/good.txt"; fail "the commit of a good prompt was refused"; }
-git rev-parse -q --verify HEAD >/dev/null || fail "no commit was made"
-echo "pre-commit test: the bad prompt was refused at its lines, the good one was committed"
+[ "$(git rev-list --count HEAD)" = "$([ -n "$wheel" ] && echo 2 || echo 1)" ] ||
+  fail "no commit was made"
+echo "pre-commit test${wheel:+ (the wheel)}: the bad prompt was refused at its lines, the good one was committed"

@@ -849,11 +849,14 @@ pub fn explain_page(name: &str) -> Result<&'static str, String> {
     rules::page(name).ok_or_else(|| crate::config::ConfigError::unknown_rule(name).to_string())
 }
 
-/// The JSON document of a `check --format json` run over `paths` and the
+/// The document of a `check --format FORMAT` run over `paths` and the
 /// `data` given as (name, bytes), with what could not be checked.
-pub struct JsonRun {
-    /// `check --format json`'s document, byte for byte.
+pub struct CheckRun {
+    /// `check --format FORMAT`'s document, byte for byte (the concise one
+    /// ends with its summary line, as without `--quiet`).
     pub document: String,
+    /// The findings reported.
+    pub findings: usize,
     /// What the command line prints as warnings (files it skipped and why).
     pub warnings: Vec<String>,
     /// What makes the command line exit 2: inputs that could not be read
@@ -861,15 +864,16 @@ pub struct JsonRun {
     pub errors: Vec<String>,
 }
 
-/// `check --format json`, as a library call: the same batch, the same
+/// `check --format FORMAT`, as a library call: the same batch, the same
 /// rendering, the same document. No paths and no data check the current
 /// folder, as the command line does. The error is a configuration or rule
 /// name that stops the run before anything is linted.
-pub fn check_json(
+pub fn check_document(
     settings: crate::batch::Settings,
     paths: &[PathBuf],
     data: Vec<(PathBuf, Vec<u8>)>,
-) -> Result<JsonRun, String> {
+    format: Format,
+) -> Result<CheckRun, String> {
     let mut batch = crate::batch::Batch::new(settings);
     if paths.is_empty() && data.is_empty() {
         batch.add(Path::new("."))?;
@@ -885,7 +889,7 @@ pub fn check_json(
         color: false,
         width: 120,
     };
-    let outs = [(Format::Json, style)];
+    let outs = [(format, style)];
     let progress = Progress::new(0, true);
     let render = Rendered {
         outs: &outs,
@@ -909,8 +913,10 @@ pub fn check_json(
             Err(msg) => errors.push(msg),
         }
     }
-    Ok(JsonRun {
-        document: outputs::document(Format::Json, parts, &run.summary, None),
+    let closing = closing(&run.summary, !errors.is_empty());
+    Ok(CheckRun {
+        document: outputs::document(format, parts, &run.summary, Some(&closing)),
+        findings: run.summary.diagnostics,
         warnings,
         errors,
     })

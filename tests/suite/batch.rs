@@ -495,16 +495,18 @@ fn statistics_do_not_go_with_sarif_or_github() {
     }
 }
 
-/// The library's `check_json` (what the Python module calls) gives the
-/// command line's `--format json` document byte for byte, on the whole
-/// corpus, with bytes handed over as well as files.
+/// The library's `check_document` (what the Python module calls) gives the
+/// command line's document byte for byte, on the whole corpus, with bytes
+/// handed over as well as files.
 #[test]
-fn the_library_json_run_is_the_command_lines() {
+fn the_library_run_is_the_command_lines() {
     use callint::batch::Settings;
+    use callint::report::Format::{Concise, Json};
     let cli = callint(&["check", "corpus", "--format", "json", "--no-cache"]);
     assert_eq!(cli.status.code(), Some(1));
     let lib =
-        callint::cli::check_json(Settings::default(), &["corpus".into()], Vec::new()).unwrap();
+        callint::cli::check_document(Settings::default(), &["corpus".into()], Vec::new(), Json)
+            .unwrap();
     assert!(lib.errors.is_empty(), "{:?}", lib.errors);
     assert_eq!(lib.document, stdout(&cli));
 
@@ -512,14 +514,38 @@ fn the_library_json_run_is_the_command_lines() {
     let bytes = std::fs::read(name).unwrap();
     let cli = callint(&["check", name, "--format", "json", "--no-cache"]);
     let lib =
-        callint::cli::check_json(Settings::default(), &[], vec![(name.into(), bytes)]).unwrap();
+        callint::cli::check_document(Settings::default(), &[], vec![(name.into(), bytes)], Json)
+            .unwrap();
     assert_eq!(lib.document, stdout(&cli));
     let doc: serde_json::Value = serde_json::from_str(&lib.document).unwrap();
     assert!(doc["summary"]["diagnostics"].as_u64().unwrap() > 5, "{doc}");
+    assert_eq!(
+        Some(lib.findings as u64),
+        doc["summary"]["diagnostics"].as_u64()
+    );
+    let cli = callint(&[
+        "check",
+        "corpus/board-mistakes",
+        "--format",
+        "concise",
+        "--no-cache",
+    ]);
+    let lib = callint::cli::check_document(
+        Settings::default(),
+        &["corpus/board-mistakes".into()],
+        Vec::new(),
+        Concise,
+    )
+    .unwrap();
+    assert_eq!(lib.document, stdout(&cli));
 
-    let missing =
-        callint::cli::check_json(Settings::default(), &["no/such.jsonl".into()], Vec::new())
-            .unwrap();
+    let missing = callint::cli::check_document(
+        Settings::default(),
+        &["no/such.jsonl".into()],
+        Vec::new(),
+        Json,
+    )
+    .unwrap();
     assert_eq!(missing.errors.len(), 1, "{:?}", missing.errors);
     assert!(
         missing.errors[0].contains("no/such.jsonl"),

@@ -1,0 +1,28 @@
+"""Type stubs of the native module; use the functions of ``callint``."""
+
+from typing import List, Optional, Sequence, Tuple
+
+__version__: str
+
+class CallintError(Exception):
+    """A run that callint could not do, or inputs it could not read."""
+
+    errors: List[str]
+    document: str
+
+def check_document(
+    paths: Sequence[str],
+    data: Sequence[Tuple[str, bytes]],
+    format: str,
+    input_format: Optional[str] = None,
+    config: Optional[str] = None,
+    no_config: bool = False,
+    select: Optional[Sequence[str]] = None,
+    ignore: Sequence[str] = ...,
+    jobs: Optional[int] = None,
+    merge: bool = True,
+) -> Tuple[str, int, List[str], List[str]]: ...
+def walk(paths: Sequence[str], no_ignore: bool = False) -> Tuple[List[str], List[str]]: ...
+def rules_json() -> str: ...
+def explain(rule: str) -> str: ...
+def main(argv: Sequence[str]) -> int: ...

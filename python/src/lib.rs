@@ -1,0 +1,121 @@
+//! `callint._callint`: the native half of the Python package. The Python
+//! half (`python/callint/`) gives it its documented API; everything here
+//! is a thin call into the `callint` crate, which the command line runs
+//! too, so both find the same.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+use callint::batch::{ConfigChoice, Settings};
+
+create_exception!(
+    _callint,
+    CallintError,
+    PyException,
+    "A run that callint could not do, or inputs it could not read."
+);
+
+/// `check --format FORMAT` over paths and (name, bytes) pairs: the
+/// document, the number of findings, the warnings, and the errors (inputs
+/// that could not be read; the document holds the rest). A configuration
+/// or rule name that stops the run raises `CallintError`.
+#[pyfunction]
+#[pyo3(signature = (paths, data, format, input_format=None, config=None, no_config=false, select=None, ignore=Vec::new(), jobs=None, merge=true))]
+#[allow(clippy::too_many_arguments)]
+fn check_document(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    data: Vec<(PathBuf, Vec<u8>)>,
+    format: &str,
+    input_format: Option<&str>,
+    config: Option<PathBuf>,
+    no_config: bool,
+    select: Option<Vec<String>>,
+    ignore: Vec<String>,
+    jobs: Option<usize>,
+    merge: bool,
+) -> PyResult<(String, usize, Vec<String>, Vec<String>)> {
+    let format = callint::report::Format::parse(format)
+        .ok_or_else(|| CallintError::new_err(format!("unknown output format `{format}`")))?;
+    let input_format = input_format
+        .map(callint::input::Format::parse_name)
+        .transpose()
+        .map_err(CallintError::new_err)?;
+    let config = match (no_config, config) {
+        (true, _) => ConfigChoice::Defaults,
+        (false, Some(c)) => ConfigChoice::File(c),
+        (false, None) => ConfigChoice::Nearest,
+    };
+    if jobs == Some(0) {
+        return Err(CallintError::new_err("jobs must be 1 or more"));
+    }
+    let settings = Settings {
+        config,
+        select,
+        ignore,
+        input_format,
+        merge,
+        jobs,
+        ..Settings::default()
+    };
+    // Linting runs on callint's own threads; other Python threads go on
+    // meanwhile.
+    let run = py
+        .detach(|| callint::cli::check_document(settings, &paths, data, format))
+        .map_err(CallintError::new_err)?;
+    Ok((run.document, run.findings, run.warnings, run.errors))
+}
+
+/// The files `check` reads below `paths` (a file named is itself), in its
+/// order, and the paths that cannot be read.
+#[pyfunction]
+#[pyo3(signature = (paths, no_ignore=false))]
+fn walk(paths: Vec<PathBuf>, no_ignore: bool) -> (Vec<PathBuf>, Vec<String>) {
+    let w = callint::walk::Walk { no_ignore };
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for p in &paths {
+        w.files(p, &mut files, &mut errors);
+    }
+    let problems = errors
+        .into_iter()
+        .filter(|e| e.fatal)
+        .map(|e| format!("cannot read {}: {}", e.path.display(), e.error))
+        .collect();
+    (files, problems)
+}
+
+/// The rule catalogue, as `callint rules --format json` prints it.
+#[pyfunction]
+fn rules_json() -> String {
+    callint::cli::rules_json()
+}
+
+/// A rule's page, as `callint explain RULE` prints it.
+#[pyfunction]
+fn explain(rule: &str) -> PyResult<&'static str> {
+    callint::cli::explain_page(rule).map_err(CallintError::new_err)
+}
+
+/// Run the command line on `argv` (the program's name first) and return
+/// its exit status.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
+    py.detach(|| callint::cli::run(argv))
+}
+
+#[pymodule]
+fn _callint(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("CallintError", m.py().get_type::<CallintError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(check_document, m)?)?;
+    m.add_function(wrap_pyfunction!(walk, m)?)?;
+    m.add_function(wrap_pyfunction!(rules_json, m)?)?;
+    m.add_function(wrap_pyfunction!(explain, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    Ok(())
+}
