@@ -9,9 +9,16 @@
 #     the way) against a warm one (every file unchanged), all cores, best
 #     of 3 each.
 # All runs must print the same bytes; the script stops if they do not.
-# Usage: scripts/bench-batch.sh [COPIES]
+# Usage: scripts/bench-batch.sh [--folder-only] [COPIES]
+#   --folder-only: write the folder ($target/bench-batch/logs) and stop
+#   (scripts/bench-python.sh measures on it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+folder_only=
+if [ "${1:-}" = --folder-only ]; then
+  folder_only=1
+  shift
+fi
 copies=${1:-100}
 target=${CARGO_TARGET_DIR:-target}
 dir=$target/bench-batch
@@ -48,6 +55,9 @@ for log in corpus/*/*.jsonl; do
       }
     }' "$log"
 done
+if [ -n "$folder_only" ]; then
+  exit 0
+fi
 files=$(find "$dir/logs" -name '*.jsonl' | wc -l)
 bytes=$(du -sb "$dir/logs" | cut -f1)
 cores=$(nproc)
