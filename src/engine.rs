@@ -134,7 +134,7 @@ pub struct FileResult {
 /// One call of a native log, as far as the room pass needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallSeen {
-    /// The call id ([`crate::room::call_id`]).
+    /// The call id ([`crate::model::call_id`]).
     pub id: String,
     /// The recording agent.
     pub recorder: Option<String>,
@@ -527,7 +527,8 @@ impl Linter {
                 }
             };
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
-            if let (Some(seen), Some(id)) = (seen.as_deref_mut(), crate::room::call_id(recs.iter()))
+            if let (Some(seen), Some(id)) =
+                (seen.as_deref_mut(), crate::model::call_id(recs.iter()))
             {
                 seen.push(CallSeen {
                     id: id.to_string(),
@@ -569,7 +570,7 @@ impl Linter {
         let unjudged: Vec<&str> = rules::NEEDS_TIMES
             .iter()
             .copied()
-            .filter(|r| format.shows(r))
+            .filter(|r| rules::shows(format, r))
             .collect();
         let Some(first) = records().map(|r| r.span).min_by_key(|s| s.start) else {
             return;

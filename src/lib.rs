@@ -2,6 +2,13 @@
 //!
 //! The data flows one way: bytes -> [`input`] -> [`model`] -> [`engine`]
 //! (every rule in [`rules`]) -> [`diagnostic::Diagnostic`]s -> [`report`].
+//! [`room`] joins what the engine found in several logs of one call;
+//! [`batch`] runs all of it over many inputs, for the command line
+//! ([`cli`]) and the Python module alike. The readers know nothing of the
+//! rules: a format says which evidence it carries
+//! ([`input::Format::evidence`]), and [`rules::cannot_show`] names the
+//! rules that cannot fire on it. Text escaping ([`escape`]) is shared by
+//! the readers' messages and the reports.
 
 pub mod addressing;
 pub mod baseline;
@@ -12,6 +19,7 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;
+pub mod escape;
 pub mod fingerprint;
 pub mod follow;
 pub mod guard;

@@ -1184,7 +1184,7 @@ impl<'a> Call<'a> {
         // A log without `call` keys names its call by the join that
         // entered it, as the room pass groups logs.
         if self.call_id.is_none() {
-            self.call_id = crate::room::call_id(records.iter());
+            self.call_id = call_id(records.iter());
         }
     }
 
@@ -1442,6 +1442,28 @@ fn permute<T>(v: &mut [T], order: &[usize]) {
             j = k;
         }
     }
+}
+
+/// The call id of a call's records: the first `call` key; else the id of the
+/// call a successful `join` entered or a `create_call` made. `None` when the
+/// log names no call: such a log is never merged with others.
+pub fn call_id<'r>(records: impl Iterator<Item = &'r Record>) -> Option<&'r str> {
+    let mut from_fn: Option<&'r str> = None;
+    for r in records {
+        if let Some(c) = r.call() {
+            return Some(c);
+        }
+        let Some(f) = r.as_fn() else { continue };
+        if from_fn.is_some() || !f.ok() {
+            continue;
+        }
+        from_fn = match &f.op {
+            Op::Join(j) => j.call_id.as_deref(),
+            Op::CreateCall(c) => c.call_id.as_deref(),
+            _ => None,
+        };
+    }
+    from_fn
 }
 
 #[cfg(test)]

@@ -47,28 +47,6 @@ pub const MERGE_MS: Ms = 3_000;
 /// further lines naming it stay in `operators_said`.
 const OPERATOR_EVERY_MS: Ms = 5_000;
 
-/// The call id of a call's records: the first `call` key; else the id of the
-/// call a successful `join` entered or a `create_call` made. `None` when the
-/// log names no call: such a log is never merged with others.
-pub fn call_id<'r>(records: impl Iterator<Item = &'r Record>) -> Option<&'r str> {
-    let mut from_fn: Option<&'r str> = None;
-    for r in records {
-        if let Some(c) = r.call() {
-            return Some(c);
-        }
-        let Some(f) = r.as_fn() else { continue };
-        if from_fn.is_some() || !f.ok() {
-            continue;
-        }
-        from_fn = match &f.op {
-            Op::Join(j) => j.call_id.as_deref(),
-            Op::CreateCall(c) => c.call_id.as_deref(),
-            _ => None,
-        };
-    }
-    from_fn
-}
-
 /// The participants' lanes a merge sorts lines into: one for the human, one
 /// for the voicebot, one per agent.
 pub trait Lanes {
@@ -418,7 +396,7 @@ fn parts_of(call: &str, members: &[Member<'_>]) -> Vec<Part> {
                 }
             }
             for records in sets {
-                if call_id(records.iter()) == Some(call) {
+                if crate::model::call_id(records.iter()) == Some(call) {
                     parts.push(Part {
                         member: m,
                         meta: meta.clone(),
@@ -899,16 +877,16 @@ mod tests {
     #[test]
     fn call_id_from_records_then_join_or_create_call() {
         let (a, _) = parse(A.as_bytes());
-        assert_eq!(call_id(a.records.iter()), Some("c-1"));
+        assert_eq!(crate::model::call_id(a.records.iter()), Some("c-1"));
         let (b, _) = parse(B.as_bytes());
-        assert_eq!(call_id(b.records.iter()), Some("c-1"));
+        assert_eq!(crate::model::call_id(b.records.iter()), Some("c-1"));
         // A refused join names no call.
         let refused =
             r#"{"fn":"join","args":{"call_id":"c-9","label":"X"},"error":{"status":404}}"#;
         let (r, _) = parse(refused.as_bytes());
-        assert_eq!(call_id(r.records.iter()), None);
+        assert_eq!(crate::model::call_id(r.records.iter()), None);
         let (none, _) = parse(b"{\"fn\":\"say\",\"args\":{\"text\":\"hi\"}}\n");
-        assert_eq!(call_id(none.records.iter()), None);
+        assert_eq!(crate::model::call_id(none.records.iter()), None);
     }
 
     #[test]

@@ -203,7 +203,7 @@ fn by_call(sources: Vec<Source>) -> Vec<(Option<String>, Vec<Source>)> {
         let id = s
             .logs
             .iter()
-            .find_map(|l| room::call_id(l.records.iter()))
+            .find_map(|l| crate::model::call_id(l.records.iter()))
             .map(str::to_string);
         match id {
             None => loose.push(s),

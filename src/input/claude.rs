@@ -391,7 +391,7 @@ impl Reader {
                     },
                     format!(
                         "the `input` of `{}` should be an object",
-                        crate::report::escape::one_line(&name)
+                        crate::escape::one_line(&name)
                     ),
                     Some("the call's arguments were ignored".into()),
                 ));

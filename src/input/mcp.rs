@@ -76,7 +76,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                                 },
                                 format!(
                                     "`{key}` is not an RFC 3339 time: {}",
-                                    crate::report::escape::quote(s, 40)
+                                    crate::escape::quote(s, 40)
                                 ),
                                 Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this message".into()),
                             ));

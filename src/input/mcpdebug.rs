@@ -131,7 +131,7 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
                 let what = match other {
                     Some(d) => format!(
                         "unknown direction {}: a recording's messages go `request` or `response`",
-                        crate::report::escape::quote(d, 30)
+                        crate::escape::quote(d, 30)
                     ),
                     None => "this message says no `direction` (`request` or `response`)".into(),
                 };

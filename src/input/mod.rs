@@ -14,8 +14,8 @@
 //! | board | [`board`] | one log per board: a `status` record |
 //! | prompt, skill, helper code | [`prompt`] | one log per fenced payload block, one per piece of code |
 //!
-//! [`Format::cannot_show`] lists, per format, the rules whose evidence the
-//! format does not carry; the records are built so that those rules find
+//! [`Format::evidence`] says, per format, which rules' evidence the format
+//! carries; the records are built so that those rules find
 //! nothing there (a test checks it against the catalogue).
 
 pub mod board;
@@ -223,33 +223,25 @@ impl Format {
         Format::from_name(name).ok_or_else(|| {
             format!(
                 "unknown input format `{}`; one of: {}",
-                crate::report::escape::one_line(name),
+                crate::escape::one_line(name),
                 Format::NAMES.join(", ")
             )
         })
     }
 
-    /// The rules that can never fire on this format: its records do not
-    /// carry what they look at (or are built so that they stay silent).
-    /// Every other rule runs as on a native log.
-    pub fn cannot_show(self) -> Vec<&'static str> {
-        let only = |shown: &[&str]| -> Vec<&'static str> {
-            crate::rules::all()
-                .iter()
-                .map(|r| r.meta().name)
-                .filter(|n| !shown.contains(n))
-                .collect()
-        };
+    /// Which rules this format carries the evidence of: the records are
+    /// built so that the others find nothing there.
+    pub fn evidence(self) -> Evidence {
         match self {
             // A session file holds the calls, the chat, the other tools
             // and the threads, as a native log does.
-            Format::Native | Format::Session(_) | Format::Unknown => Vec::new(),
+            Format::Native | Format::Session(_) | Format::Unknown => Evidence::AllBut(&[]),
             // The recorders keep the same calls as a trace. Those without
             // times (Inspector history, a `tee`) are judged as a bare trace
             // is: the time-bound rules go by the order of the calls.
-            Format::Mcp | Format::Recording(_) => MCP_CANNOT_SHOW.to_vec(),
+            Format::Mcp | Format::Recording(_) => Evidence::AllBut(MCP_CANNOT_SHOW),
             // Captions are a transcript with cue times.
-            Format::Transcript | Format::Vtt | Format::Srt => vec![
+            Format::Transcript | Format::Vtt | Format::Srt => Evidence::AllBut(&[
                 // Heard speech only: no chat, tools, threads, boards,
                 // decisions, labels sent, say outcomes, nor when an agent
                 // joined.
@@ -267,25 +259,30 @@ impl Format {
                 "label-too-long",
                 "resent-dropped-say",
                 "timeout-events-dropped",
-            ],
+            ]),
             // Examples, not a call: nothing follows a join there.
-            Format::Prompt => vec!["no-greeting", "join-sequence"],
+            Format::Prompt => Evidence::AllBut(&["no-greeting", "join-sequence"]),
             // A board shows the board rules and its label's length; helper
             // code, only whether it drops timeout events.
-            Format::Board => only(&[
+            Format::Board => Evidence::Only(&[
                 "board-bundle",
                 "board-missing-emoji",
                 "question-on-board",
                 "label-too-long",
             ]),
-            Format::Code(_) => only(&["timeout-events-dropped"]),
+            Format::Code(_) => Evidence::Only(&["timeout-events-dropped"]),
         }
     }
+}
 
-    /// True when findings of `rule` can come from this format.
-    pub fn shows(self, rule: &str) -> bool {
-        !self.cannot_show().contains(&rule)
-    }
+/// The rules a format carries the evidence of, by name
+/// ([`crate::rules::cannot_show`] spells out the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// Every rule but these.
+    AllBut(&'static [&'static str]),
+    /// These rules only.
+    Only(&'static [&'static str]),
 }
 
 /// What a trace of function calls never holds: the messages to the

@@ -687,7 +687,7 @@ impl Reader<'_> {
                     format!(
                         "`{}` is not an RFC 3339 time: {}",
                         at.key(key),
-                        crate::report::escape::quote(s, 40)
+                        crate::escape::quote(s, 40)
                     ),
                     Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this record".into()),
                 );

@@ -201,7 +201,7 @@ fn read_line(
                             Anchor::bytes(at(lead + off, s.len())),
                             format!(
                                 "`{}` is not a time",
-                                crate::report::escape::one_line(s)
+                                crate::escape::one_line(s)
                             ),
                             Some("write times as hh:mm:ss (or an RFC 3339 time); rules that need the time skip this line".into()),
                         ));

@@ -2,7 +2,8 @@
 //! knows a rule; every text from a log is escaped on the way out.
 
 pub mod concise;
-pub mod escape;
+/// Escaping of untrusted text, shared with the readers' messages.
+pub use crate::escape;
 pub mod github;
 pub mod gitlab;
 pub mod html;

@@ -215,6 +215,26 @@ pub fn scope(name: &str) -> Scope {
     }
 }
 
+/// The rules that can never fire on `format`: its records do not carry
+/// what they look at ([`crate::input::Format::evidence`]).
+pub fn cannot_show(format: crate::input::Format) -> Vec<&'static str> {
+    use crate::input::Evidence;
+    match format.evidence() {
+        Evidence::AllBut(not) => not.to_vec(),
+        Evidence::Only(only) => all()
+            .iter()
+            .map(|r| r.meta().name)
+            .filter(|n| !only.contains(n))
+            .collect(),
+    }
+}
+
+/// True when findings of `rule` can come from `format` (every name outside
+/// the catalogue, as `invalid-record`, can).
+pub fn shows(format: crate::input::Format, rule: &str) -> bool {
+    !cannot_show(format).contains(&rule)
+}
+
 /// Every rule, in catalogue order.
 pub fn all() -> &'static [&'static dyn Rule] {
     ALL

@@ -210,7 +210,7 @@ fn every_shape_agrees_with_the_native_logs() {
                 table.entry(g.1.clone()).or_insert_with(|| vec![0; columns])[k + 1] += 1;
             }
             assert!(
-                format.shows(&g.1),
+                callint::rules::shows(format, &g.1),
                 "{case}: {} is listed as a rule {} cannot show, yet it fired",
                 g.1,
                 format.name()
@@ -218,7 +218,7 @@ fn every_shape_agrees_with_the_native_logs() {
         }
         let want: BTreeSet<Same> = native
             .iter()
-            .filter(|n| format.shows(&n.1))
+            .filter(|n| callint::rules::shows(format, &n.1))
             .map(|n| as_shown(n, format, &got))
             .collect();
         let missed: Vec<_> = want.difference(&got).collect();
@@ -229,7 +229,10 @@ fn every_shape_agrees_with_the_native_logs() {
         );
         // Every rule the native logs show is shown, or said not to be.
         let shown: BTreeSet<&str> = native.iter().map(|n| n.1.as_str()).collect();
-        let not: Vec<&&str> = shown.iter().filter(|r| !format.shows(r)).collect();
+        let not: Vec<&&str> = shown
+            .iter()
+            .filter(|r| !callint::rules::shows(format, r))
+            .collect();
         println!("{case}: not shown by {}: {not:?}", format.name());
     }
     // The seed incident's findings per rule in each of its shapes.
@@ -538,10 +541,16 @@ fn the_formats_name_only_real_rules() {
     let names: BTreeSet<&str> = callint::rules::catalogue().iter().map(|m| m.name).collect();
     for n in Format::NAMES {
         let f = Format::from_name(n).unwrap();
-        for r in f.cannot_show() {
+        for r in callint::rules::cannot_show(f) {
             assert!(names.contains(r), "{n}: {r}");
+            assert!(!callint::rules::shows(f, r), "{n}: {r}");
         }
-        assert!(f.shows("invalid-record"));
+        if let callint::input::Evidence::Only(only) = f.evidence() {
+            for r in only {
+                assert!(names.contains(r), "{n}: {r}");
+            }
+        }
+        assert!(callint::rules::shows(f, "invalid-record"));
     }
 }
 
