@@ -252,6 +252,13 @@ fn main() {
             },
         }),
         Box::new(Callint {
+            name: "callint, full spelling weight",
+            options: Options {
+                spelling_weight: 1.0,
+                ..defaults
+            },
+        }),
+        Box::new(Callint {
             name: "callint, no word cap",
             options: Options {
                 word_cap: f32::INFINITY,
@@ -280,9 +287,9 @@ fn main() {
             },
         }),
         Box::new(Callint {
-            name: "callint, margin 2.5",
+            name: "callint, margin 3",
             options: Options {
-                min_margin: 2.5,
+                min_margin: 3.0,
                 ..defaults
             },
         }),
