@@ -5,8 +5,8 @@
 //! ```
 //!
 //! `--only "callint identify"` measures that method alone; `--single` only
-//! lingua's single words (the figure for `wrong-language` on one-word
-//! says).
+//! lingua's single words, with both languages' figures together (the
+//! figure for `wrong-language` on one-word says).
 //!
 //! Test sets: lingua's public test data (the `testdata/` folders of the
 //! `lingua-english-language-model` and `lingua-german-language-model`
@@ -397,6 +397,19 @@ fn main() {
                     pct(de.unsure, de.n),
                     micros
                 );
+                if single_only {
+                    // The figure wrong-language answers to: every word,
+                    // whichever language it is in.
+                    let n = en.n + de.n;
+                    println!(
+                        "{:<20} {:<26} | both languages: {:.2}% identified, {} false alarms ({:.2}%)",
+                        "",
+                        "",
+                        pct(en.ok + de.ok, n),
+                        en.wrong + de.wrong,
+                        pct(en.wrong + de.wrong, n)
+                    );
+                }
             }
         }
         println!("{}", "-".repeat(100));

@@ -875,6 +875,134 @@ mod tests {
         }
     }
 
+    /// A say of one word that both languages use (a loanword, a brand, a
+    /// name) is no evidence of either; a word only one language uses still
+    /// is. None of these words is in lingua's test data.
+    #[test]
+    fn one_word_says_of_shared_words_stay_unsure() {
+        // English words and names German text uses about as often as
+        // English text would lead one to expect: said alone in a German
+        // call, they are not English.
+        for word in [
+            "Camping",
+            "Sketch",
+            "Workout",
+            "Tutorial",
+            "Template",
+            "Briefing",
+            "Reset",
+            "Preview",
+            "Bundle",
+            "Header",
+            "Proxy",
+            "Admin",
+            "Analytics",
+            "Multiplayer",
+            "Bradley",
+            "Henderson",
+            "Sullivan",
+            "Glasgow",
+            "Pittsburgh",
+            "Brisbane",
+        ] {
+            for text in [word.to_string(), format!("{word}?"), format!("{word}.")] {
+                assert_eq!(identify(&text, &[]), Verdict::Unsure, "{text}");
+            }
+        }
+        // German words and names English text uses: not German in an
+        // English call.
+        for word in [
+            "Rolf",
+            "Gregor",
+            "Sabine",
+            "Neumann",
+            "Lehmann",
+            "Schumacher",
+            "Humboldt",
+            "Krause",
+            "Oktoberfest",
+            "Sauna",
+            "Kiosk",
+            "Handball",
+            "Bauhaus",
+            "Zeitgeist",
+            "Hinterland",
+        ] {
+            assert_eq!(identify(word, &[]), Verdict::Unsure, "{word}");
+        }
+    }
+
+    #[test]
+    fn one_word_says_in_one_language_are_identified() {
+        for word in [
+            "Vielleicht",
+            "Verstanden",
+            "Erledigt",
+            "Tschüss",
+            "Zusammen",
+            "Überprüft",
+            "Fertig",
+            "Mittwoch",
+        ] {
+            assert_eq!(lang(word, &[]), Some(Lang::De), "{word}");
+            assert_eq!(lang(&format!("{word}!"), &[]), Some(Lang::De), "{word}");
+        }
+        for word in [
+            "Understood",
+            "Definitely",
+            "Whatever",
+            "Thursday",
+            "Wednesday",
+        ] {
+            assert_eq!(lang(word, &[]), Some(Lang::En), "{word}");
+            assert_eq!(lang(&format!("{word}."), &[]), Some(Lang::En), "{word}");
+        }
+    }
+
+    /// A word on no list is judged by its spelling alone, at half weight:
+    /// alone it needs twice the margin, in a sentence it still counts.
+    #[test]
+    fn words_on_no_list_are_judged_by_spelling_at_half_weight() {
+        let uncapped = Options {
+            word_cap: f32::INFINITY,
+            ..Options::default()
+        };
+        let full = Options {
+            spelling_weight: 1.0,
+            ..uncapped
+        };
+        let word = "Grundbuchauszugsprüfung";
+        let half = analyze(word, &[], &uncapped);
+        let whole = analyze(word, &[], &full);
+        assert_eq!(half.words, 1);
+        assert!(whole.margin > 2.0 * Options::default().min_margin);
+        assert!(
+            (half.margin - whole.margin / 2.0).abs() < 1e-3,
+            "{} vs {}",
+            half.margin,
+            whole.margin
+        );
+        assert_eq!(lang(word, &[]), Some(Lang::De));
+        // Rare names with an English look: spelling at full weight would
+        // call them English, at half weight they are left alone.
+        for name in ["Whitcombe", "Stronghew", "Cheswick"] {
+            assert_eq!(identify(name, &[]), Verdict::Unsure, "{name}");
+            assert_eq!(
+                identify_with(
+                    name,
+                    &[],
+                    &Options {
+                        spelling_weight: 1.0,
+                        ..Options::default()
+                    }
+                )
+                .lang(),
+                Some(Lang::En),
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn names_labels_and_voicebot_are_discounted() {
         let ignore = ["Oliver", "🧩 opencode", "Claude Code", "Jürgen"];
