@@ -5,8 +5,8 @@
 //! ```
 //!
 //! `--only "callint identify"` measures that method alone; `--single` only
-//! lingua's single words (the figure for `wrong-language` on one-word
-//! says).
+//! lingua's single words, with both languages' figures together (the
+//! figure for `wrong-language` on one-word says).
 //!
 //! Test sets: lingua's public test data (the `testdata/` folders of the
 //! `lingua-english-language-model` and `lingua-german-language-model`
@@ -252,6 +252,13 @@ fn main() {
             },
         }),
         Box::new(Callint {
+            name: "callint, full spelling weight",
+            options: Options {
+                spelling_weight: 1.0,
+                ..defaults
+            },
+        }),
+        Box::new(Callint {
             name: "callint, no word cap",
             options: Options {
                 word_cap: f32::INFINITY,
@@ -280,9 +287,9 @@ fn main() {
             },
         }),
         Box::new(Callint {
-            name: "callint, margin 2.5",
+            name: "callint, margin 3",
             options: Options {
-                min_margin: 2.5,
+                min_margin: 3.0,
                 ..defaults
             },
         }),
@@ -390,6 +397,19 @@ fn main() {
                     pct(de.unsure, de.n),
                     micros
                 );
+                if single_only {
+                    // The figure wrong-language answers to: every word,
+                    // whichever language it is in.
+                    let n = en.n + de.n;
+                    println!(
+                        "{:<20} {:<26} | both languages: {:.2}% identified, {} false alarms ({:.2}%)",
+                        "",
+                        "",
+                        pct(en.ok + de.ok, n),
+                        en.wrong + de.wrong,
+                        pct(en.wrong + de.wrong, n)
+                    );
+                }
             }
         }
         println!("{}", "-".repeat(100));

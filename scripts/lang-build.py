@@ -15,10 +15,13 @@ Writes, from the crate root (python3 scripts/lang-build.py en de):
                    seen in fewer than MIN_COUNT words dropped.
   lang-words.txt   the TOP_WORDS most frequent words of every language, with
                    ln P(word) in every language, in hundredths of a nat: the
-                   word's frequency where the language lists it, else the
-                   language's leftover mass times its character model (the
-                   same Witten-Bell model src/language.rs runs on words that
-                   are on no list). Precomputed so that loading is cheap.
+                   word's frequency where the language's full list has it
+                   (so a loanword or a name that one language borrows from
+                   the other is scored by how often it is really used there,
+                   not by how foreign it looks), else the language's
+                   leftover mass times its character model (the same
+                   Witten-Bell model src/language.rs runs on words that are
+                   on no list). Precomputed so that loading is cheap.
 
 Run it again for every language whenever one is added or changed.
 """
@@ -29,7 +32,7 @@ import sys
 
 import wordfreq
 
-TOP_WORDS = 20000
+TOP_WORDS = 50000
 ORDER = 4
 MIN_COUNT = 5
 UNIGRAM_K = 0.5
@@ -54,6 +57,7 @@ class Lang:
             if LATIN.match(word) and word not in seen:
                 seen.add(word)
                 self.words.append((word, f))
+        self.listed = dict(self.words)
         self.top = dict(self.words[:TOP_WORDS])
         self.oov_mass = max(1e-3, 1.0 - sum(self.top.values()))
         counts = collections.Counter()
@@ -90,7 +94,7 @@ class Lang:
         return lp
 
     def logp(self, word):
-        f = self.top.get(word)
+        f = self.listed.get(word)
         if f is not None:
             return math.log(f)
         return math.log(self.oov_mass) + self.char_logp(word)
@@ -121,7 +125,8 @@ def main(codes):
         out.write(HEADER.format(what=": word table"))
         out.write(
             f"# The {TOP_WORDS} most frequent words of each language; per language ln P(word)\n"
-            "# in hundredths of a nat (frequency where listed, else the character model).\n"
+            "# in hundredths of a nat (the word's frequency where the language's full list\n"
+            "# has it, else the character model).\n"
         )
         out.write("[langs]\t" + "\t".join(codes) + "\n")
         for word in words:

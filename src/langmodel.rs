@@ -202,7 +202,7 @@ impl Model {
         // lang-build.py; a language without a column gets the character
         // model here.
         let mut columns: Vec<Option<usize>> = Vec::new();
-        model.words.reserve(40_000);
+        model.words.reserve(100_000);
         for (section, key, value) in records(words) {
             if section != "[words]" {
                 continue;
