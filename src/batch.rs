@@ -377,7 +377,13 @@ impl Batch {
             partner[i] = Some((o, true));
             partner[o] = Some((i, false));
         }
+        let keep = if settings.merge {
+            likely_rooms(&todo, settings.input_format)
+        } else {
+            vec![false; todo.len()]
+        };
         let how = OneFile {
+            keep: false,
             input_format: settings.input_format,
             merge: settings.merge,
             stdin_name: &stdin_name,
@@ -401,6 +407,7 @@ impl Batch {
                         None => {
                             let how = OneFile {
                                 cache: cache.as_ref().map(|c| (c, described[e.slot].as_str())),
+                                keep: keep[i],
                                 ..how
                             };
                             Slot::One(lint_one(linter, e, &how, render))
@@ -475,6 +482,81 @@ impl Batch {
             summary,
         })
     }
+}
+
+/// The most bytes of files whose logs are kept from the per-file pass for
+/// the room pass at once; past it, members are read again in the room.
+const KEEP_BYTES: u64 = 1 << 30;
+
+/// Which files are likely members of a room: native logs whose first call
+/// id, as their first bytes show it, another file under the same
+/// configuration shares. Their logs are kept from the per-file pass, so
+/// that the room pass does not read and parse them again. Only a guess,
+/// and one that never changes a finding: a member not kept is read again,
+/// and a file kept in vain only held its records a little longer.
+fn likely_rooms(todo: &[Entry], input_format: Option<Format>) -> Vec<bool> {
+    let mut ids: Vec<Option<(usize, String, u64)>> = Vec::with_capacity(todo.len());
+    let mut count: HashMap<(usize, &str), usize> = HashMap::new();
+    for e in todo {
+        ids.push(
+            (e.data.is_none() && !is_stdin(&e.path))
+                .then(|| head_call_id(&e.path, input_format))
+                .flatten()
+                .map(|(id, len)| (e.slot, id, len)),
+        );
+    }
+    for (slot, id, _) in ids.iter().flatten() {
+        *count.entry((*slot, id.as_str())).or_default() += 1;
+    }
+    let mut budget = KEEP_BYTES;
+    ids.iter()
+        .map(|x| match x {
+            Some((slot, id, len)) if count[&(*slot, id.as_str())] > 1 && *len <= budget => {
+                budget -= len;
+                true
+            }
+            _ => false,
+        })
+        .collect()
+}
+
+/// The first call id a native log's first bytes name (a `call` or
+/// `call_id` key), and the file's size.
+fn head_call_id(path: &Path, input_format: Option<Format>) -> Option<(String, u64)> {
+    // A pipe (as `<(cmd)` gives) can be read only once: by the linter.
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let len = meta.len();
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut head = Vec::with_capacity(input::HEAD);
+    (&mut f)
+        .take(input::HEAD as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    let native = match input_format {
+        Some(fmt) => fmt == Format::Native,
+        None => input::detect_head(&path.to_string_lossy(), &head) == Some(Format::Native),
+    };
+    if !native || input::packed::Packing::of(&head).is_some() {
+        return None;
+    }
+    [&b"\"call\""[..], &b"\"call_id\""[..]]
+        .iter()
+        .filter_map(|key| {
+            let at = memchr::memmem::find(&head, key)?;
+            let rest = &head[at + key.len()..];
+            let rest = rest
+                .trim_ascii_start()
+                .strip_prefix(b":")?
+                .trim_ascii_start();
+            let rest = rest.strip_prefix(b"\"")?;
+            let end = memchr::memchr(b'"', rest)?;
+            Some((at, String::from_utf8_lossy(&rest[..end]).into_owned()))
+        })
+        .min_by_key(|(at, _)| *at)
+        .map(|(_, id)| (id, len))
 }
 
 /// Why a folder gave nothing to read: a mistaken path more often than a
@@ -617,6 +699,8 @@ fn lint_pair<R: Render>(
 /// How [`lint_one`] reads and lints a file.
 #[derive(Clone, Copy)]
 struct OneFile<'a> {
+    /// Keep the logs read for the room pass.
+    keep: bool,
     input_format: Option<Format>,
     merge: bool,
     /// What standard input is filed under.
@@ -635,6 +719,7 @@ fn lint_one<R: Render>(
     render: &R,
 ) -> Linted<R::Piece> {
     let OneFile {
+        keep,
         input_format,
         merge,
         stdin_name,
@@ -654,13 +739,14 @@ fn lint_one<R: Render>(
         match c.get(&key, &file.to_string_lossy()) {
             Some(r) => r,
             None => {
-                let r = lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?;
+                let r = lint_file(linter, file, input_format, keep)
+                    .map_err(|e| cannot_read(file, &e))?;
                 c.put(&key, &r);
                 r
             }
         }
     } else {
-        lint_file(linter, file, input_format).map_err(|e| cannot_read(file, &e))?
+        lint_file(linter, file, input_format, keep).map_err(|e| cannot_read(file, &e))?
     };
     if merge && !r.calls.is_empty() {
         // Read again when needed; bytes handed over cannot be.
@@ -676,11 +762,13 @@ fn lint_one<R: Render>(
 /// Lint a file from disk. A native log larger than the part that tells
 /// its format is read a block at a time and never held whole: its
 /// records are all that is kept, and the result's source is left empty
-/// (the file is read again to show findings, [`ensure_source`]).
+/// (the file is read again to show findings). With `keep`, the logs read
+/// are kept in the result for the room pass.
 fn lint_file(
     linter: &Linter,
     file: &Path,
     input_format: Option<Format>,
+    keep: bool,
 ) -> std::io::Result<FileResult> {
     let name = file.to_string_lossy();
     let mut f = std::fs::File::open(file)?;
@@ -695,11 +783,19 @@ fn lint_file(
     if native && !packed && head.len() == input::HEAD {
         let lines = input::native::count_lines(std::fs::File::open(file)?)?;
         let stream = std::io::Cursor::new(head).chain(f);
-        return linter.lint_native_reader(&name, stream, lines + 1);
+        return if keep {
+            linter.lint_native_reader_keeping(&name, stream, lines + 1)
+        } else {
+            linter.lint_native_reader(&name, stream, lines + 1)
+        };
     }
     let mut bytes = head;
     f.read_to_end(&mut bytes)?;
-    Ok(lint_bytes(linter, &name, bytes, input_format))
+    Ok(if keep {
+        linter.lint_keeping(&name, bytes, input_format)
+    } else {
+        lint_bytes(linter, &name, bytes, input_format)
+    })
 }
 
 /// Lint bytes read whole, as `input_format` or the format they show.
@@ -798,6 +894,7 @@ fn render_file<R: Render>(
     }
     let piece = render.render(r, &entry.path);
     r.source = Vec::new();
+    r.logs = Vec::new();
     piece
 }
 

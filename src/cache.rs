@@ -270,6 +270,7 @@ impl Entry {
             });
         }
         Some(FileResult {
+            logs: Vec::new(),
             path: path.to_string(),
             source: Vec::new(),
             records: self.records,

@@ -129,6 +129,10 @@ pub struct FileResult {
     pub calls: Vec<CallSeen>,
     /// Findings left out because a baseline accepts them.
     pub baselined: usize,
+    /// The native logs as read, kept only when asked for
+    /// ([`Linter::lint_keeping`]): the room pass then merges them as they
+    /// are instead of reading the file again. Empty otherwise.
+    pub logs: Vec<crate::model::Log>,
 }
 
 /// One call of a native log, as far as the room pass needs it.
@@ -305,12 +309,23 @@ impl Linter {
     /// compressed file (gzip, zstd) is unpacked first and told by the name
     /// without its compression ending.
     pub fn lint(&self, path: &str, source: Vec<u8>) -> FileResult {
-        self.lint_source(path, source, None)
+        self.lint_source(path, source, None, false)
     }
 
     /// Lint one file read as `format` (unpacked first when compressed).
     pub fn lint_as(&self, path: &str, source: Vec<u8>, format: input::Format) -> FileResult {
-        self.lint_source(path, source, Some(format))
+        self.lint_source(path, source, Some(format), false)
+    }
+
+    /// [`Linter::lint`] or [`Linter::lint_as`], keeping the native logs
+    /// read in the result's `logs`, for a room pass that will merge them.
+    pub fn lint_keeping(
+        &self,
+        path: &str,
+        source: Vec<u8>,
+        format: Option<input::Format>,
+    ) -> FileResult {
+        self.lint_source(path, source, format, true)
     }
 
     fn lint_source(
@@ -318,6 +333,7 @@ impl Linter {
         path: &str,
         source: Vec<u8>,
         format: Option<input::Format>,
+        keep: bool,
     ) -> FileResult {
         let input::packed::Unpacked {
             bytes: source,
@@ -330,7 +346,7 @@ impl Linter {
                 problems: problem.into_iter().collect(),
             };
             let none = input::native::Dropped::default();
-            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none, None);
+            let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none, None, false);
             r.source = source;
             return r;
         }
@@ -352,7 +368,7 @@ impl Linter {
         input::coverage::settle(format, &source, &mut parsed, &mut dropped);
         parsed.problems.extend(problem);
         let suppressions = crate::suppress::reads(format).then_some(source.as_slice());
-        let mut r = self.lint_parsed(path, parsed, format, dropped, suppressions);
+        let mut r = self.lint_parsed(path, parsed, format, dropped, suppressions, keep);
         r.source = source;
         r
     }
@@ -376,6 +392,7 @@ impl Linter {
             input::Format::Recording(input::Recorder::Tee),
             input::native::Dropped::default(),
             None,
+            false,
         );
         let shift = |a: &mut crate::model::Anchor| {
             a.span.start -= n;
@@ -404,6 +421,7 @@ impl Linter {
             diagnostics: ins,
             calls: Vec::new(),
             baselined: 0,
+            logs: Vec::new(),
         };
         let second = FileResult {
             path: output.0.to_string(),
@@ -413,6 +431,7 @@ impl Linter {
             diagnostics: outs,
             calls: Vec::new(),
             baselined: 0,
+            logs: Vec::new(),
         };
         (first, second)
     }
@@ -427,6 +446,27 @@ impl Linter {
         reader: impl std::io::Read,
         lines: usize,
     ) -> std::io::Result<FileResult> {
+        self.lint_native_stream(path, reader, lines, false)
+    }
+
+    /// [`Linter::lint_native_reader`], keeping the log read in the result's
+    /// `logs` ([`Linter::lint_keeping`]).
+    pub fn lint_native_reader_keeping(
+        &self,
+        path: &str,
+        reader: impl std::io::Read,
+        lines: usize,
+    ) -> std::io::Result<FileResult> {
+        self.lint_native_stream(path, reader, lines, true)
+    }
+
+    fn lint_native_stream(
+        &self,
+        path: &str,
+        reader: impl std::io::Read,
+        lines: usize,
+        keep: bool,
+    ) -> std::io::Result<FileResult> {
         // The first bytes are kept on their way through, to tell what the
         // file is should no record be read from it.
         let mut head = Head {
@@ -440,7 +480,7 @@ impl Linter {
         };
         let mut dropped = read.dropped;
         input::coverage::settle(input::Format::Native, &head.head, &mut parsed, &mut dropped);
-        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped, None))
+        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped, None, keep))
     }
 
     /// How many problems a reader keeps: as many as are shown.
@@ -453,8 +493,9 @@ impl Linter {
 
     /// Lint what a reader made of a file read as `format` (a native log's
     /// calls are noted for the room), with the inline suppressions of
-    /// `suppressions`, its bytes, when it may hold them. The result's
-    /// `source` is empty.
+    /// `suppressions`, its bytes, when it may hold them; with `keep`, a
+    /// native log's records are kept in the result. The result's `source`
+    /// is empty.
     fn lint_parsed(
         &self,
         path: &str,
@@ -462,6 +503,7 @@ impl Linter {
         format: input::Format,
         dropped: input::native::Dropped,
         suppressions: Option<&[u8]>,
+        keep: bool,
     ) -> FileResult {
         let native = format == input::Format::Native;
         let input::Parsed { logs, problems } = parsed;
@@ -500,6 +542,11 @@ impl Linter {
             source: Vec::new(),
             records,
             says,
+            logs: if keep && native && !calls.is_empty() {
+                logs
+            } else {
+                Vec::new()
+            },
             diagnostics,
             calls,
             baselined: 0,

@@ -26,7 +26,10 @@
 //! spans of the copies they came from, shifted into one address space (each
 //! file at its own base), and each finding is mapped back to its file.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
 
 use crate::addressing::Roster;
 use crate::diagnostic::Diagnostic;
@@ -87,17 +90,20 @@ pub struct Line {
 
 /// Merge the lines of every view into one timeline, in spoken order.
 pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
-    struct Piece {
+    // Texts and names stay borrowed from the views until a line is made of
+    // them: a room of many logs holds every line many times over.
+    struct Piece<'v> {
         at: LineCopy,
         lane: usize,
-        text: String,
+        text: &'v str,
         ts: Ms,
         own: bool,
         dropped: bool,
-        addressed: Vec<Name>,
+        addressed: &'v [Name],
         recorded: bool,
     }
-    let mut pieces: Vec<Piece> = Vec::new();
+    let mut pieces: Vec<Piece<'_>> =
+        Vec::with_capacity(views.iter().map(|v| v.utterances.len()).sum());
     let untimed = views
         .iter()
         .all(|v| v.records.iter().all(|r| r.ts.is_none()));
@@ -126,11 +132,11 @@ pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
                     utterance: k,
                 },
                 lane,
-                text: u.text.to_string(),
+                text: u.text,
                 ts,
                 own: u.who == Who::Me,
                 dropped: u.who == Who::Me && dropped.contains(&u.record),
-                addressed: u.addressed_to.to_vec(),
+                addressed: &u.addressed_to,
                 recorded: !u.addressed_to.computed(),
             });
         }
@@ -138,10 +144,9 @@ pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
     // Own lines first, so that their times anchor the merge.
     pieces.sort_by_key(|c| (!c.own, c.ts));
     let mut lines: Vec<Line> = Vec::new();
-    let mut index: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    let mut index: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
     for c in pieces {
-        let key = (c.lane, c.text.clone());
-        let same = index.get(&key).and_then(|ks| {
+        let same = index.get(&(c.lane, c.text)).and_then(|ks| {
             ks.iter()
                 .copied()
                 .filter(|&k| {
@@ -158,19 +163,19 @@ pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
                     l.ts = l.ts.min(c.ts);
                 }
                 if !l.addressed_recorded && c.recorded {
-                    l.addressed = c.addressed;
+                    l.addressed = c.addressed.to_vec();
                     l.addressed_recorded = true;
                 }
             }
             None => {
-                index.entry(key).or_default().push(lines.len());
+                index.entry((c.lane, c.text)).or_default().push(lines.len());
                 lines.push(Line {
                     lane: c.lane,
-                    text: c.text,
+                    text: c.text.to_string(),
                     ts: c.ts,
                     own: c.own,
                     dropped: c.dropped,
-                    addressed: c.addressed,
+                    addressed: c.addressed.to_vec(),
                     addressed_recorded: c.recorded,
                     copies: vec![c.at],
                 });
@@ -283,6 +288,9 @@ pub struct Member<'a> {
     pub format: Format,
     /// What the per-file pass found in it.
     pub found: &'a [Diagnostic],
+    /// The logs the per-file pass read, when it kept them
+    /// ([`Linter::lint_keeping`]); otherwise `source` is read again.
+    pub logs: &'a [Log],
 }
 
 impl<'a> Member<'a> {
@@ -293,6 +301,7 @@ impl<'a> Member<'a> {
             source: &r.source,
             format: Format::Native,
             found: &r.diagnostics,
+            logs: &r.logs,
         }
     }
 }
@@ -310,8 +319,11 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
         return out;
     }
     let cast = linter.cast();
+    // The views are built, and the agents without a log judged, on every
+    // core: a room of one call would otherwise run on one.
     let calls: Vec<Call<'_>> = parts
-        .iter()
+        .par_iter()
+        .with_max_len(1)
         .map(|p| Call::build(p.meta.as_ref(), &p.records, cast))
         .collect();
     let views: Vec<&Call<'_>> = calls.iter().collect();
@@ -341,11 +353,19 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
     };
     let mut found = room.found_keys();
     let mut indexes: Vec<Option<LineIndex>> = members.iter().map(|_| None).collect();
-    for k in room.logless() {
-        let log = room.view_of(k);
-        let view = Call::build(log.meta.as_ref(), &log.records, cast);
-        let mut diagnostics = Vec::new();
-        linter.run_room(&view, &mut diagnostics);
+    let judged: Vec<Vec<Diagnostic>> = room
+        .logless()
+        .par_iter()
+        .with_max_len(1)
+        .map(|&k| {
+            let log = room.view_of(k);
+            let view = Call::build(log.meta.as_ref(), &log.records, cast);
+            let mut diagnostics = Vec::new();
+            linter.run_room(&view, &mut diagnostics);
+            diagnostics
+        })
+        .collect();
+    for diagnostics in judged {
         for d in diagnostics {
             let Some((m, mut d)) = room.place(d, &mut indexes) else {
                 continue;
@@ -367,46 +387,74 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
 }
 
 /// The records of one call in one file.
-struct Part {
+struct Part<'a> {
     member: usize,
     meta: Option<Meta>,
-    records: Vec<Record>,
+    records: Cow<'a, [Record]>,
 }
 
 /// The records of `call` in each native member, one part per log.
-fn parts_of(call: &str, members: &[Member<'_>]) -> Vec<Part> {
+fn parts_of<'a>(call: &str, members: &[Member<'a>]) -> Vec<Part<'a>> {
+    let each: Vec<Vec<Part<'a>>> = members
+        .par_iter()
+        .enumerate()
+        .with_max_len(1)
+        .map(|(m, mem)| parts_of_member(call, m, mem))
+        .collect();
+    each.into_iter().flatten().collect()
+}
+
+/// The records of `call` in member `m`, one part per log: from the logs
+/// the per-file pass kept, or else from the file's bytes read again.
+fn parts_of_member<'a>(call: &str, m: usize, mem: &Member<'a>) -> Vec<Part<'a>> {
     let mut parts = Vec::new();
-    for (m, mem) in members.iter().enumerate() {
-        if mem.format != Format::Native {
-            continue;
-        }
+    if mem.format != Format::Native {
+        return parts;
+    }
+    if mem.logs.is_empty() {
         for log in input::parse(mem.format, mem.source).logs {
-            let Log { meta, records } = log;
-            let groups = split_calls(&records);
-            let mut sets: Vec<Vec<Record>> = Vec::new();
-            let mut whole = Some(records);
-            for g in groups {
-                match g {
-                    Group::All => sets.extend(whole.take()),
-                    Group::Some(idx) => {
-                        if let Some(all) = &whole {
-                            sets.push(idx.iter().map(|&i| all[i].clone()).collect());
-                        }
-                    }
-                }
-            }
-            for records in sets {
-                if crate::model::call_id(records.iter()) == Some(call) {
-                    parts.push(Part {
-                        member: m,
-                        meta: meta.clone(),
-                        records,
-                    });
+            let records = Cow::Owned(log.records);
+            split_parts(call, m, log.meta.as_ref(), records, &mut parts);
+        }
+    } else {
+        for log in mem.logs {
+            let records = Cow::Borrowed(log.records.as_slice());
+            split_parts(call, m, log.meta.as_ref(), records, &mut parts);
+        }
+    }
+    parts
+}
+
+/// The calls of one log's `records` that are `call`, as parts of member `m`.
+fn split_parts<'a>(
+    call: &str,
+    m: usize,
+    meta: Option<&Meta>,
+    records: Cow<'a, [Record]>,
+    out: &mut Vec<Part<'a>>,
+) {
+    let groups = split_calls(&records);
+    let mut sets: Vec<Cow<'a, [Record]>> = Vec::new();
+    let mut whole = Some(records);
+    for g in groups {
+        match g {
+            Group::All => sets.extend(whole.take()),
+            Group::Some(idx) => {
+                if let Some(all) = &whole {
+                    sets.push(Cow::Owned(idx.iter().map(|&i| all[i].clone()).collect()));
                 }
             }
         }
     }
-    parts
+    for records in sets {
+        if crate::model::call_id(records.iter()) == Some(call) {
+            out.push(Part {
+                member: m,
+                meta: meta.cloned(),
+                records,
+            });
+        }
+    }
 }
 
 /// Where each member's bytes start in the one address space of the views.
@@ -474,7 +522,7 @@ type Key = (&'static str, String, Target);
 /// The merged call, ready to give views of it.
 struct Room<'r, 'c> {
     members: &'r [Member<'r>],
-    parts: &'r [Part],
+    parts: &'r [Part<'r>],
     calls: &'r [Call<'c>],
     lines: &'r [Line],
     lanes: &'r RoomLanes,
