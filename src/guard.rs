@@ -13,6 +13,7 @@
 //! The guard never stands in an agent's way by failing: whatever it cannot
 //! read or judge, it lets through, and says why ([`Verdict::Allow`]).
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,10 @@ use crate::input::{claude, ts};
 use crate::model::{Body, Ms};
 use crate::report::escape::one_line;
 
+mod kept;
+
+pub use kept::default_dir as default_cache_dir;
+
 type Obj = Map<String, Value>;
 
 /// The tool-use id the pending call is given in the transcript it is
@@ -38,6 +43,9 @@ const PENDING_ID: &str = "callint-pending";
 #[derive(Debug)]
 pub struct Hook {
     pub transcript_path: Option<PathBuf>,
+    /// The session the call is made in: what the guard keeps between
+    /// calls is kept per session.
+    pub session_id: Option<String>,
     /// The folder the agent works in: where `callint.toml` is looked for.
     pub cwd: Option<PathBuf>,
     /// The tool about to be called, as Claude Code names it
@@ -76,6 +84,7 @@ pub fn read_hook(bytes: &[u8]) -> Result<Hook, String> {
     };
     Ok(Hook {
         transcript_path: string(&o, "transcript_path").map(PathBuf::from),
+        session_id: string(&o, "session_id").filter(|s| !s.is_empty()),
         cwd: string(&o, "cwd").map(PathBuf::from),
         tool_name,
         tool_input,
@@ -96,6 +105,12 @@ pub enum Verdict {
 /// Judge the call `hook` announces, at time `now` (or the transcript's last
 /// time, when that is later).
 pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
+    judge_kept(linter, hook, now, None)
+}
+
+/// [`judge`], keeping the state of the session's call in the folder
+/// `cache` (when given) for the next call to start from ([`kept`]).
+pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, cache: Option<&Path>) -> Verdict {
     let name = one_line(&hook.tool_name);
     let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
         return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
@@ -106,15 +121,45 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
     let Some(path) = &hook.transcript_path else {
         return Verdict::Allow("the hook input names no transcript".into());
     };
+    let cannot = |e: io::Error| {
+        Verdict::Allow(format!(
+            "cannot read the transcript {}: {e}",
+            crate::report::escape::file_name(&path.to_string_lossy())
+        ))
+    };
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => return cannot(e),
+    };
     let room = pending_entry(hook, now).len() + 64;
-    let mut bytes = match read_tail(path, server, room) {
-        Ok(b) => b,
-        Err(e) => {
-            return Verdict::Allow(format!(
-                "cannot read the transcript {}: {e}",
-                crate::report::escape::file_name(&path.to_string_lossy())
-            ))
-        }
+    let opts = linter.read_options();
+    let slot = cache.map(|dir| {
+        kept::Slot::new(
+            dir,
+            hook.session_id.as_deref(),
+            path,
+            server,
+            &format!("{opts:?}"),
+        )
+    });
+    // The state kept from the last run, with the bytes written since, if
+    // it still holds and the call did not start again since.
+    let resumed = slot
+        .as_ref()
+        .and_then(|s| s.load(&mut file))
+        .filter(|(k, new)| {
+            call_start_in(new, server).is_none()
+                && hook
+                    .tool_use_id
+                    .as_ref()
+                    .is_none_or(|id| !k.ids.contains(id.as_bytes()))
+        });
+    let (mut kept, mut bytes) = match resumed {
+        Some(r) => r,
+        None => match read_tail(&mut file, server, room) {
+            Ok((tail, bytes)) => (kept::Kept::fresh(claude::Partial::new(opts), tail), bytes),
+            Err(e) => return cannot(e),
+        },
     };
     if cut_off(&bytes) {
         // The entry being written could change the verdict (an event that
@@ -124,17 +169,39 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
                 .into(),
         );
     }
-    if let Some(id) = &hook.tool_use_id {
-        drop_block(&mut bytes, id);
+    let taken = match &hook.tool_use_id {
+        Some(id) => drop_block(&mut bytes, id),
+        None => None,
+    };
+    // What is kept for the next run: the whole lines, up to the one the
+    // pending call was taken out of.
+    let whole = memchr::memrchr(b'\n', &bytes).map_or(0, |k| k + 1);
+    let keep = taken.map_or(whole, |t| t.min(whole));
+    let mut recent = times(&bytes);
+    recent.extend(kept.times.iter().copied());
+    recent.truncate(TIME_TRIES);
+    let when = recent.into_iter().flatten().next().map_or(now, |t| t.max(now));
+    let done = calls_only(&bytes[..keep], server, 0, &mut kept.ids);
+    kept.reader.read(&done, false);
+    let state = match &slot {
+        Some(s) if keep > 0 => {
+            kept.advance(&bytes[..keep], times(&bytes[..keep]));
+            file.metadata().ok().and_then(|m| s.serialize(&kept, &m))
+        }
+        _ => None,
+    };
+    let mut rest = calls_only(&bytes[keep..], server, room, &mut kept.ids);
+    drop(bytes);
+    if !rest.is_empty() && rest.last() != Some(&b'\n') {
+        rest.push(b'\n');
     }
-    let when = last_time(&bytes).map_or(now, |t| t.max(now));
-    let mut bytes = calls_only(&bytes, server, room);
-    if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
-        bytes.push(b'\n');
+    let base = kept.reader.bytes() + rest.len();
+    rest.extend_from_slice(pending_entry(hook, when).as_bytes());
+    kept.reader.read(&rest, true);
+    let parsed = kept.reader.finish();
+    if let (Some(slot), Some(state)) = (&slot, state) {
+        slot.write(&state);
     }
-    let base = bytes.len();
-    bytes.extend_from_slice(pending_entry(hook, when).as_bytes());
-    let parsed = claude::parse(&bytes, linter.read_options());
     let Some(log) = parsed.logs.into_iter().next() else {
         return Verdict::Allow(format!(
             "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
@@ -159,7 +226,11 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
 /// them (by `tool_use_id`), with `room` bytes to spare. A session's other lines (file reads, shell
 /// output, chat with the user) can be most of its bytes; none of the rules
 /// in [`crate::rules::PENDING`] reads them, so they are not parsed.
-fn calls_only(tail: &[u8], server: &str, room: usize) -> Vec<u8> {
+///
+/// `ids` holds the ids of the server's calls read before `tail`, and gets
+/// those of `tail`'s: reading a transcript in parts keeps the same lines
+/// as reading it whole.
+fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>) -> Vec<u8> {
     use memchr::memmem;
     let tool = format!("\"mcp__{server}__");
     let is_call = memmem::Finder::new(tool.as_bytes());
@@ -170,7 +241,6 @@ fn calls_only(tail: &[u8], server: &str, room: usize) -> Vec<u8> {
         let rest = &line[at..];
         rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())].to_vec()
     };
-    let mut ids: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
     // Room for all of it and the pending call: pages never written to cost
     // nothing, while growing the buffer would copy it.
     let mut out = Vec::with_capacity(tail.len().saturating_add(room));
@@ -228,59 +298,64 @@ fn cut_off(bytes: &[u8]) -> bool {
 
 /// Take the `tool_use` block with id `id` out of the entry that holds it,
 /// if the client wrote the pending call to the transcript before it ran
-/// the hook: the call is judged once, as the pending one.
-fn drop_block(bytes: &mut Vec<u8>, id: &str) {
-    let Ok(quoted) = serde_json::to_string(id) else {
-        return;
-    };
+/// the hook: the call is judged once, as the pending one. Returns where
+/// the line changed starts, when one did.
+fn drop_block(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(id).ok()?;
     let needle = format!("\"id\":{quoted}");
-    let Some(at) = memchr::memmem::rfind(bytes, needle.as_bytes()) else {
-        return;
-    };
+    let at = memchr::memmem::rfind(bytes, needle.as_bytes())?;
     let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
     let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
-    let Ok(mut entry) = serde_json::from_slice::<Value>(&bytes[start..end]) else {
-        return;
-    };
-    let Some(blocks) = entry
+    let mut entry = serde_json::from_slice::<Value>(&bytes[start..end]).ok()?;
+    let blocks = entry
         .pointer_mut("/message/content")
-        .and_then(Value::as_array_mut)
-    else {
-        return;
-    };
+        .and_then(Value::as_array_mut)?;
     let before = blocks.len();
     blocks.retain(|b| {
         !(b.get("type").and_then(Value::as_str) == Some("tool_use")
             && b.get("id").and_then(Value::as_str) == Some(id))
     });
     if blocks.len() == before {
-        return;
+        return None;
     }
     let line = entry.to_string();
     bytes.splice(start..end, line.into_bytes());
+    Some(start)
 }
 
+/// How many `"timestamp"` keys are tried, from the end, for the time of
+/// the last entry: a key inside some text is no entry's time.
+const TIME_TRIES: usize = 16;
+
 /// The time of the last entry of a transcript that carries one.
+#[cfg(test)]
 fn last_time(bytes: &[u8]) -> Option<Ms> {
+    times(bytes).into_iter().flatten().next()
+}
+
+/// The values of the last [`TIME_TRIES`] `"timestamp"` keys of `bytes`,
+/// the latest first, each as a time if it reads as one: the last entry's
+/// time is the first of them (of these and those of the bytes before,
+/// for a transcript read in parts).
+fn times(bytes: &[u8]) -> Vec<Option<Ms>> {
     let key = b"\"timestamp\":\"";
     let finder = memchr::memmem::FinderRev::new(key);
     let mut end = bytes.len();
-    // A few tries: a key inside some text is no entry's time.
-    for _ in 0..16 {
-        let at = finder.rfind(&bytes[..end])?;
+    let mut out = Vec::new();
+    while out.len() < TIME_TRIES {
+        let Some(at) = finder.rfind(&bytes[..end]) else {
+            break;
+        };
         let from = at + key.len();
         let rest = &bytes[from..bytes.len().min(from + 40)];
-        if let Some(q) = memchr::memchr(b'"', rest) {
-            if let Some(t) = std::str::from_utf8(&rest[..q])
+        out.push(memchr::memchr(b'"', rest).and_then(|q| {
+            std::str::from_utf8(&rest[..q])
                 .ok()
                 .and_then(ts::parse_rfc3339)
-            {
-                return Some(t);
-            }
-        }
+        }));
         end = at;
     }
-    None
+    out
 }
 
 /// The end of a transcript from the line of the last `join` or
@@ -295,19 +370,42 @@ fn last_time(bytes: &[u8]) -> Option<Ms> {
 /// candidate line is taken only when it reads as an entry whose `tool_use`
 /// names that function of that server: a mention of the name inside some
 /// text does not cut the call short.
-pub fn read_tail(path: &Path, server: &str, room: usize) -> io::Result<Vec<u8>> {
-    read_tail_by(path, server, room, BLOCK)
+///
+/// Returns the offset the tail starts at, and its bytes.
+pub fn read_tail(file: &mut File, server: &str, room: usize) -> io::Result<(u64, Vec<u8>)> {
+    read_tail_by(file, server, room, BLOCK)
 }
 
-fn read_tail_by(path: &Path, server: &str, room: usize, block: u64) -> io::Result<Vec<u8>> {
-    let mut file = File::open(path)?;
+fn read_tail_by(
+    file: &mut File,
+    server: &str,
+    room: usize,
+    block: u64,
+) -> io::Result<(u64, Vec<u8>)> {
     let len = file.metadata()?.len();
-    let from = last_call_start(&mut file, len, server, block.max(1))?.unwrap_or(0);
+    let from = last_call_start(file, len, server, block.max(1))?.unwrap_or(0);
     file.seek(SeekFrom::Start(from))?;
     let size = usize::try_from(len - from).unwrap_or(0);
     let mut buf = Vec::with_capacity(size.saturating_add(room));
     file.read_to_end(&mut buf)?;
-    Ok(buf)
+    Ok((from, buf))
+}
+
+/// The offset in `bytes` of the first line that starts a call of `server`
+/// ([`starts_call`]), if one does.
+fn call_start_in(bytes: &[u8], server: &str) -> Option<usize> {
+    let needles = [
+        memchr::memmem::Finder::new(b"join\""),
+        memchr::memmem::Finder::new(b"create_call\""),
+    ];
+    let mut start = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if needles.iter().any(|n| n.find(line).is_some()) && starts_call(line, server) {
+            return Some(start);
+        }
+        start += line.len();
+    }
+    None
 }
 
 /// The size of the blocks [`last_call_start`] reads.
@@ -511,12 +609,18 @@ mod tests {
         let at = src.rfind(&second).unwrap();
         // blocks of every size: lines and names across their seams
         for block in [1, 7, 100, 4096, 1 << 20] {
-            let tail = read_tail_by(&path, "vh", 0, block).unwrap();
+            let mut file = File::open(&path).unwrap();
+            let (from, tail) = read_tail_by(&mut file, "vh", 0, block).unwrap();
             assert_eq!(tail, &src.as_bytes()[at..], "{block}");
+            assert_eq!(from, at as u64);
         }
         // no join of that server: the whole file
-        let all = read_tail(&path, "other", 0).unwrap();
-        assert_eq!(all.len(), src.len());
+        let (from, all) = read_tail(&mut File::open(&path).unwrap(), "other", 0).unwrap();
+        assert_eq!((from, all.len()), (0, src.len()));
+        // a join in appended bytes is found at the start of its line
+        let appended = format!("{filler}\n{second}\n{filler}\n");
+        assert_eq!(call_start_in(appended.as_bytes(), "vh"), Some(filler.len() + 1));
+        assert_eq!(call_start_in(appended.as_bytes(), "chat"), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

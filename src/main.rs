@@ -207,6 +207,14 @@ struct GuardArgs {
     /// replay a recorded session.
     #[arg(long, value_name = "TIME", hide = true)]
     now: Option<String>,
+    /// Keep what was read of each session in this folder, so that the next
+    /// call reads only what the session grew by [default:
+    /// $XDG_CACHE_HOME/callint/guard, else ~/.cache/callint/guard].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+    /// Read the session afresh on every call, keeping nothing.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -472,7 +480,12 @@ fn guard(args: GuardArgs) -> u8 {
             return 0;
         }
     };
-    let findings = match guard::judge(&linter, &hook, now) {
+    let cache = if args.no_cache {
+        None
+    } else {
+        args.cache_dir.clone().or_else(guard::default_cache_dir)
+    };
+    let findings = match guard::judge_kept(&linter, &hook, now, cache.as_deref()) {
         Verdict::Allow(why) => {
             warn(format_args!("guard: allowed without judging: {why}"));
             return 0;

@@ -6,11 +6,13 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 /// Milliseconds since the Unix epoch.
 pub type Ms = i64;
 
 /// A byte range in a source file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -47,6 +49,20 @@ pub struct Path {
     segs: [u16; Path::MAX],
     /// The number of steps; [`SEALED`] set once a step could not be kept.
     len: u8,
+}
+
+/// A path is kept as its steps ([`Path::to_steps`]): the numbers keys are
+/// packed as are only good inside one process.
+impl Serialize for Path {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_steps().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Path {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Path, D::Error> {
+        Ok(Path::from_steps(&Vec::<String>::deserialize(d)?))
+    }
 }
 
 /// The high bit of a packed step marks a key.
@@ -420,7 +436,7 @@ impl std::fmt::Display for Path {
 /// Where a finding points: the value at `path` inside the JSON text that
 /// `span` covers, or `span` itself when the path is empty (or the input is
 /// not JSON). Paths are resolved to bytes only when a finding is reported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Anchor {
     pub span: Span,
     pub path: Path,
@@ -459,7 +475,7 @@ impl Interner {
 }
 
 /// A text value of a record with the path it was read from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Text {
     /// Boxed to its length: a log holds a text for nearly every line.
     pub value: Box<str>,
@@ -511,7 +527,7 @@ impl Text {
 }
 
 /// Which thread of the recording client made a record.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Thread {
     #[default]
     Main,
@@ -549,7 +565,7 @@ pub struct Log {
     pub records: Vec<Record>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
     pub format: Option<i64>,
     pub recorder: Option<String>,
@@ -559,7 +575,7 @@ pub struct Meta {
 }
 
 /// One recorded line.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
     /// 1-based line number of the record in its file.
     pub line: u32,
@@ -574,7 +590,7 @@ pub struct Record {
 
 /// Who made a record, in which call, from which thread: the keys `agent`,
 /// `call` and `thread`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Origin {
     pub agent: Option<Name>,
     pub call: Option<Name>,
@@ -664,7 +680,7 @@ impl Record {
 
 /// What a record is. Every variant but the function call is boxed: a log
 /// is mostly function calls, which keep their payload in [`Op`]'s boxes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Body {
     Meta(Box<Meta>),
     Fn(FnCall),
@@ -673,7 +689,7 @@ pub enum Body {
 }
 
 /// A voicehook function call with its outcome.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FnCall {
     pub name: Name,
     pub op: Op,
@@ -695,7 +711,7 @@ impl FnCall {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ApiError {
     pub status: Option<i64>,
     pub message: Option<String>,
@@ -704,7 +720,7 @@ pub struct ApiError {
 /// What a function call did, per function. Unknown functions are `Other`.
 /// Payloads are boxed so that a record costs what it holds: a log has
 /// hundreds of thousands of records of very different sizes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Op {
     CreateCall(Box<CreateCall>),
     Join(Box<Join>),
@@ -720,7 +736,7 @@ pub enum Op {
     Other,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CreateCall {
     pub lang: Option<String>,
     pub title: Option<String>,
@@ -729,13 +745,13 @@ pub struct CreateCall {
     pub share_text: Option<Text>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Greet {
     Flag(bool),
     Text(Text),
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Join {
     pub call_id: Option<String>,
     pub label: Option<Text>,
@@ -754,19 +770,19 @@ impl Join {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Role {
     Owner,
     Participant,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Context {
     pub lang: Option<Text>,
     pub mode: Option<String>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Say {
     pub text: Option<Text>,
     pub say_id: Option<String>,
@@ -775,7 +791,7 @@ pub struct Say {
 }
 
 /// A board: the arguments of `status`, or a board payload.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Board {
     pub label: Option<Text>,
     /// `None` when the key is absent (or null).
@@ -787,7 +803,7 @@ pub struct Board {
     pub listed: Vec<Text>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decide {
     pub question: Option<Text>,
     /// `None` when no `options` were given.
@@ -796,7 +812,7 @@ pub struct Decide {
 }
 
 /// The result of `next`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Event {
     pub kind: EventKind,
     /// Boxed to their length: a long call has a list of each per event.
@@ -836,7 +852,7 @@ pub const EVENT_TYPES: &[&str] = &[
 
 /// What kind of event `next` returned. The payloads are boxed: a long call
 /// is mostly `timeout` events, which carry none.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum EventKind {
     User(Box<Line>),
     Timeout,
@@ -850,7 +866,7 @@ pub enum EventKind {
 }
 
 /// A `revise` event: the server dropped or changed one of the agent's says.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Revise {
     pub say_id: Option<String>,
     pub reason: Option<String>,
@@ -858,7 +874,7 @@ pub struct Revise {
 }
 
 /// A `decision` event: the human answered one of the agent's `decide`s.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decision {
     pub decision_id: Option<String>,
     pub answer: Option<Text>,
@@ -883,7 +899,7 @@ impl EventKind {
 /// A spoken line as a recorder reports it: the human's turn in a `user`
 /// event, another agent's line in an `operator` event or `operators_said`,
 /// Delta's line in `agent_said`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Line {
     pub speaker: Option<Name>,
     pub text: Option<Text>,
@@ -893,7 +909,7 @@ pub struct Line {
     pub to_human: Option<bool>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Chat {
     pub role: String,
     pub text: Option<Text>,
@@ -906,7 +922,7 @@ impl Chat {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,
     pub args: Option<serde_json::Value>,
