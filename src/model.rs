@@ -61,7 +61,23 @@ impl Serialize for Path {
 
 impl<'de> Deserialize<'de> for Path {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Path, D::Error> {
-        Ok(Path::from_steps(&Vec::<String>::deserialize(d)?))
+        struct Steps;
+        impl<'de> serde::de::Visitor<'de> for Steps {
+            type Value = Path;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the steps of a path")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Path, A::Error> {
+                #[derive(Deserialize)]
+                struct Step<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
+                let mut p = Path::ROOT;
+                while let Some(Step(s)) = seq.next_element()? {
+                    p = p.step(&s);
+                }
+                Ok(p)
+            }
+        }
+        d.deserialize_seq(Steps)
     }
 }
 
@@ -152,24 +168,25 @@ impl Path {
 
     /// The path [`Path::to_steps`] wrote.
     pub fn from_steps(steps: &[String]) -> Path {
-        let mut p = Path::ROOT;
-        for s in steps {
-            p = if let Some(k) = s.strip_prefix('.') {
-                p.key(keys::intern(k))
-            } else if s == "<json>" {
-                p.json()
-            } else if s == "!" {
-                p.push(None)
-            } else {
-                let n = s
-                    .trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .parse::<usize>()
-                    .unwrap_or(usize::MAX);
-                p.index(n)
-            };
+        steps.iter().fold(Path::ROOT, |p, s| p.step(s))
+    }
+
+    /// This path with one step of [`Path::to_steps`] more.
+    fn step(self, s: &str) -> Path {
+        if let Some(k) = s.strip_prefix('.') {
+            self.key(keys::intern(k))
+        } else if s == "<json>" {
+            self.json()
+        } else if s == "!" {
+            self.push(None)
+        } else {
+            let n = s
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<usize>()
+                .unwrap_or(usize::MAX);
+            self.index(n)
         }
-        p
     }
     /// The path of the value holding this one (the root's is the root).
     pub fn parent(mut self) -> Path {
@@ -485,6 +502,7 @@ pub struct Text {
     /// (an MCP call's arguments are on its request line, its result on the
     /// response line; a transcript's text is part of its line). Boxed: a
     /// native log, the most of what is read, never has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within: Option<Box<Span>>,
 }
 
@@ -567,10 +585,15 @@ pub struct Log {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voicebot: Option<String>,
 }
 
@@ -581,9 +604,11 @@ pub struct Record {
     pub line: u32,
     /// The bytes of the record (one line for native logs).
     pub span: Span,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<Ms>,
     /// The agent, call and thread the record names, boxed: most records
     /// name none (a log is one agent's, of one call, from its main thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<Box<Origin>>,
     pub body: Body,
 }
@@ -592,7 +617,9 @@ pub struct Record {
 /// `call` and `thread`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Origin {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<Name>,
     pub thread: Thread,
 }
@@ -693,6 +720,7 @@ pub enum Body {
 pub struct FnCall {
     pub name: Name,
     pub op: Op,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Box<ApiError>>,
 }
 
@@ -713,7 +741,9 @@ impl FnCall {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ApiError {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
@@ -738,10 +768,15 @@ pub enum Op {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CreateCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share_text: Option<Text>,
 }
 
@@ -753,13 +788,21 @@ pub enum Greet {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Join {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub greet: Option<Greet>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quiet: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
 }
 
@@ -778,36 +821,51 @@ pub enum Role {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Context {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Say {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub say_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
 /// A board: the arguments of `status`, or a board payload.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Board {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<Text>,
     /// `None` when the key is absent (or null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doing: Option<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub open: Vec<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub done: Vec<Text>,
     /// For `status`: the names its answer listed (`peers`, `operators`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub listed: Vec<Text>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decide {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<Text>,
     /// `None` when no `options` were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<Text>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_id: Option<String>,
 }
 
@@ -816,7 +874,9 @@ pub struct Decide {
 pub struct Event {
     pub kind: EventKind,
     /// Boxed to their length: a long call has a list of each per event.
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub operators_said: Box<[Line]>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub agent_said: Box<[Line]>,
 }
 
@@ -868,15 +928,20 @@ pub enum EventKind {
 /// A `revise` event: the server dropped or changed one of the agent's says.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Revise {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
 }
 
 /// A `decision` event: the human answered one of the agent's `decide`s.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decision {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<Text>,
 }
 
@@ -901,17 +966,24 @@ impl EventKind {
 /// Delta's line in `agent_said`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Line {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speaker: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<Ms>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addressed_to: Option<Box<[Name]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addressed_to_you: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_human: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Chat {
     pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
     pub turn_end: bool,
 }
@@ -925,9 +997,11 @@ impl Chat {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<serde_json::Value>,
     /// Where the tool's name is, when not at the record's `tool` key (an
     /// agent client's session file names its tools in its own places).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Anchor>,
 }
 
