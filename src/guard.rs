@@ -180,7 +180,11 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, cache: Option<&Path>) -
     let mut recent = times(&bytes);
     recent.extend(kept.times.iter().copied());
     recent.truncate(TIME_TRIES);
-    let when = recent.into_iter().flatten().next().map_or(now, |t| t.max(now));
+    let when = recent
+        .into_iter()
+        .flatten()
+        .next()
+        .map_or(now, |t| t.max(now));
     let done = calls_only(&bytes[..keep], server, 0, &mut kept.ids);
     kept.reader.read(&done, false);
     let state = match &slot {
@@ -619,8 +623,71 @@ mod tests {
         assert_eq!((from, all.len()), (0, src.len()));
         // a join in appended bytes is found at the start of its line
         let appended = format!("{filler}\n{second}\n{filler}\n");
-        assert_eq!(call_start_in(appended.as_bytes(), "vh"), Some(filler.len() + 1));
+        assert_eq!(
+            call_start_in(appended.as_bytes(), "vh"),
+            Some(filler.len() + 1)
+        );
         assert_eq!(call_start_in(appended.as_bytes(), "chat"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_next_run_goes_on_from_the_kept_state() {
+        let dir = std::env::temp_dir().join(format!("callint-guard-kept-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let result = |id: &str, text: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{}}}]}}}}"#,
+                serde_json::to_string(text).unwrap()
+            )
+        };
+        let mut src = format!(
+            "{}\n{}\n",
+            line("mcp__vh__join").replace("\"id\":\"t\"", "\"id\":\"j\""),
+            result("j", r#"{"status":"joined","context":{"lang":"en"}}"#)
+        );
+        std::fs::write(&path, &src).unwrap();
+        let hook = read_hook(
+            format!(
+                r#"{{"session_id":"k","transcript_path":{},"tool_name":"mcp__vh__say","tool_input":{{"text":"Hello there, I am on it."}}}}"#,
+                serde_json::to_string(&path).unwrap()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let linter = Linter::new(&crate::config::Config::default(), None, &[]).unwrap();
+        let cache = dir.join("cache");
+        let slot = kept::Slot::new(
+            &cache,
+            Some("k"),
+            &path,
+            "vh",
+            &format!("{:?}", linter.read_options()),
+        );
+        let run = || judge_kept(&linter, &hook, 0, Some(&cache));
+        assert!(matches!(run(), Verdict::Judged(_)));
+        let mut file = File::open(&path).unwrap();
+        let (k, new) = slot.load(&mut file).expect("the state was kept");
+        assert_eq!((k.tail, k.end, new.len()), (0, src.len() as u64, 0));
+        // a say and its answer appended: only they are new
+        let more = format!(
+            "{}\n{}\n",
+            line("mcp__vh__say").replace("\"id\":\"t\"", "\"id\":\"s\""),
+            result("s", r#"{"say_id":"s1"}"#)
+        );
+        src.push_str(&more);
+        std::fs::write(&path, &src).unwrap();
+        let (k, new) = slot.load(&mut file).unwrap();
+        assert_eq!(new, more.as_bytes());
+        assert!(k.ids.contains(b"j".as_slice()));
+        assert!(matches!(run(), Verdict::Judged(_)));
+        let (k, new) = slot.load(&mut file).unwrap();
+        assert_eq!((k.end, new.len()), (src.len() as u64, 0));
+        // another session's state is not this one's
+        let other = kept::Slot::new(&cache, Some("other"), &path, "vh", "");
+        assert!(other.load(&mut file).is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 pub type Ms = i64;
 
 /// A byte range in a source file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     pub start: usize,
     pub end: usize,

@@ -144,7 +144,13 @@ impl Slot {
     /// The slot of the session `session` (else of the transcript alone),
     /// whose transcript is `transcript`, for the calls of `server`, read
     /// with the reader options described by `options`.
-    pub fn new(dir: &Path, session: Option<&str>, transcript: &Path, server: &str, options: &str) -> Slot {
+    pub fn new(
+        dir: &Path,
+        session: Option<&str>,
+        transcript: &Path,
+        server: &str,
+        options: &str,
+    ) -> Slot {
         let place = format!(
             "{}\n{}\n{server}",
             session.unwrap_or(""),

@@ -808,6 +808,38 @@ mod tests {
     }
 
     #[test]
+    fn a_session_read_in_parts_reads_as_read_whole() {
+        // The state between parts goes through serde, as the guard keeps
+        // it between runs.
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/seed-incident-claude");
+        for file in ["claude.jsonl", "opencode.jsonl", "promo.jsonl"] {
+            let mut src = std::fs::read(dir.join(file)).unwrap();
+            // a line that is no UTF-8 and one that is no JSON, mid-session
+            let mid = src.len() / 2;
+            let at = mid + src[mid..].iter().position(|&b| b == b'\n').unwrap() + 1;
+            src.splice(at..at, b"{\"type\":\"user\",\xff}\n[1]\n".iter().copied());
+            let whole = format!("{:?}", parse(&src, &Options::default()));
+            let breaks: Vec<usize> = src
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\n')
+                .map(|(k, _)| k + 1)
+                .collect();
+            for &cut in &breaks {
+                let mut p = Partial::new(&Options::default());
+                p.read(&src[..cut], false);
+                let kept = serde_json::to_vec(&p).unwrap();
+                let mut p: Partial = serde_json::from_slice(&kept).unwrap();
+                assert_eq!(p.bytes(), cut);
+                p.read(&src[cut..], true);
+                let parts = format!("{:?}", p.finish());
+                assert!(parts == whole, "{file} cut at byte {cut}");
+            }
+        }
+    }
+
+    #[test]
     fn hostile_lines_never_panic() {
         for src in [
             "",
