@@ -418,15 +418,18 @@ const BLOCK: u64 = 1 << 20;
 /// The file offset of the line of the last `join` or `create_call` of
 /// `server`, searched from the end.
 fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::Result<Option<u64>> {
+    // Searched forwards (vectorized) within each window, the candidates
+    // then tried latest first.
     let needles = [
-        memchr::memmem::FinderRev::new(b"join\""),
-        memchr::memmem::FinderRev::new(b"create_call\""),
+        memchr::memmem::Finder::new(b"join\""),
+        memchr::memmem::Finder::new(b"create_call\""),
     ];
     let mut pos = len;
     // The window: the block just read, then the first line of the window
     // before it (which may have started in this block), so every line is
     // searched whole once its start is read.
     let mut win: Vec<u8> = Vec::new();
+    let mut found: Vec<usize> = Vec::new();
     while pos > 0 {
         let n = block.min(pos);
         pos -= n;
@@ -439,18 +442,17 @@ fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::R
         file.read_exact(&mut next)?;
         next.extend_from_slice(&win[..carry]);
         win = next;
-        // Candidates, latest first, each needle's own in turn.
-        let mut ends = [win.len(); 2];
-        let mut found: [Option<usize>; 2] = [None; 2];
-        for k in 0..2 {
-            found[k] = needles[k].rfind(&win[..ends[k]]);
+        found.clear();
+        for needle in &needles {
+            found.extend(needle.find_iter(&win));
         }
-        while let Some((k, at)) = found
-            .iter()
-            .enumerate()
-            .filter_map(|(k, f)| f.map(|a| (k, a)))
-            .max_by_key(|&(_, a)| a)
-        {
+        found.sort_unstable();
+        // Candidates latest first; a line is tried once, for its last one.
+        let mut done = win.len();
+        for &at in found.iter().rev() {
+            if at >= done {
+                continue;
+            }
             let start = match memchr::memrchr(b'\n', &win[..at]) {
                 Some(nl) => nl + 1,
                 // The line started before this window: searched with the
@@ -463,13 +465,7 @@ fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::R
                 return Ok(Some(pos + start as u64));
             }
             // The whole line is done with: go on before it.
-            for j in 0..2 {
-                ends[j] = ends[j].min(start);
-                if found[j].is_some_and(|a| a >= start) {
-                    found[j] = needles[j].rfind(&win[..ends[j]]);
-                }
-            }
-            debug_assert!(found[k].is_none_or(|a| a < start));
+            done = start;
         }
     }
     Ok(None)

@@ -53,28 +53,70 @@ pub struct Path {
     len: u8,
 }
 
-/// A path is kept as its steps ([`Path::to_steps`]): the numbers keys are
-/// packed as are only good inside one process.
+/// A path is kept as its steps, each a JSON value: a key as its string, an
+/// index as its number, a step into a JSON text as `null`, and `false` last
+/// when the path was cut ([`Path::to_steps`]). The numbers keys are packed
+/// as are only good inside one process.
 impl Serialize for Path {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_steps().serialize(s)
+        use serde::ser::SerializeSeq;
+        let segs = self.segs();
+        let sealed = self.len & SEALED != 0;
+        let mut seq = s.serialize_seq(Some(segs.len() + usize::from(sealed)))?;
+        for seg in segs.iter() {
+            match seg {
+                Seg::Key(k) => seq.serialize_element(k)?,
+                Seg::Index(n) => seq.serialize_element(n)?,
+                Seg::Json => seq.serialize_element(&())?,
+            }
+        }
+        if sealed {
+            seq.serialize_element(&false)?;
+        }
+        seq.end()
     }
 }
 
 impl<'de> Deserialize<'de> for Path {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Path, D::Error> {
-        struct Steps;
-        impl<'de> serde::de::Visitor<'de> for Steps {
+        use serde::de::{DeserializeSeed, Error, SeqAccess, Visitor};
+        use std::fmt;
+        /// The path so far, taking one step more.
+        struct Step(Path);
+        impl<'de> DeserializeSeed<'de> for Step {
             type Value = Path;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Path, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Step {
+            type Value = Path;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key, an index, null or false")
+            }
+            fn visit_str<E: Error>(self, k: &str) -> Result<Path, E> {
+                Ok(self.0.key(keys::intern(k)))
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<Path, E> {
+                Ok(self.0.index(usize::try_from(n).unwrap_or(usize::MAX)))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Path, E> {
+                Ok(self.0.json())
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Path, E> {
+                Ok(self.0.push(None))
+            }
+        }
+        struct Steps;
+        impl<'de> Visitor<'de> for Steps {
+            type Value = Path;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("the steps of a path")
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Path, A::Error> {
-                #[derive(Deserialize)]
-                struct Step<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Path, A::Error> {
                 let mut p = Path::ROOT;
-                while let Some(Step(s)) = seq.next_element()? {
-                    p = p.step(&s);
+                while let Some(next) = seq.next_element_seed(Step(p))? {
+                    p = next;
                 }
                 Ok(p)
             }
@@ -170,25 +212,24 @@ impl Path {
 
     /// The path [`Path::to_steps`] wrote.
     pub fn from_steps(steps: &[String]) -> Path {
-        steps.iter().fold(Path::ROOT, |p, s| p.step(s))
-    }
-
-    /// This path with one step of [`Path::to_steps`] more.
-    fn step(self, s: &str) -> Path {
-        if let Some(k) = s.strip_prefix('.') {
-            self.key(keys::intern(k))
-        } else if s == "<json>" {
-            self.json()
-        } else if s == "!" {
-            self.push(None)
-        } else {
-            let n = s
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .parse::<usize>()
-                .unwrap_or(usize::MAX);
-            self.index(n)
+        let mut p = Path::ROOT;
+        for s in steps {
+            p = if let Some(k) = s.strip_prefix('.') {
+                p.key(keys::intern(k))
+            } else if s == "<json>" {
+                p.json()
+            } else if s == "!" {
+                p.push(None)
+            } else {
+                let n = s
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<usize>()
+                    .unwrap_or(usize::MAX);
+                p.index(n)
+            };
         }
+        p
     }
     /// The path of the value holding this one (the root's is the root).
     pub fn parent(mut self) -> Path {
@@ -410,6 +451,18 @@ mod keys {
         }
         assert_eq!(Path::from_steps(&deep.to_steps()), deep);
         assert_eq!(Path::from_steps(&[]), Path::ROOT);
+        // and through serde, as the guard keeps them
+        let big = Path::ROOT.key("open").index(usize::MAX);
+        for q in [p, deep, big, Path::ROOT, Path::ROOT.json()] {
+            let text = serde_json::to_string(&q).unwrap();
+            assert_eq!(serde_json::from_str::<Path>(&text).unwrap(), q, "{text}");
+        }
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"["args",3,null,"a-key-no-reader-knows"]"#
+        );
+        assert!(serde_json::from_str::<Path>(r#"[{"a":1}]"#).is_err());
+        assert!(serde_json::from_str::<Path>("5").is_err());
     }
 
     #[cfg(test)]
