@@ -241,21 +241,25 @@ fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>
     let id_key = memmem::Finder::new(b"\"id\":\"");
     let result_key = memmem::Finder::new(b"\"tool_use_id\":\"");
     // The string value that starts at `at` (just after its opening quote).
-    let value = |line: &[u8], at: usize| -> Vec<u8> {
+    fn value(line: &[u8], at: usize) -> &[u8] {
         let rest = &line[at..];
-        rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())].to_vec()
-    };
+        &rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())]
+    }
     // Room for all of it and the pending call: pages never written to cost
     // nothing, while growing the buffer would copy it.
     let mut out = Vec::with_capacity(tail.len().saturating_add(room));
-    for line in tail.split_inclusive(|&b| b == b'\n') {
+    let mut start = 0;
+    while start < tail.len() {
+        let end = memchr::memchr(b'\n', &tail[start..]).map_or(tail.len(), |k| start + k + 1);
+        let line = &tail[start..end];
+        start = end;
         let keep = if is_call.find(line).is_some() {
-            ids.extend(id_key.find_iter(line).map(|k| value(line, k + 6)));
+            ids.extend(id_key.find_iter(line).map(|k| value(line, k + 6).to_vec()));
             true
         } else {
             result_key
                 .find_iter(line)
-                .any(|k| ids.contains(&value(line, k + 15)))
+                .any(|k| ids.contains(value(line, k + 15)))
         };
         if keep {
             out.extend_from_slice(line);
