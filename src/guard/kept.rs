@@ -96,7 +96,7 @@ impl Kept {
         self.last.extend_from_slice(read);
         let over = self.last.len().saturating_sub(PROBE as usize);
         self.last.drain(..over);
-        times.extend(self.times.drain(..));
+        times.append(&mut self.times);
         times.truncate(super::TIME_TRIES);
         self.times = times;
     }
