@@ -21,8 +21,9 @@
 #              loaded, nothing new is parsed;
 #   grows      two entries (a `say` and its result) appended to the
 #              transcript before each run, as a session grows between an
-#              agent's calls: the state is loaded, the new lines parsed,
-#              and the state written again;
+#              agent's calls: the state is loaded, the lines written since
+#              it parsed, and the state written again once they add up to
+#              256 KiB;
 #   no-cache   `--no-cache`: the call read and parsed whole on every run, as
 #              on the first call of a session.
 #

@@ -108,9 +108,24 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
     judge_kept(linter, hook, now, None)
 }
 
-/// [`judge`], keeping the state of the session's call in the folder
-/// `cache` (when given) for the next call to start from ([`kept`]).
-pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, cache: Option<&Path>) -> Verdict {
+/// Where and how often the guard keeps the state of a session's call
+/// ([`kept`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Keep<'a> {
+    /// The folder of the states, one file per session.
+    pub dir: &'a Path,
+    /// How many more bytes of the transcript must have been read since
+    /// the kept state before it is written again: writing it costs more
+    /// than reading a few lines again on the next run.
+    pub rewrite_after: u64,
+}
+
+/// What [`Keep::rewrite_after`] is unless told otherwise.
+pub const REWRITE_AFTER: u64 = 256 << 10;
+
+/// [`judge`], keeping the state of the session's call as `keep` says (when
+/// given) for the next call to start from.
+pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_>>) -> Verdict {
     let name = one_line(&hook.tool_name);
     let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
         return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
@@ -133,9 +148,9 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, cache: Option<&Path>) -
     };
     let room = pending_entry(hook, now).len() + 64;
     let opts = linter.read_options();
-    let slot = cache.map(|dir| {
+    let slot = keeping.map(|k| {
         kept::Slot::new(
-            dir,
+            k.dir,
             hook.session_id.as_deref(),
             path,
             server,
@@ -154,6 +169,7 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, cache: Option<&Path>) -
                     .as_ref()
                     .is_none_or(|id| !k.ids.contains(id.as_bytes()))
         });
+    let loaded = resumed.as_ref().map(|(k, _)| k.end);
     let (mut kept, mut bytes) = match resumed {
         Some(r) => r,
         None => match read_tail(&mut file, server, room) {
@@ -187,8 +203,12 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, cache: Option<&Path>) -
         .map_or(now, |t| t.max(now));
     let done = calls_only(&bytes[..keep], server, 0, &mut kept.ids);
     kept.reader.read(&done, false);
+    let rewrite = keep > 0
+        && loaded.is_none_or(|end| {
+            kept.end + keep as u64 - end >= keeping.map_or(0, |k| k.rewrite_after)
+        });
     let state = match &slot {
-        Some(s) if keep > 0 => {
+        Some(s) if rewrite => {
             kept.advance(&bytes[..keep], times(&bytes[..keep]));
             file.metadata().ok().and_then(|m| s.serialize(&kept, &m))
         }
@@ -666,7 +686,11 @@ mod tests {
             "vh",
             &format!("{:?}", linter.read_options()),
         );
-        let run = || judge_kept(&linter, &hook, 0, Some(&cache));
+        let every = Keep {
+            dir: &cache,
+            rewrite_after: 0,
+        };
+        let run = || judge_kept(&linter, &hook, 0, Some(every));
         assert!(matches!(run(), Verdict::Judged(_)));
         let mut file = File::open(&path).unwrap();
         let (k, new) = slot.load(&mut file).expect("the state was kept");
@@ -682,6 +706,18 @@ mod tests {
         let (k, new) = slot.load(&mut file).unwrap();
         assert_eq!(new, more.as_bytes());
         assert!(k.ids.contains(b"j".as_slice()));
+        // not written again for so few new bytes ...
+        let seldom = Keep {
+            rewrite_after: more.len() as u64 + 1,
+            ..every
+        };
+        assert!(matches!(
+            judge_kept(&linter, &hook, 0, Some(seldom)),
+            Verdict::Judged(_)
+        ));
+        let (_, new) = slot.load(&mut file).unwrap();
+        assert_eq!(new, more.as_bytes());
+        // ... and written again for enough of them
         assert!(matches!(run(), Verdict::Judged(_)));
         let (k, new) = slot.load(&mut file).unwrap();
         assert_eq!((k.end, new.len()), (src.len() as u64, 0));

@@ -215,6 +215,10 @@ struct GuardArgs {
     /// Read the session afresh on every call, keeping nothing.
     #[arg(long)]
     no_cache: bool,
+    /// Write the kept state again once this many bytes more of the session
+    /// were read since it (0: after every call).
+    #[arg(long, value_name = "BYTES", default_value_t = callint::guard::REWRITE_AFTER, hide = true)]
+    cache_rewrite: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -485,7 +489,11 @@ fn guard(args: GuardArgs) -> u8 {
     } else {
         args.cache_dir.clone().or_else(guard::default_cache_dir)
     };
-    let findings = match guard::judge_kept(&linter, &hook, now, cache.as_deref()) {
+    let keep = cache.as_deref().map(|dir| guard::Keep {
+        dir,
+        rewrite_after: args.cache_rewrite,
+    });
+    let findings = match guard::judge_kept(&linter, &hook, now, keep) {
         Verdict::Allow(why) => {
             warn(format_args!("guard: allowed without judging: {why}"));
             return 0;

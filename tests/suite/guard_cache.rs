@@ -40,13 +40,22 @@ fn answer(o: &Output) -> (Option<i32>, String, String) {
 /// The guard's answer with the cache in `cache`, checked to be the answer
 /// of a fresh read.
 fn judged(dir: &Path, cache: &Path, at: &str, hook: &Value) -> (Option<i32>, String, String) {
+    judged_with(dir, cache, at, hook, &[])
+}
+
+/// [`judged`], with more flags for the run that keeps the state.
+fn judged_with(
+    dir: &Path,
+    cache: &Path,
+    at: &str,
+    hook: &Value,
+    flags: &[&str],
+) -> (Option<i32>, String, String) {
     let input = hook.to_string();
     let cache = cache.to_str().unwrap();
-    let kept = answer(&guard(
-        dir,
-        &["--now", at, "--cache-dir", cache],
-        input.as_bytes(),
-    ));
+    let mut args = vec!["--now", at, "--cache-dir", cache];
+    args.extend_from_slice(flags);
+    let kept = answer(&guard(dir, &args, input.as_bytes()));
     let fresh = answer(&guard(dir, &["--now", at, "--no-cache"], input.as_bytes()));
     assert_eq!(kept, fresh, "{hook}");
     kept
@@ -105,7 +114,14 @@ fn time_of(line: &str) -> String {
 fn a_growing_transcript_is_judged_as_a_fresh_read_would() {
     // The incident's sessions, written line by line as the client writes
     // them, and each voicehook call judged before its line is written,
-    // then again once the client wrote it (the hook names its id).
+    // then again once the client wrote it (the hook names its id); the
+    // state written again after every call, and as seldom as by default.
+    for flags in [&["--cache-rewrite", "0"][..], &[]] {
+        grow_and_judge(flags);
+    }
+}
+
+fn grow_and_judge(flags: &[&str]) {
     let dir = scratch();
     let cache = dir.join("cache");
     std::fs::write(
@@ -128,7 +144,7 @@ fn a_growing_transcript_is_judged_as_a_fresh_read_would() {
             };
             for b in &blocks {
                 let h = hook(&transcript, &dir, line, b);
-                let (_, out, _) = judged(&dir, &cache, &at, &h);
+                let (_, out, _) = judged_with(&dir, &cache, &at, &h, flags);
                 denied += usize::from(!out.is_empty());
                 judged_calls += 1;
             }
@@ -141,7 +157,7 @@ fn a_growing_transcript_is_judged_as_a_fresh_read_would() {
             for b in &blocks {
                 let mut h = hook(&transcript, &dir, line, b);
                 h["tool_use_id"] = b["id"].clone();
-                judged(&dir, &cache, &at, &h);
+                judged_with(&dir, &cache, &at, &h, flags);
             }
         }
     }
