@@ -19,11 +19,12 @@
 #
 #   warm       the transcript unchanged between runs: the kept state is
 #              loaded, nothing new is parsed;
-#   grows      two entries (a `say` and its result) appended to the
-#              transcript before each run, as a session grows between an
-#              agent's calls: the state is loaded, the lines written since
-#              it parsed, and the state written again once they add up to
-#              256 KiB;
+#   grows      four entries (a shell command with 4 KB of output, a `say`,
+#              and their results) appended to the transcript before each
+#              run, as a session grows between an agent's calls: the state
+#              is loaded, the lines written since it parsed, and the state
+#              written again once they add up to 256 KiB (every 60 runs or
+#              so);
 #   no-cache   `--no-cache`: the call read and parsed whole on every run, as
 #              on the first call of a session.
 #
@@ -56,7 +57,8 @@ cache = os.path.join(d, "cache")
 
 
 def entries(server, n, t):
-    """A `say` of the agent and its result, as Claude Code writes them."""
+    """A shell command of the agent with 4 KB of output, then a `say` and
+    its result, as Claude Code writes them."""
     ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".000Z"
     head = {"sessionId": "bench", "version": "2.1.144", "cwd": "/w", "isSidechain": False}
     call = dict(head, type="assistant", uuid=f"g-{n}-a", timestamp=ts, message={
@@ -65,7 +67,13 @@ def entries(server, n, t):
     res = dict(head, type="user", uuid=f"g-{n}-u", timestamp=ts, message={
         "role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_grow{n}",
         "content": [{"type": "text", "text": json.dumps({"say_id": f"g{n}", "say_status": "queued"})}]}]})
-    return (json.dumps(call) + "\n" + json.dumps(res) + "\n").encode()
+    work = dict(head, type="assistant", uuid=f"g-{n}-w", timestamp=ts, message={
+        "role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_work{n}",
+        "name": "Bash", "input": {"command": "cargo test"}}]})
+    out = dict(head, type="user", uuid=f"g-{n}-o", timestamp=ts, message={
+        "role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_work{n}",
+        "content": f"test step_{n} ... ok\n" * 160}]})
+    return "".join(json.dumps(e) + "\n" for e in [work, out, call, res]).encode()
 
 
 def run(path, server, flags):
