@@ -248,7 +248,7 @@ impl Partial {
             let text = match std::str::from_utf8(raw) {
                 Ok(t) => t,
                 Err(e) => {
-                    let at = base + l.span.start + e.valid_up_to();
+                    let at = base.saturating_add(l.span.start + e.valid_up_to());
                     self.reader.session.problems.push(Problem::new(
                         Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
                         "this line is not valid UTF-8".into(),
@@ -260,11 +260,15 @@ impl Partial {
             self.reader.line(
                 text,
                 first.saturating_add(l.no),
-                Span::new(base + l.span.start, base + l.span.end),
+                Span::new(
+                    base.saturating_add(l.span.start),
+                    base.saturating_add(l.span.end),
+                ),
                 Some(k) == last,
             );
         }
-        self.bytes += part.len();
+        // Saturating: a kept state is read back from a file.
+        self.bytes = self.bytes.saturating_add(part.len());
         self.lines = first.saturating_add(u32::try_from(all.len()).unwrap_or(u32::MAX));
     }
 
