@@ -461,9 +461,12 @@ fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::R
             Some(k) => k + 1,
             None => win.len(),
         };
-        let mut next = vec![0u8; n as usize];
+        let mut next = Vec::with_capacity(n as usize + carry);
         file.seek(SeekFrom::Start(pos))?;
-        file.read_exact(&mut next)?;
+        file.by_ref().take(n).read_to_end(&mut next)?;
+        if next.len() as u64 != n {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
         next.extend_from_slice(&win[..carry]);
         win = next;
         found.clear();

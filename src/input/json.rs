@@ -30,10 +30,7 @@ pub(crate) fn lines_from(bytes: &[u8], mut start: usize) -> Vec<RawLine> {
     let mut no: u32 = 0;
     while start < bytes.len() {
         no = no.saturating_add(1);
-        let end = bytes[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|k| start + k);
+        let end = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
         let stop = end.unwrap_or(bytes.len());
         let mut content = stop;
         if content > start && bytes[content - 1] == b'\r' {
