@@ -731,6 +731,76 @@ mod tests {
     }
 
     #[test]
+    fn a_new_join_is_judged_as_a_fresh_read_would() {
+        let dir = std::env::temp_dir().join(format!("callint-guard-join-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let call = |id: &str, name: &str, input: &str| {
+            format!(
+                r#"{{"type":"assistant","timestamp":"2026-10-10T09:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}]}}}}"#
+            ) + "\n"
+        };
+        let result = |id: &str, text: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{}}}]}}}}"#,
+                serde_json::to_string(text).unwrap()
+            ) + "\n"
+        };
+        let joined = |lang: &str| format!(r#"{{"status":"joined","context":{{"lang":"{lang}"}}}}"#);
+        let mut src =
+            call("j1", "mcp__vh__join", r#"{"call_id":"c-1"}"#) + &result("j1", &joined("en"));
+        std::fs::write(&path, &src).unwrap();
+        let hook = read_hook(
+            format!(
+                r#"{{"session_id":"n","transcript_path":{},"tool_name":"mcp__vh__say","tool_input":{{"text":"Yes, the build is green and the tests pass."}}}}"#,
+                serde_json::to_string(&path).unwrap()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let linter = Linter::new(&crate::config::Config::default(), None, &[]).unwrap();
+        let keep = Keep {
+            dir: &dir.join("cache"),
+            rewrite_after: 0,
+        };
+        let both = || {
+            let kept = format!("{:?}", judge_kept(&linter, &hook, 0, Some(keep)));
+            let fresh = format!("{:?}", judge(&linter, &hook, 0));
+            assert_eq!(kept, fresh);
+            fresh
+        };
+        let slot = kept::Slot::new(
+            keep.dir,
+            Some("n"),
+            &path,
+            "vh",
+            &format!("{:?}", linter.read_options()),
+        );
+        let tail = || {
+            let (k, new) = slot.load(&mut File::open(&path).unwrap()).unwrap();
+            assert!(new.is_empty());
+            k.tail
+        };
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), 0);
+        // the agent joins another call: read from its join on
+        let second = src.len() as u64;
+        src += &call("j2", "mcp__vh__join", r#"{"call_id":"c-2"}"#);
+        src += &result("j2", &joined("de"));
+        std::fs::write(&path, &src).unwrap();
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), second);
+        // a say of the new call, then the pending one again
+        src += &call("s1", "mcp__vh__say", r#"{"text":"Ja, ich bin dabei."}"#);
+        src += &result("s1", r#"{"say_id":"s1"}"#);
+        std::fs::write(&path, &src).unwrap();
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), second);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn hook_inputs_are_checked() {
         assert!(read_hook(b"").is_err());
         assert!(read_hook(b"[]").is_err());
