@@ -13,9 +13,25 @@
 #              session: a long working session, then a call, so the guard
 #              reads the call only.
 #
+# The guard keeps what it read of each session (its cache; here a folder of
+# its own, emptied first) and reads only what the transcript grew by since.
+# Each session is measured three ways:
+#
+#   warm       the transcript unchanged between runs: the kept state is
+#              loaded, nothing new is parsed;
+#   grows      four entries (a shell command with 4 KB of output, a `say`,
+#              and their results) appended to the transcript before each
+#              run, as a session grows between an agent's calls: the state
+#              is loaded, the lines written since it parsed, and the state
+#              written again once they add up to 256 KiB (every 60 runs or
+#              so);
+#   no-cache   `--no-cache`: the call read and parsed whole on every run, as
+#              on the first call of a session.
+#
 # Wall clock is what the agent waits; on a machine busy with other work it
 # includes waiting for a core, so the CPU time of each run (user + system)
-# is printed beside it.
+# is printed beside it. At the end the grown transcripts are judged with
+# and without the cache, which must decide alike.
 #
 # The pending call is a `say` ("Got it.", which the guard denies: the whole
 # path, reason and output included, is measured).
@@ -31,38 +47,82 @@ bin=target/release
 "$bin/examples/genlog" "$turns" "$dir/native.jsonl"
 python3 scripts/corpus/claude-session.py --noise 10 "$dir/native.jsonl" "$dir/one-call.jsonl"
 cat "$dir/one-call.jsonl" corpus/seed-incident-claude/opencode.jsonl > "$dir/late-call.jsonl"
+rm -rf "$dir/cache"
 
 python3 - "$bin/callint" "$dir" "$runs" <<'EOF'
-import json, os, resource, subprocess, sys, time
+import json, os, resource, shutil, subprocess, sys, time
 
 callint, d, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-for name, server in [("one-call", "voicehook"), ("late-call", "vh")]:
-    path = os.path.join(d, name + ".jsonl")
+cache = os.path.join(d, "cache")
+
+
+def entries(server, n, t):
+    """A shell command of the agent with 4 KB of output, then a `say` and
+    its result, as Claude Code writes them."""
+    ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".000Z"
+    head = {"sessionId": "bench", "version": "2.1.144", "cwd": "/w", "isSidechain": False}
+    call = dict(head, type="assistant", uuid=f"g-{n}-a", timestamp=ts, message={
+        "role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_grow{n}",
+        "name": f"mcp__{server}__say", "input": {"text": f"Step {n} is done."}}]})
+    res = dict(head, type="user", uuid=f"g-{n}-u", timestamp=ts, message={
+        "role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_grow{n}",
+        "content": [{"type": "text", "text": json.dumps({"say_id": f"g{n}", "say_status": "queued"})}]}]})
+    work = dict(head, type="assistant", uuid=f"g-{n}-w", timestamp=ts, message={
+        "role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_work{n}",
+        "name": "Bash", "input": {"command": "cargo test"}}]})
+    out = dict(head, type="user", uuid=f"g-{n}-o", timestamp=ts, message={
+        "role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_work{n}",
+        "content": f"test step_{n} ... ok\n" * 160}]})
+    return "".join(json.dumps(e) + "\n" for e in [work, out, call, res]).encode()
+
+
+def run(path, server, flags):
     hook = json.dumps({
-        "session_id": "bench",
+        "session_id": "bench-" + os.path.basename(path),
         "transcript_path": path,
         "cwd": d,
         "hook_event_name": "PreToolUse",
         "tool_name": f"mcp__{server}__say",
         "tool_input": {"text": "Got it."},
     }).encode()
-    times, cpu = [], []
-    for i in range(runs + 3):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        s = time.perf_counter()
-        p = subprocess.run([callint, "guard"], input=hook, capture_output=True)
-        t = (time.perf_counter() - s) * 1000
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        c = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
-        if i == 0:
-            decision = json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"] if p.stdout else "allow"
-        if i >= 3:  # warm-up runs left out
-            times.append(t)
-            cpu.append(c)
-    times.sort()
-    cpu.sort()
-    pct = lambda v, q: v[min(len(v) - 1, int(q * len(v)))]
-    size = os.path.getsize(path) / 1e6
-    print(f"{name:9} {size:5.1f} MB  {decision:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
-          f"  | cpu p50 {pct(cpu, 0.50):6.1f} ms  p99 {pct(cpu, 0.99):6.1f} ms")
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    s = time.perf_counter()
+    keep = [] if "--no-cache" in flags else ["--cache-dir", cache]
+    p = subprocess.run([callint, "guard"] + keep + flags, input=hook, capture_output=True)
+    t = (time.perf_counter() - s) * 1000
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    c = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
+    decision = json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"] if p.stdout else "allow"
+    return t, c, decision
+
+
+pct = lambda v, q: v[min(len(v) - 1, int(q * len(v)))]
+grown = []
+for name, server in [("one-call", "voicehook"), ("late-call", "vh")]:
+    src = os.path.join(d, name + ".jsonl")
+    grow = os.path.join(d, name + ".grow.jsonl")
+    shutil.copyfile(src, grow)
+    grown.append((grow, server))
+    for how, path, flags in [("warm", src, []), ("grows", grow, []), ("no-cache", src, ["--no-cache"])]:
+        times, cpu = [], []
+        for i in range(runs + 3):
+            if how == "grows":
+                with open(path, "ab") as f:
+                    f.write(entries(server, i, 1791622800 + i))
+            t, c, decision = run(path, server, flags)
+            if i == 0:
+                first = decision
+            if i >= 3:  # warm-up runs left out
+                times.append(t)
+                cpu.append(c)
+        times.sort()
+        cpu.sort()
+        size = os.path.getsize(path) / 1e6
+        print(f"{name:9} {how:8} {size:5.1f} MB  {first:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
+              f"  | cpu p50 {pct(cpu, 0.50):6.1f} ms  p99 {pct(cpu, 0.99):6.1f} ms")
+for path, server in grown:
+    kept, fresh = run(path, server, [])[2], run(path, server, ["--no-cache"])[2]
+    if kept != fresh:
+        sys.exit(f"{path}: {kept} with the cache, {fresh} without it")
+print("the grown sessions are judged alike with and without the cache")
 EOF

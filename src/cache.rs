@@ -148,7 +148,7 @@ impl Cache {
 
 /// This binary: its version, and the size and time of its file, so that
 /// a rebuilt binary never reads what another one wrote.
-fn binary_id() -> String {
+pub(crate) fn binary_id() -> String {
     let exe = std::env::current_exe()
         .and_then(|p| p.metadata())
         .map(|m| {

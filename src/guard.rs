@@ -13,6 +13,7 @@
 //! The guard never stands in an agent's way by failing: whatever it cannot
 //! read or judge, it lets through, and says why ([`Verdict::Allow`]).
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,10 @@ use crate::input::{claude, ts};
 use crate::model::{Body, Ms};
 use crate::report::escape::one_line;
 
+mod kept;
+
+pub use kept::default_dir as default_cache_dir;
+
 type Obj = Map<String, Value>;
 
 /// The tool-use id the pending call is given in the transcript it is
@@ -38,6 +43,9 @@ const PENDING_ID: &str = "callint-pending";
 #[derive(Debug)]
 pub struct Hook {
     pub transcript_path: Option<PathBuf>,
+    /// The session the call is made in: what the guard keeps between
+    /// calls is kept per session.
+    pub session_id: Option<String>,
     /// The folder the agent works in: where `callint.toml` is looked for.
     pub cwd: Option<PathBuf>,
     /// The tool about to be called, as Claude Code names it
@@ -76,6 +84,7 @@ pub fn read_hook(bytes: &[u8]) -> Result<Hook, String> {
     };
     Ok(Hook {
         transcript_path: string(&o, "transcript_path").map(PathBuf::from),
+        session_id: string(&o, "session_id").filter(|s| !s.is_empty()),
         cwd: string(&o, "cwd").map(PathBuf::from),
         tool_name,
         tool_input,
@@ -96,6 +105,27 @@ pub enum Verdict {
 /// Judge the call `hook` announces, at time `now` (or the transcript's last
 /// time, when that is later).
 pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
+    judge_kept(linter, hook, now, None)
+}
+
+/// Where and how often the guard keeps the state of a session's call
+/// ([`kept`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Keep<'a> {
+    /// The folder of the states, one file per session.
+    pub dir: &'a Path,
+    /// How many more bytes of the transcript must have been read since
+    /// the kept state before it is written again: writing it costs more
+    /// than reading a few lines again on the next run.
+    pub rewrite_after: u64,
+}
+
+/// What [`Keep::rewrite_after`] is unless told otherwise.
+pub const REWRITE_AFTER: u64 = 256 << 10;
+
+/// [`judge`], keeping the state of the session's call as `keep` says (when
+/// given) for the next call to start from.
+pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_>>) -> Verdict {
     let name = one_line(&hook.tool_name);
     let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
         return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
@@ -106,15 +136,46 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
     let Some(path) = &hook.transcript_path else {
         return Verdict::Allow("the hook input names no transcript".into());
     };
+    let cannot = |e: io::Error| {
+        Verdict::Allow(format!(
+            "cannot read the transcript {}: {e}",
+            crate::report::escape::file_name(&path.to_string_lossy())
+        ))
+    };
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => return cannot(e),
+    };
     let room = pending_entry(hook, now).len() + 64;
-    let mut bytes = match read_tail(path, server, room) {
-        Ok(b) => b,
-        Err(e) => {
-            return Verdict::Allow(format!(
-                "cannot read the transcript {}: {e}",
-                crate::report::escape::file_name(&path.to_string_lossy())
-            ))
-        }
+    let opts = linter.read_options();
+    let slot = keeping.map(|k| {
+        kept::Slot::new(
+            k.dir,
+            hook.session_id.as_deref(),
+            path,
+            server,
+            &format!("{opts:?}"),
+        )
+    });
+    // The state kept from the last run, with the bytes written since, if
+    // it still holds and the call did not start again since.
+    let resumed = slot
+        .as_ref()
+        .and_then(|s| s.load(&mut file))
+        .filter(|(k, new)| {
+            call_start_in(new, server).is_none()
+                && hook
+                    .tool_use_id
+                    .as_ref()
+                    .is_none_or(|id| !k.ids.contains(id.as_bytes()))
+        });
+    let loaded = resumed.as_ref().map(|(k, _)| k.end);
+    let (mut kept, mut bytes) = match resumed {
+        Some(r) => r,
+        None => match read_tail(&mut file, server, room) {
+            Ok((tail, bytes)) => (kept::Kept::fresh(claude::Partial::new(opts), tail), bytes),
+            Err(e) => return cannot(e),
+        },
     };
     if cut_off(&bytes) {
         // The entry being written could change the verdict (an event that
@@ -124,17 +185,47 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
                 .into(),
         );
     }
-    if let Some(id) = &hook.tool_use_id {
-        drop_block(&mut bytes, id);
+    let taken = match &hook.tool_use_id {
+        Some(id) => drop_block(&mut bytes, id),
+        None => None,
+    };
+    // What is kept for the next run: the whole lines, up to the one the
+    // pending call was taken out of.
+    let whole = memchr::memrchr(b'\n', &bytes).map_or(0, |k| k + 1);
+    let keep = taken.map_or(whole, |t| t.min(whole));
+    let mut recent = times(&bytes);
+    recent.extend(kept.times.iter().copied());
+    recent.truncate(TIME_TRIES);
+    let when = recent
+        .into_iter()
+        .flatten()
+        .next()
+        .map_or(now, |t| t.max(now));
+    let done = calls_only(&bytes[..keep], server, 0, &mut kept.ids);
+    kept.reader.read(&done, false);
+    let rewrite = keep > 0
+        && loaded.is_none_or(|end| {
+            kept.end + keep as u64 - end >= keeping.map_or(0, |k| k.rewrite_after)
+        });
+    let state = match &slot {
+        Some(s) if rewrite => {
+            kept.advance(&bytes[..keep], times(&bytes[..keep]));
+            file.metadata().ok().and_then(|m| s.serialize(&kept, &m))
+        }
+        _ => None,
+    };
+    let mut rest = calls_only(&bytes[keep..], server, room, &mut kept.ids);
+    drop(bytes);
+    if !rest.is_empty() && rest.last() != Some(&b'\n') {
+        rest.push(b'\n');
     }
-    let when = last_time(&bytes).map_or(now, |t| t.max(now));
-    let mut bytes = calls_only(&bytes, server, room);
-    if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
-        bytes.push(b'\n');
+    let base = kept.reader.bytes() + rest.len();
+    rest.extend_from_slice(pending_entry(hook, when).as_bytes());
+    kept.reader.read(&rest, true);
+    let parsed = kept.reader.finish();
+    if let (Some(slot), Some(state)) = (&slot, state) {
+        slot.write(&state);
     }
-    let base = bytes.len();
-    bytes.extend_from_slice(pending_entry(hook, when).as_bytes());
-    let parsed = claude::parse(&bytes, linter.read_options());
     let Some(log) = parsed.logs.into_iter().next() else {
         return Verdict::Allow(format!(
             "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
@@ -159,29 +250,36 @@ pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
 /// them (by `tool_use_id`), with `room` bytes to spare. A session's other lines (file reads, shell
 /// output, chat with the user) can be most of its bytes; none of the rules
 /// in [`crate::rules::PENDING`] reads them, so they are not parsed.
-fn calls_only(tail: &[u8], server: &str, room: usize) -> Vec<u8> {
+///
+/// `ids` holds the ids of the server's calls read before `tail`, and gets
+/// those of `tail`'s: reading a transcript in parts keeps the same lines
+/// as reading it whole.
+fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>) -> Vec<u8> {
     use memchr::memmem;
     let tool = format!("\"mcp__{server}__");
     let is_call = memmem::Finder::new(tool.as_bytes());
     let id_key = memmem::Finder::new(b"\"id\":\"");
     let result_key = memmem::Finder::new(b"\"tool_use_id\":\"");
     // The string value that starts at `at` (just after its opening quote).
-    let value = |line: &[u8], at: usize| -> Vec<u8> {
+    fn value(line: &[u8], at: usize) -> &[u8] {
         let rest = &line[at..];
-        rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())].to_vec()
-    };
-    let mut ids: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+        &rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())]
+    }
     // Room for all of it and the pending call: pages never written to cost
     // nothing, while growing the buffer would copy it.
     let mut out = Vec::with_capacity(tail.len().saturating_add(room));
-    for line in tail.split_inclusive(|&b| b == b'\n') {
+    let mut start = 0;
+    while start < tail.len() {
+        let end = memchr::memchr(b'\n', &tail[start..]).map_or(tail.len(), |k| start + k + 1);
+        let line = &tail[start..end];
+        start = end;
         let keep = if is_call.find(line).is_some() {
-            ids.extend(id_key.find_iter(line).map(|k| value(line, k + 6)));
+            ids.extend(id_key.find_iter(line).map(|k| value(line, k + 6).to_vec()));
             true
         } else {
             result_key
                 .find_iter(line)
-                .any(|k| ids.contains(&value(line, k + 15)))
+                .any(|k| ids.contains(value(line, k + 15)))
         };
         if keep {
             out.extend_from_slice(line);
@@ -228,59 +326,64 @@ fn cut_off(bytes: &[u8]) -> bool {
 
 /// Take the `tool_use` block with id `id` out of the entry that holds it,
 /// if the client wrote the pending call to the transcript before it ran
-/// the hook: the call is judged once, as the pending one.
-fn drop_block(bytes: &mut Vec<u8>, id: &str) {
-    let Ok(quoted) = serde_json::to_string(id) else {
-        return;
-    };
+/// the hook: the call is judged once, as the pending one. Returns where
+/// the line changed starts, when one did.
+fn drop_block(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(id).ok()?;
     let needle = format!("\"id\":{quoted}");
-    let Some(at) = memchr::memmem::rfind(bytes, needle.as_bytes()) else {
-        return;
-    };
+    let at = memchr::memmem::rfind(bytes, needle.as_bytes())?;
     let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
     let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
-    let Ok(mut entry) = serde_json::from_slice::<Value>(&bytes[start..end]) else {
-        return;
-    };
-    let Some(blocks) = entry
+    let mut entry = serde_json::from_slice::<Value>(&bytes[start..end]).ok()?;
+    let blocks = entry
         .pointer_mut("/message/content")
-        .and_then(Value::as_array_mut)
-    else {
-        return;
-    };
+        .and_then(Value::as_array_mut)?;
     let before = blocks.len();
     blocks.retain(|b| {
         !(b.get("type").and_then(Value::as_str) == Some("tool_use")
             && b.get("id").and_then(Value::as_str) == Some(id))
     });
     if blocks.len() == before {
-        return;
+        return None;
     }
     let line = entry.to_string();
     bytes.splice(start..end, line.into_bytes());
+    Some(start)
 }
 
+/// How many `"timestamp"` keys are tried, from the end, for the time of
+/// the last entry: a key inside some text is no entry's time.
+const TIME_TRIES: usize = 16;
+
 /// The time of the last entry of a transcript that carries one.
+#[cfg(test)]
 fn last_time(bytes: &[u8]) -> Option<Ms> {
+    times(bytes).into_iter().flatten().next()
+}
+
+/// The values of the last [`TIME_TRIES`] `"timestamp"` keys of `bytes`,
+/// the latest first, each as a time if it reads as one: the last entry's
+/// time is the first of them (of these and those of the bytes before,
+/// for a transcript read in parts).
+fn times(bytes: &[u8]) -> Vec<Option<Ms>> {
     let key = b"\"timestamp\":\"";
     let finder = memchr::memmem::FinderRev::new(key);
     let mut end = bytes.len();
-    // A few tries: a key inside some text is no entry's time.
-    for _ in 0..16 {
-        let at = finder.rfind(&bytes[..end])?;
+    let mut out = Vec::new();
+    while out.len() < TIME_TRIES {
+        let Some(at) = finder.rfind(&bytes[..end]) else {
+            break;
+        };
         let from = at + key.len();
         let rest = &bytes[from..bytes.len().min(from + 40)];
-        if let Some(q) = memchr::memchr(b'"', rest) {
-            if let Some(t) = std::str::from_utf8(&rest[..q])
+        out.push(memchr::memchr(b'"', rest).and_then(|q| {
+            std::str::from_utf8(&rest[..q])
                 .ok()
                 .and_then(ts::parse_rfc3339)
-            {
-                return Some(t);
-            }
-        }
+        }));
         end = at;
     }
-    None
+    out
 }
 
 /// The end of a transcript from the line of the last `join` or
@@ -295,19 +398,42 @@ fn last_time(bytes: &[u8]) -> Option<Ms> {
 /// candidate line is taken only when it reads as an entry whose `tool_use`
 /// names that function of that server: a mention of the name inside some
 /// text does not cut the call short.
-pub fn read_tail(path: &Path, server: &str, room: usize) -> io::Result<Vec<u8>> {
-    read_tail_by(path, server, room, BLOCK)
+///
+/// Returns the offset the tail starts at, and its bytes.
+pub fn read_tail(file: &mut File, server: &str, room: usize) -> io::Result<(u64, Vec<u8>)> {
+    read_tail_by(file, server, room, BLOCK)
 }
 
-fn read_tail_by(path: &Path, server: &str, room: usize, block: u64) -> io::Result<Vec<u8>> {
-    let mut file = File::open(path)?;
+fn read_tail_by(
+    file: &mut File,
+    server: &str,
+    room: usize,
+    block: u64,
+) -> io::Result<(u64, Vec<u8>)> {
     let len = file.metadata()?.len();
-    let from = last_call_start(&mut file, len, server, block.max(1))?.unwrap_or(0);
+    let from = last_call_start(file, len, server, block.max(1))?.unwrap_or(0);
     file.seek(SeekFrom::Start(from))?;
     let size = usize::try_from(len - from).unwrap_or(0);
     let mut buf = Vec::with_capacity(size.saturating_add(room));
     file.read_to_end(&mut buf)?;
-    Ok(buf)
+    Ok((from, buf))
+}
+
+/// The offset in `bytes` of the first line that starts a call of `server`
+/// ([`starts_call`]), if one does.
+fn call_start_in(bytes: &[u8], server: &str) -> Option<usize> {
+    let needles = [
+        memchr::memmem::Finder::new(b"join\""),
+        memchr::memmem::Finder::new(b"create_call\""),
+    ];
+    let mut start = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if needles.iter().any(|n| n.find(line).is_some()) && starts_call(line, server) {
+            return Some(start);
+        }
+        start += line.len();
+    }
+    None
 }
 
 /// The size of the blocks [`last_call_start`] reads.
@@ -316,15 +442,18 @@ const BLOCK: u64 = 1 << 20;
 /// The file offset of the line of the last `join` or `create_call` of
 /// `server`, searched from the end.
 fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::Result<Option<u64>> {
+    // Searched forwards (vectorized) within each window, the candidates
+    // then tried latest first.
     let needles = [
-        memchr::memmem::FinderRev::new(b"join\""),
-        memchr::memmem::FinderRev::new(b"create_call\""),
+        memchr::memmem::Finder::new(b"join\""),
+        memchr::memmem::Finder::new(b"create_call\""),
     ];
     let mut pos = len;
     // The window: the block just read, then the first line of the window
     // before it (which may have started in this block), so every line is
     // searched whole once its start is read.
     let mut win: Vec<u8> = Vec::new();
+    let mut found: Vec<usize> = Vec::new();
     while pos > 0 {
         let n = block.min(pos);
         pos -= n;
@@ -332,23 +461,25 @@ fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::R
             Some(k) => k + 1,
             None => win.len(),
         };
-        let mut next = vec![0u8; n as usize];
+        let mut next = Vec::with_capacity(n as usize + carry);
         file.seek(SeekFrom::Start(pos))?;
-        file.read_exact(&mut next)?;
+        file.by_ref().take(n).read_to_end(&mut next)?;
+        if next.len() as u64 != n {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
         next.extend_from_slice(&win[..carry]);
         win = next;
-        // Candidates, latest first, each needle's own in turn.
-        let mut ends = [win.len(); 2];
-        let mut found: [Option<usize>; 2] = [None; 2];
-        for k in 0..2 {
-            found[k] = needles[k].rfind(&win[..ends[k]]);
+        found.clear();
+        for needle in &needles {
+            found.extend(needle.find_iter(&win));
         }
-        while let Some((k, at)) = found
-            .iter()
-            .enumerate()
-            .filter_map(|(k, f)| f.map(|a| (k, a)))
-            .max_by_key(|&(_, a)| a)
-        {
+        found.sort_unstable();
+        // Candidates latest first; a line is tried once, for its last one.
+        let mut done = win.len();
+        for &at in found.iter().rev() {
+            if at >= done {
+                continue;
+            }
             let start = match memchr::memrchr(b'\n', &win[..at]) {
                 Some(nl) => nl + 1,
                 // The line started before this window: searched with the
@@ -361,13 +492,7 @@ fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::R
                 return Ok(Some(pos + start as u64));
             }
             // The whole line is done with: go on before it.
-            for j in 0..2 {
-                ends[j] = ends[j].min(start);
-                if found[j].is_some_and(|a| a >= start) {
-                    found[j] = needles[j].rfind(&win[..ends[j]]);
-                }
-            }
-            debug_assert!(found[k].is_none_or(|a| a < start));
+            done = start;
         }
     }
     Ok(None)
@@ -511,12 +636,167 @@ mod tests {
         let at = src.rfind(&second).unwrap();
         // blocks of every size: lines and names across their seams
         for block in [1, 7, 100, 4096, 1 << 20] {
-            let tail = read_tail_by(&path, "vh", 0, block).unwrap();
+            let mut file = File::open(&path).unwrap();
+            let (from, tail) = read_tail_by(&mut file, "vh", 0, block).unwrap();
             assert_eq!(tail, &src.as_bytes()[at..], "{block}");
+            assert_eq!(from, at as u64);
         }
         // no join of that server: the whole file
-        let all = read_tail(&path, "other", 0).unwrap();
-        assert_eq!(all.len(), src.len());
+        let (from, all) = read_tail(&mut File::open(&path).unwrap(), "other", 0).unwrap();
+        assert_eq!((from, all.len()), (0, src.len()));
+        // a join in appended bytes is found at the start of its line
+        let appended = format!("{filler}\n{second}\n{filler}\n");
+        assert_eq!(
+            call_start_in(appended.as_bytes(), "vh"),
+            Some(filler.len() + 1)
+        );
+        assert_eq!(call_start_in(appended.as_bytes(), "chat"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_next_run_goes_on_from_the_kept_state() {
+        let dir = std::env::temp_dir().join(format!("callint-guard-kept-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let result = |id: &str, text: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{}}}]}}}}"#,
+                serde_json::to_string(text).unwrap()
+            )
+        };
+        let mut src = format!(
+            "{}\n{}\n",
+            line("mcp__vh__join").replace("\"id\":\"t\"", "\"id\":\"j\""),
+            result("j", r#"{"status":"joined","context":{"lang":"en"}}"#)
+        );
+        std::fs::write(&path, &src).unwrap();
+        let hook = read_hook(
+            format!(
+                r#"{{"session_id":"k","transcript_path":{},"tool_name":"mcp__vh__say","tool_input":{{"text":"Hello there, I am on it."}}}}"#,
+                serde_json::to_string(&path).unwrap()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let linter = Linter::new(&crate::config::Config::default(), None, &[]).unwrap();
+        let cache = dir.join("cache");
+        let slot = kept::Slot::new(
+            &cache,
+            Some("k"),
+            &path,
+            "vh",
+            &format!("{:?}", linter.read_options()),
+        );
+        let every = Keep {
+            dir: &cache,
+            rewrite_after: 0,
+        };
+        let run = || judge_kept(&linter, &hook, 0, Some(every));
+        assert!(matches!(run(), Verdict::Judged(_)));
+        let mut file = File::open(&path).unwrap();
+        let (k, new) = slot.load(&mut file).expect("the state was kept");
+        assert_eq!((k.tail, k.end, new.len()), (0, src.len() as u64, 0));
+        // a say and its answer appended: only they are new
+        let more = format!(
+            "{}\n{}\n",
+            line("mcp__vh__say").replace("\"id\":\"t\"", "\"id\":\"s\""),
+            result("s", r#"{"say_id":"s1"}"#)
+        );
+        src.push_str(&more);
+        std::fs::write(&path, &src).unwrap();
+        let (k, new) = slot.load(&mut file).unwrap();
+        assert_eq!(new, more.as_bytes());
+        assert!(k.ids.contains(b"j".as_slice()));
+        // not written again for so few new bytes ...
+        let seldom = Keep {
+            rewrite_after: more.len() as u64 + 1,
+            ..every
+        };
+        assert!(matches!(
+            judge_kept(&linter, &hook, 0, Some(seldom)),
+            Verdict::Judged(_)
+        ));
+        let (_, new) = slot.load(&mut file).unwrap();
+        assert_eq!(new, more.as_bytes());
+        // ... and written again for enough of them
+        assert!(matches!(run(), Verdict::Judged(_)));
+        let (k, new) = slot.load(&mut file).unwrap();
+        assert_eq!((k.end, new.len()), (src.len() as u64, 0));
+        // another session's state is not this one's
+        let other = kept::Slot::new(&cache, Some("other"), &path, "vh", "");
+        assert!(other.load(&mut file).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_new_join_is_judged_as_a_fresh_read_would() {
+        let dir = std::env::temp_dir().join(format!("callint-guard-join-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let call = |id: &str, name: &str, input: &str| {
+            format!(
+                r#"{{"type":"assistant","timestamp":"2026-10-10T09:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}]}}}}"#
+            ) + "\n"
+        };
+        let result = |id: &str, text: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{}}}]}}}}"#,
+                serde_json::to_string(text).unwrap()
+            ) + "\n"
+        };
+        let joined = |lang: &str| format!(r#"{{"status":"joined","context":{{"lang":"{lang}"}}}}"#);
+        let mut src =
+            call("j1", "mcp__vh__join", r#"{"call_id":"c-1"}"#) + &result("j1", &joined("en"));
+        std::fs::write(&path, &src).unwrap();
+        let hook = read_hook(
+            format!(
+                r#"{{"session_id":"n","transcript_path":{},"tool_name":"mcp__vh__say","tool_input":{{"text":"Yes, the build is green and the tests pass."}}}}"#,
+                serde_json::to_string(&path).unwrap()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let linter = Linter::new(&crate::config::Config::default(), None, &[]).unwrap();
+        let keep = Keep {
+            dir: &dir.join("cache"),
+            rewrite_after: 0,
+        };
+        let both = || {
+            let kept = format!("{:?}", judge_kept(&linter, &hook, 0, Some(keep)));
+            let fresh = format!("{:?}", judge(&linter, &hook, 0));
+            assert_eq!(kept, fresh);
+            fresh
+        };
+        let slot = kept::Slot::new(
+            keep.dir,
+            Some("n"),
+            &path,
+            "vh",
+            &format!("{:?}", linter.read_options()),
+        );
+        let tail = || {
+            let (k, new) = slot.load(&mut File::open(&path).unwrap()).unwrap();
+            assert!(new.is_empty());
+            k.tail
+        };
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), 0);
+        // the agent joins another call: read from its join on
+        let second = src.len() as u64;
+        src += &call("j2", "mcp__vh__join", r#"{"call_id":"c-2"}"#);
+        src += &result("j2", &joined("de"));
+        std::fs::write(&path, &src).unwrap();
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), second);
+        // a say of the new call, then the pending one again
+        src += &call("s1", "mcp__vh__say", r#"{"text":"Ja, ich bin dabei."}"#);
+        src += &result("s1", r#"{"say_id":"s1"}"#);
+        std::fs::write(&path, &src).unwrap();
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), second);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -6,11 +6,15 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 /// Milliseconds since the Unix epoch.
 pub type Ms = i64;
 
 /// A byte range in a source file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -47,6 +51,78 @@ pub struct Path {
     segs: [u16; Path::MAX],
     /// The number of steps; [`SEALED`] set once a step could not be kept.
     len: u8,
+}
+
+/// A path is kept as its steps, each a JSON value: a key as its string, an
+/// index as its number, a step into a JSON text as `null`, and `false` last
+/// when the path was cut ([`Path::to_steps`]). The numbers keys are packed
+/// as are only good inside one process.
+impl Serialize for Path {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let segs = self.segs();
+        let sealed = self.len & SEALED != 0;
+        let mut seq = s.serialize_seq(Some(segs.len() + usize::from(sealed)))?;
+        for seg in segs.iter() {
+            match seg {
+                Seg::Key(k) => seq.serialize_element(k)?,
+                Seg::Index(n) => seq.serialize_element(n)?,
+                Seg::Json => seq.serialize_element(&())?,
+            }
+        }
+        if sealed {
+            seq.serialize_element(&false)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Path {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Path, D::Error> {
+        use serde::de::{DeserializeSeed, Error, SeqAccess, Visitor};
+        use std::fmt;
+        /// The path so far, taking one step more.
+        struct Step(Path);
+        impl<'de> DeserializeSeed<'de> for Step {
+            type Value = Path;
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Path, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Step {
+            type Value = Path;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key, an index, null or false")
+            }
+            fn visit_str<E: Error>(self, k: &str) -> Result<Path, E> {
+                Ok(self.0.key(keys::intern(k)))
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<Path, E> {
+                Ok(self.0.index(usize::try_from(n).unwrap_or(usize::MAX)))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Path, E> {
+                Ok(self.0.json())
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Path, E> {
+                Ok(self.0.push(None))
+            }
+        }
+        struct Steps;
+        impl<'de> Visitor<'de> for Steps {
+            type Value = Path;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the steps of a path")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Path, A::Error> {
+                let mut p = Path::ROOT;
+                while let Some(next) = seq.next_element_seed(Step(p))? {
+                    p = next;
+                }
+                Ok(p)
+            }
+        }
+        d.deserialize_seq(Steps)
+    }
 }
 
 /// The high bit of a packed step marks a key.
@@ -375,6 +451,18 @@ mod keys {
         }
         assert_eq!(Path::from_steps(&deep.to_steps()), deep);
         assert_eq!(Path::from_steps(&[]), Path::ROOT);
+        // and through serde, as the guard keeps them
+        let big = Path::ROOT.key("open").index(usize::MAX);
+        for q in [p, deep, big, Path::ROOT, Path::ROOT.json()] {
+            let text = serde_json::to_string(&q).unwrap();
+            assert_eq!(serde_json::from_str::<Path>(&text).unwrap(), q, "{text}");
+        }
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"["args",3,null,"a-key-no-reader-knows"]"#
+        );
+        assert!(serde_json::from_str::<Path>(r#"[{"a":1}]"#).is_err());
+        assert!(serde_json::from_str::<Path>("5").is_err());
     }
 
     #[cfg(test)]
@@ -420,7 +508,7 @@ impl std::fmt::Display for Path {
 /// Where a finding points: the value at `path` inside the JSON text that
 /// `span` covers, or `span` itself when the path is empty (or the input is
 /// not JSON). Paths are resolved to bytes only when a finding is reported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Anchor {
     pub span: Span,
     pub path: Path,
@@ -459,7 +547,7 @@ impl Interner {
 }
 
 /// A text value of a record with the path it was read from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Text {
     /// Boxed to its length: a log holds a text for nearly every line.
     pub value: Box<str>,
@@ -469,6 +557,7 @@ pub struct Text {
     /// (an MCP call's arguments are on its request line, its result on the
     /// response line; a transcript's text is part of its line). Boxed: a
     /// native log, the most of what is read, never has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within: Option<Box<Span>>,
 }
 
@@ -511,7 +600,7 @@ impl Text {
 }
 
 /// Which thread of the recording client made a record.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Thread {
     #[default]
     Main,
@@ -549,34 +638,43 @@ pub struct Log {
     pub records: Vec<Record>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voicebot: Option<String>,
 }
 
 /// One recorded line.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
     /// 1-based line number of the record in its file.
     pub line: u32,
     /// The bytes of the record (one line for native logs).
     pub span: Span,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<Ms>,
     /// The agent, call and thread the record names, boxed: most records
     /// name none (a log is one agent's, of one call, from its main thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<Box<Origin>>,
     pub body: Body,
 }
 
 /// Who made a record, in which call, from which thread: the keys `agent`,
 /// `call` and `thread`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Origin {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<Name>,
     pub thread: Thread,
 }
@@ -664,7 +762,7 @@ impl Record {
 
 /// What a record is. Every variant but the function call is boxed: a log
 /// is mostly function calls, which keep their payload in [`Op`]'s boxes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Body {
     Meta(Box<Meta>),
     Fn(FnCall),
@@ -673,10 +771,11 @@ pub enum Body {
 }
 
 /// A voicehook function call with its outcome.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FnCall {
     pub name: Name,
     pub op: Op,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Box<ApiError>>,
 }
 
@@ -695,16 +794,18 @@ impl FnCall {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ApiError {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 /// What a function call did, per function. Unknown functions are `Other`.
 /// Payloads are boxed so that a record costs what it holds: a log has
 /// hundreds of thousands of records of very different sizes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Op {
     CreateCall(Box<CreateCall>),
     Join(Box<Join>),
@@ -720,30 +821,43 @@ pub enum Op {
     Other,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CreateCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share_text: Option<Text>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Greet {
     Flag(bool),
     Text(Text),
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Join {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub greet: Option<Greet>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quiet: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
 }
 
@@ -754,53 +868,70 @@ impl Join {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Role {
     Owner,
     Participant,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Context {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Say {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub say_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
 /// A board: the arguments of `status`, or a board payload.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Board {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<Text>,
     /// `None` when the key is absent (or null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doing: Option<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub open: Vec<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub done: Vec<Text>,
     /// For `status`: the names its answer listed (`peers`, `operators`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub listed: Vec<Text>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decide {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<Text>,
     /// `None` when no `options` were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<Text>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_id: Option<String>,
 }
 
 /// The result of `next`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Event {
     pub kind: EventKind,
     /// Boxed to their length: a long call has a list of each per event.
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub operators_said: Box<[Line]>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub agent_said: Box<[Line]>,
 }
 
@@ -836,7 +967,7 @@ pub const EVENT_TYPES: &[&str] = &[
 
 /// What kind of event `next` returned. The payloads are boxed: a long call
 /// is mostly `timeout` events, which carry none.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum EventKind {
     User(Box<Line>),
     Timeout,
@@ -850,17 +981,22 @@ pub enum EventKind {
 }
 
 /// A `revise` event: the server dropped or changed one of the agent's says.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Revise {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
 }
 
 /// A `decision` event: the human answered one of the agent's `decide`s.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decision {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<Text>,
 }
 
@@ -883,19 +1019,26 @@ impl EventKind {
 /// A spoken line as a recorder reports it: the human's turn in a `user`
 /// event, another agent's line in an `operator` event or `operators_said`,
 /// Delta's line in `agent_said`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Line {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speaker: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<Ms>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addressed_to: Option<Box<[Name]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addressed_to_you: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_human: Option<bool>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Chat {
     pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
     pub turn_end: bool,
 }
@@ -906,12 +1049,14 @@ impl Chat {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<serde_json::Value>,
     /// Where the tool's name is, when not at the record's `tool` key (an
     /// agent client's session file names its tools in its own places).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Anchor>,
 }
 

@@ -199,6 +199,18 @@ struct GuardArgs {
     /// replay a recorded session.
     #[arg(long, value_name = "TIME", hide = true)]
     now: Option<String>,
+    /// Keep what was read of each session in this folder, so that the next
+    /// call reads only what the session grew by [default:
+    /// $XDG_CACHE_HOME/callint/guard, else ~/.cache/callint/guard].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+    /// Read the session afresh on every call, keeping nothing.
+    #[arg(long)]
+    no_cache: bool,
+    /// Write the kept state again once this many bytes more of the session
+    /// were read since it (0: after every call).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::guard::REWRITE_AFTER, hide = true)]
+    cache_rewrite: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -460,7 +472,16 @@ fn guard(args: GuardArgs) -> u8 {
             return 0;
         }
     };
-    let findings = match guard::judge(&linter, &hook, now) {
+    let cache = if args.no_cache {
+        None
+    } else {
+        args.cache_dir.clone().or_else(guard::default_cache_dir)
+    };
+    let keep = cache.as_deref().map(|dir| guard::Keep {
+        dir,
+        rewrite_after: args.cache_rewrite,
+    });
+    let findings = match guard::judge_kept(&linter, &hook, now, keep) {
         Verdict::Allow(why) => {
             warn(format_args!("guard: allowed without judging: {why}"));
             return 0;

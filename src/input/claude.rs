@@ -33,11 +33,11 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 
 use serde::de::{Deserializer, SeqAccess, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::json::{lines, Place};
+use super::json::{lines, lines_from, Place};
 use super::server;
 use super::session::{self, CallItem, ChatItem, Item, Session, Side, ToolItem};
 use super::{mcp, ts, Options, Parsed, Problem};
@@ -143,7 +143,7 @@ struct Block<'a> {
 }
 
 /// Where an entry was: its line, time and thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct At {
     line: u32,
     ts: Option<Ms>,
@@ -151,6 +151,7 @@ struct At {
 }
 
 /// A `tool_use` block waiting for its result.
+#[derive(Serialize, Deserialize)]
 struct Use {
     at: At,
     /// The bytes of the block.
@@ -172,6 +173,7 @@ struct Res {
     spawned: Option<String>,
 }
 
+#[derive(Serialize, Deserialize)]
 struct Reader {
     order: usize,
     pending: HashMap<String, Use>,
@@ -180,42 +182,100 @@ struct Reader {
 
 /// Read a Claude Code session transcript.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
-    let mut rd = Reader {
-        order: 0,
-        pending: HashMap::new(),
-        session: Session::new(opts),
-    };
-    let all = lines(bytes);
-    let last = all.iter().rposition(|l| {
-        !bytes[l.span.start..l.span.end]
-            .iter()
-            .all(u8::is_ascii_whitespace)
-    });
-    for (k, l) in all.iter().enumerate() {
-        let raw = &bytes[l.span.start..l.span.end];
-        if raw.iter().all(u8::is_ascii_whitespace) {
-            continue;
+    let mut p = Partial::new(opts);
+    p.read(bytes, true);
+    p.finish()
+}
+
+/// A session read as far as it was written, which can be read on from where
+/// it stopped, and kept (serialized) between runs: what the guard keeps per
+/// session so that the next pending call costs only the lines written since.
+/// Reading a file in several parts gives the same records as reading it
+/// whole, provided each part but the last ends with a line break.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Partial {
+    reader: Reader,
+    /// The bytes and lines read so far: the offsets and line numbers of
+    /// the next part start there.
+    bytes: usize,
+    lines: u32,
+}
+
+impl Partial {
+    pub fn new(opts: &Options) -> Partial {
+        Partial {
+            reader: Reader {
+                order: 0,
+                pending: HashMap::new(),
+                session: Session::new(opts),
+            },
+            bytes: 0,
+            lines: 0,
         }
-        let text = match std::str::from_utf8(raw) {
-            Ok(t) => t,
-            Err(e) => {
-                let at = l.span.start + e.valid_up_to();
-                rd.session.problems.push(Problem::new(
-                    Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
-                    "this line is not valid UTF-8".into(),
-                    Some("a session file is UTF-8 text; this line was skipped".into()),
-                ));
+    }
+
+    /// The bytes read so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Read `part`, the bytes that follow those read so far: whole lines
+    /// unless `end` says it is the end of the input, whose last line may
+    /// be cut off.
+    pub fn read(&mut self, part: &[u8], end: bool) {
+        debug_assert!(end || part.is_empty() || part.ends_with(b"\n"));
+        // A byte order mark counts only at the start of the file.
+        let all = if self.bytes == 0 {
+            lines(part)
+        } else {
+            lines_from(part, 0)
+        };
+        let last = if end {
+            all.iter().rposition(|l| {
+                !part[l.span.start..l.span.end]
+                    .iter()
+                    .all(u8::is_ascii_whitespace)
+            })
+        } else {
+            None
+        };
+        let (base, first) = (self.bytes, self.lines);
+        for (k, l) in all.iter().enumerate() {
+            let raw = &part[l.span.start..l.span.end];
+            if raw.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-        };
-        rd.line(
-            text,
-            l.no,
-            Span::new(l.span.start, l.span.end),
-            Some(k) == last,
-        );
+            let text = match std::str::from_utf8(raw) {
+                Ok(t) => t,
+                Err(e) => {
+                    let at = base.saturating_add(l.span.start + e.valid_up_to());
+                    self.reader.session.problems.push(Problem::new(
+                        Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
+                        "this line is not valid UTF-8".into(),
+                        Some("a session file is UTF-8 text; this line was skipped".into()),
+                    ));
+                    continue;
+                }
+            };
+            self.reader.line(
+                text,
+                first.saturating_add(l.no),
+                Span::new(
+                    base.saturating_add(l.span.start),
+                    base.saturating_add(l.span.end),
+                ),
+                Some(k) == last,
+            );
+        }
+        // Saturating: a kept state is read back from a file.
+        self.bytes = self.bytes.saturating_add(part.len());
+        self.lines = first.saturating_add(u32::try_from(all.len()).unwrap_or(u32::MAX));
     }
-    rd.finish()
+
+    /// The records of the session read so far.
+    pub fn finish(self) -> Parsed {
+        self.reader.finish()
+    }
 }
 
 /// The string a raw JSON value holds, if it is a string.
@@ -749,6 +809,38 @@ mod tests {
         ]
         .join("\n");
         assert!(parse_str(&src).logs.is_empty());
+    }
+
+    #[test]
+    fn a_session_read_in_parts_reads_as_read_whole() {
+        // The state between parts goes through serde, as the guard keeps
+        // it between runs.
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/seed-incident-claude");
+        for file in ["claude.jsonl", "opencode.jsonl", "promo.jsonl"] {
+            let mut src = std::fs::read(dir.join(file)).unwrap();
+            // a line that is no UTF-8 and one that is no JSON, mid-session
+            let mid = src.len() / 2;
+            let at = mid + src[mid..].iter().position(|&b| b == b'\n').unwrap() + 1;
+            src.splice(at..at, b"{\"type\":\"user\",\xff}\n[1]\n".iter().copied());
+            let whole = format!("{:?}", parse(&src, &Options::default()));
+            let breaks: Vec<usize> = src
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\n')
+                .map(|(k, _)| k + 1)
+                .collect();
+            for &cut in &breaks {
+                let mut p = Partial::new(&Options::default());
+                p.read(&src[..cut], false);
+                let kept = serde_json::to_vec(&p).unwrap();
+                let mut p: Partial = serde_json::from_slice(&kept).unwrap();
+                assert_eq!(p.bytes(), cut);
+                p.read(&src[cut..], true);
+                let parts = format!("{:?}", p.finish());
+                assert!(parts == whole, "{file} cut at byte {cut}");
+            }
+        }
     }
 
     #[test]

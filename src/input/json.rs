@@ -5,6 +5,7 @@
 //! The scanners are iterative and give up quietly on text that is not JSON,
 //! so no input can make them recurse or panic.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Problem;
@@ -20,15 +21,16 @@ pub(crate) struct RawLine {
 /// The lines of `bytes`, without `\n` or `\r\n`; a byte order mark
 /// at the start is not part of the first.
 pub(crate) fn lines(bytes: &[u8]) -> Vec<RawLine> {
+    lines_from(bytes, super::bom_len(bytes))
+}
+
+/// The lines of `bytes` from offset `start` on.
+pub(crate) fn lines_from(bytes: &[u8], mut start: usize) -> Vec<RawLine> {
     let mut out = Vec::new();
-    let mut start = super::bom_len(bytes);
     let mut no: u32 = 0;
     while start < bytes.len() {
         no = no.saturating_add(1);
-        let end = bytes[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|k| start + k);
+        let end = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
         let stop = end.unwrap_or(bytes.len());
         let mut content = stop;
         if content > start && bytes[content - 1] == b'\r' {
@@ -190,7 +192,7 @@ pub(crate) fn join(base: Path, rest: &[Seg]) -> Path {
 /// Where the parts of a record read as a native record (`args`, `result`,
 /// `error`) really are: the JSON path of each, and the bytes holding it when
 /// they are not the record's own.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub(crate) struct Place {
     pub path: Path,
     pub within: Option<Span>,

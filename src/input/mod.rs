@@ -43,6 +43,7 @@ pub mod transcript;
 pub mod ts;
 
 use crate::model::{Anchor, Log, Span};
+use serde::{Deserialize, Serialize};
 
 pub use detect::{detect, detect_head, is_input_json, HEAD};
 
@@ -402,7 +403,7 @@ fn unknown(bytes: &[u8]) -> Parsed {
 
 /// Something in the input that breaks the log format. Reported as
 /// `invalid-record`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Problem {
     pub at: Anchor,
     pub message: String,

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::Options;
@@ -23,7 +24,7 @@ type Obj = Map<String, Value>;
 pub use super::json::FUNCTIONS;
 
 /// Evidence, per server name, of which servers are voicehook.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Servers {
     named: Vec<String>,
     seen: HashMap<String, bool>,

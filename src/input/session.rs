@@ -18,6 +18,7 @@
 
 use std::collections::HashSet;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::json::{Place, Places};
@@ -52,6 +53,7 @@ pub(crate) struct ToolItem {
 }
 
 /// What a tool call got back.
+#[derive(Serialize, Deserialize)]
 pub(crate) enum Answer {
     /// No answer in the file (the session ends before it came).
     None,
@@ -63,6 +65,7 @@ pub(crate) enum Answer {
 }
 
 /// A call of an MCP server's tool, voicehook's or another's.
+#[derive(Serialize, Deserialize)]
 pub(crate) struct CallItem {
     /// The server's name as the client's user configured it.
     pub server: String,
@@ -89,7 +92,7 @@ pub(crate) enum Item {
 }
 
 /// Which thread of the client made an item.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Side {
     /// The thread of the whole file ([`Session::thread`]).
     File,
@@ -102,6 +105,7 @@ pub(crate) enum Side {
 /// The items of one session file, gathered in any order. Each becomes its
 /// record as it is pushed, as soon as its server is known to be voicehook
 /// or not, so a session's answers are not all kept at once.
+#[derive(Serialize, Deserialize)]
 pub(crate) struct Session {
     records: Vec<(Order, Record, Side)>,
     /// Calls of servers not (yet) known to be voicehook.

@@ -22,6 +22,11 @@ fn guard(args: &[&str], input: &[u8]) -> Output {
         .arg("guard")
         .args(args)
         .current_dir(root())
+        // what the guard keeps between runs, kept out of the user's cache
+        .env(
+            "XDG_CACHE_HOME",
+            std::env::temp_dir().join("callint-test-cache"),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

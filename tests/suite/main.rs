@@ -13,6 +13,7 @@ mod follow;
 mod formats;
 mod genlog;
 mod guard;
+mod guard_cache;
 mod hostile;
 mod inputs;
 mod output;
