@@ -520,6 +520,31 @@ fn likely_rooms(todo: &[Entry], input_format: Option<Format>) -> Vec<bool> {
         .collect()
 }
 
+/// `files` cut into groups that can be checked apart and give together
+/// what one run over all of them gives: the native logs whose first bytes
+/// name the same call id are in one group, since the room pass joins them;
+/// every other file is grouped with the others of its folder. Groups and
+/// their files keep the order of `files`.
+pub fn partitions(files: &[PathBuf], input_format: Option<Format>) -> Vec<Vec<PathBuf>> {
+    let mut at: HashMap<(bool, String), usize> = HashMap::new();
+    let mut groups: Vec<Vec<PathBuf>> = Vec::new();
+    for f in files {
+        let key = match head_call_id(f, input_format) {
+            Some((id, _)) => (true, id),
+            None => {
+                let folder = f.parent().unwrap_or(Path::new(""));
+                (false, folder.to_string_lossy().into_owned())
+            }
+        };
+        let g = *at.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(f.clone());
+    }
+    groups
+}
+
 /// The first call id a native log's first bytes name (a `call` or
 /// `call_id` key), and the file's size.
 fn head_call_id(path: &Path, input_format: Option<Format>) -> Option<(String, u64)> {

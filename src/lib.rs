@@ -11,6 +11,7 @@
 //! the readers' messages and the reports.
 
 pub mod addressing;
+pub mod alloc;
 pub mod baseline;
 pub mod batch;
 pub mod cache;

@@ -1,8 +1,8 @@
 """Audit a fleet's calls on a Dask cluster.
 
-The logs are cut into partitions that each hold whole calls (the files of
-one folder: recorders write a call's logs side by side, and the room pass
-joins the logs of one call only within a partition), every partition is
+The logs are cut into partitions that each hold whole calls (the logs whose
+first lines name the same call id, which the room pass joins, and the other
+files by folder), every partition is
 checked by :func:`callint.check` on a worker, and the reports are combined
 into one, with the findings and the summary counts that one
 ``callint check`` over the same paths gives::
@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections import OrderedDict
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 import callint
@@ -34,8 +33,15 @@ __all__ = ["audit", "check_partition", "combine", "partitions", "write_jsonl"]
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def partitions(paths: Union[PathLike, Iterable[PathLike]], no_ignore: bool = False) -> List[List[str]]:
-    """The files ``callint check`` would read below ``paths``, grouped by folder.
+def partitions(
+    paths: Union[PathLike, Iterable[PathLike]],
+    no_ignore: bool = False,
+    input_format: Optional[str] = None,
+) -> List[List[str]]:
+    """The files ``callint check`` would read below ``paths``, in groups that
+    can be checked apart: the logs whose first lines name the same call id
+    together (the room pass joins them), every other file with the others
+    of its folder.
 
     Raises:
         callint.CallintError: a path that cannot be read.
@@ -45,10 +51,7 @@ def partitions(paths: Union[PathLike, Iterable[PathLike]], no_ignore: bool = Fal
     files, problems = _callint.walk([os.fspath(p) for p in paths], no_ignore)
     if problems:
         raise callint.CallintError("\n".join(problems))
-    groups: "OrderedDict[str, List[str]]" = OrderedDict()
-    for f in files:
-        groups.setdefault(os.path.dirname(f), []).append(f)
-    return list(groups.values())
+    return _callint.partitions(files, input_format)
 
 
 def check_partition(files: List[str], **options: Any) -> Dict[str, Any]:
@@ -56,6 +59,13 @@ def check_partition(files: List[str], **options: Any) -> Dict[str, Any]:
     the cluster gives the parallelism."""
     options.setdefault("jobs", 1)
     return callint.check(files, summary=True, **options)
+
+
+def _check_groups(groups: Iterable[List[str]], **options: Any) -> List[Dict[str, Any]]:
+    # One check for all the groups of a task: each group holds whole calls,
+    # so checking them together finds what checking them apart does.
+    files = [f for g in groups for f in g]
+    return [check_partition(files, **options)] if files else []
 
 
 def _per_100(n: int, says: int) -> Optional[float]:
@@ -114,16 +124,19 @@ def audit(
     """Check every call below ``paths`` on the Dask scheduler in use (the
     ``Client`` made last, or Dask's default), and combine the reports.
 
-    ``options`` are those of :func:`callint.check` (``select``, ``ignore``,
-    ``config``, ``input_format``).
+    ``npartitions`` is the number of tasks (default: 64, or fewer when there
+    are fewer partitions); each task is one ``callint.check`` over whole
+    calls. ``options`` are those of :func:`callint.check` (``select``,
+    ``ignore``, ``config``, ``input_format``).
     """
     import dask.bag as db
 
-    parts = partitions(paths, no_ignore=no_ignore)
+    parts = partitions(paths, no_ignore=no_ignore, input_format=options.get("input_format"))
     if not parts:
         return combine([])
-    bag = db.from_sequence(parts, npartitions=npartitions or min(len(parts), 256))
-    return combine(bag.map(check_partition, **options).compute())
+    # A few tasks a worker: each task is one callint check over its groups.
+    bag = db.from_sequence(parts, npartitions=npartitions or min(len(parts), 64))
+    return combine(bag.map_partitions(_check_groups, **options).compute())
 
 
 def write_jsonl(findings: Iterable[Dict[str, Any]], path: PathLike) -> int:

@@ -12,6 +12,11 @@ use pyo3::prelude::*;
 
 use callint::batch::{ConfigChoice, Settings};
 
+/// The allocator the linter is tuned for ([`callint::alloc`]); Python's
+/// own objects keep Python's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(
     _callint,
     CallintError,
@@ -89,6 +94,18 @@ fn walk(paths: Vec<PathBuf>, no_ignore: bool) -> (Vec<PathBuf>, Vec<String>) {
     (files, problems)
 }
 
+/// `files` cut into groups that can be checked apart, each holding whole
+/// calls ([`callint::batch::partitions`]).
+#[pyfunction]
+#[pyo3(signature = (files, input_format=None))]
+fn partitions(files: Vec<PathBuf>, input_format: Option<&str>) -> PyResult<Vec<Vec<PathBuf>>> {
+    let input_format = input_format
+        .map(callint::input::Format::parse_name)
+        .transpose()
+        .map_err(CallintError::new_err)?;
+    Ok(callint::batch::partitions(&files, input_format))
+}
+
 /// The rule catalogue, as `callint rules --format json` prints it.
 #[pyfunction]
 fn rules_json() -> String {
@@ -110,10 +127,12 @@ fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
 
 #[pymodule]
 fn _callint(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    callint::alloc::tune();
     m.add("CallintError", m.py().get_type::<CallintError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(check_document, m)?)?;
     m.add_function(wrap_pyfunction!(walk, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions, m)?)?;
     m.add_function(wrap_pyfunction!(rules_json, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;

@@ -40,6 +40,20 @@ def test_a_dask_audit_is_one_check_over_the_folder(client, binary, tmp_path) -> 
     assert sorted(key(json.loads(l)) for l in lines) == sorted(map(key, expected["diagnostics"]))
 
 
+def test_logs_of_one_call_in_different_folders_are_joined(client, binary, root, tmp_path) -> None:
+    # The two logs of one call, each in a folder of its own: the room pass
+    # of one check joins them, and so must the partitions.
+    for i, log in enumerate(sorted((root / "corpus" / "several-logs").glob("*.jsonl"))):
+        (tmp_path / f"day{i}").mkdir()
+        (tmp_path / f"day{i}" / log.name).write_bytes(log.read_bytes())
+    expected = json.loads(run([binary, "check", str(tmp_path), "--format", "json", "--no-cache"]).stdout)
+    assert expected["summary"]["diagnostics"] == 3
+    assert len(cluster.partitions(tmp_path)) == 1
+    report = cluster.audit(tmp_path)
+    assert sorted(map(key, report["diagnostics"])) == sorted(map(key, expected["diagnostics"]))
+    assert report["summary"] == expected["summary"]
+
+
 def test_options_reach_the_workers(client, binary) -> None:
     expected = json.loads(
         run([binary, "check", "corpus", "--select", "wrong-language", "--format", "json", "--no-cache"]).stdout
