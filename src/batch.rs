@@ -49,6 +49,17 @@ pub enum ConfigChoice {
     Defaults,
 }
 
+impl ConfigChoice {
+    /// What `--no-config` and `--config FILE` say (the first wins).
+    pub fn from_flags(no_config: bool, file: Option<&Path>) -> ConfigChoice {
+        match file {
+            _ if no_config => ConfigChoice::Defaults,
+            Some(f) => ConfigChoice::File(f.to_path_buf()),
+            None => ConfigChoice::Nearest,
+        }
+    }
+}
+
 /// What a run is told besides its inputs.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -128,6 +139,12 @@ impl Settings {
             config.max_repeats = self.max_repeats;
         }
         Ok(config)
+    }
+
+    /// The linter for a file at `path` (or in the folder `path`): with the
+    /// configuration in force there.
+    pub fn linter_for(&self, path: &Path) -> Result<Linter, String> {
+        self.linter(self.config_path(path).as_deref())
     }
 
     /// The linter for `config_path`.

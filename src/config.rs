@@ -200,25 +200,6 @@ impl Config {
 
     /// The nearest `callint.toml` in `start` (a file's folder or a folder)
     /// or any folder above it.
-    /// The configuration a command runs with: none with `--no-config`,
-    /// the file `--config` names, else the nearest `callint.toml` to
-    /// `near` (a file or a folder), else the defaults.
-    pub fn in_force(
-        no_config: bool,
-        named: Option<&Path>,
-        near: &Path,
-    ) -> Result<Config, ConfigError> {
-        let path = match named {
-            _ if no_config => None,
-            Some(p) => Some(p.to_path_buf()),
-            None => Config::discover(near),
-        };
-        match path {
-            Some(p) => Config::load(&p),
-            None => Ok(Config::default()),
-        }
-    }
-
     pub fn discover(start: &Path) -> Option<PathBuf> {
         let start = if start.is_dir() {
             start.to_path_buf()

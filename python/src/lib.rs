@@ -50,11 +50,7 @@ fn check_document(
         .map(callint::input::Format::parse_name)
         .transpose()
         .map_err(CallintError::new_err)?;
-    let config = match (no_config, config) {
-        (true, _) => ConfigChoice::Defaults,
-        (false, Some(c)) => ConfigChoice::File(c),
-        (false, None) => ConfigChoice::Nearest,
-    };
+    let config = ConfigChoice::from_flags(no_config, config.as_deref());
     if jobs == Some(0) {
         return Err(CallintError::new_err("jobs must be 1 or more"));
     }

@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::Config;
-use crate::engine::{FileResult, Linter};
+use crate::engine::FileResult;
 use crate::report::escape::{file_name, one_line};
 use crate::report::{self, Format, Summary};
 use crate::rules;
@@ -339,15 +338,9 @@ fn follow(args: CheckArgs) -> u8 {
             file_name(&p.to_string_lossy())
         ));
     }
-    let mut config = match Config::in_force(args.no_config, args.config.as_deref(), &args.paths[0])
-    {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
-    if args.max_repeats.is_some() {
-        config.max_repeats = args.max_repeats;
-    }
-    let linter = match Linter::new(&config, args.select.as_deref(), &args.ignore) {
+    // The configuration in force where the first file is, as a batch run
+    // finds it.
+    let linter = match settings::batch(&args).linter_for(&args.paths[0]) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
@@ -457,15 +450,13 @@ fn guard(args: GuardArgs) -> u8 {
             .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
     };
     let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    let near = dir.join("callint.toml");
-    let config = match Config::in_force(args.no_config, args.config.as_deref(), &near) {
-        Ok(c) => c,
-        Err(e) => {
-            warn(format_args!("guard: allowed: {e}"));
-            return 0;
-        }
+    // The configuration in force in the hook's working folder, as a batch
+    // run there finds it; every rule it enables.
+    let settings = crate::batch::Settings {
+        config: crate::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
+        ..crate::batch::Settings::default()
     };
-    let linter = match Linter::new(&config, None, &[]) {
+    let linter = match settings.linter_for(&dir.join("callint.toml")) {
         Ok(l) => l,
         Err(e) => {
             warn(format_args!("guard: allowed: {e}"));

@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crate::config::Config;
 use crate::engine::{FileResult, Linter};
 use crate::input;
 use crate::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
@@ -63,7 +62,11 @@ struct View<'a> {
 
 /// Run `callint report`; the exit code.
 pub fn run(args: ReportArgs) -> u8 {
-    let config = match Config::in_force(args.no_config, args.config.as_deref(), &args.files[0]) {
+    let settings = crate::batch::Settings {
+        config: crate::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
+        ..crate::batch::Settings::default()
+    };
+    let config = match settings.load(settings.config_path(&args.files[0]).as_deref()) {
         Ok(c) => c,
         Err(e) => return fail(e),
     };

@@ -10,15 +10,8 @@ use super::CheckArgs;
 
 /// The settings of a `check` run, as its command line gives them.
 pub fn batch(args: &CheckArgs) -> Settings {
-    let config = if args.no_config {
-        ConfigChoice::Defaults
-    } else if let Some(c) = &args.config {
-        ConfigChoice::File(c.clone())
-    } else {
-        ConfigChoice::Nearest
-    };
     Settings {
-        config,
+        config: ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         max_repeats: args.max_repeats,
