@@ -639,6 +639,9 @@ fn match_name<'a>(tokens: &Tokens<'a>, first: &str, name: &str) -> Option<Tokens
 pub struct NameIndex<'n> {
     /// Lower-cased first word -> the names (by position) it starts.
     by_head: std::collections::HashMap<String, Vec<usize>>,
+    /// The first letters of those words: most words of a text start with
+    /// none of them and are passed over without a lookup.
+    firsts: Vec<char>,
     names: Vec<&'n str>,
 }
 
@@ -647,13 +650,21 @@ impl<'n> NameIndex<'n> {
         // Keyed by names from the log: the standard (flood-resistant) hasher.
         let mut by_head: std::collections::HashMap<String, Vec<usize>> =
             std::collections::HashMap::new();
+        let mut firsts = Vec::new();
         for (i, name) in names.iter().enumerate() {
             if let Some(head) = Tokens::new(name).next() {
-                by_head.entry(lower(head.word)).or_default().push(i);
+                let head = lower(head.word);
+                if let Some(c) = head.chars().next() {
+                    if !firsts.contains(&c) {
+                        firsts.push(c);
+                    }
+                }
+                by_head.entry(head).or_default().push(i);
             }
         }
         NameIndex {
             by_head,
+            firsts,
             names: names.to_vec(),
         }
     }
@@ -663,6 +674,10 @@ impl<'n> NameIndex<'n> {
     pub fn in_text(&self, text: &str) -> Vec<&'n str> {
         let mut found: Vec<usize> = Vec::new();
         for tok in Tokens::new(text) {
+            let first = tok.word.chars().next().and_then(|c| c.to_lowercase().next());
+            if !first.is_some_and(|c| self.firsts.contains(&c)) {
+                continue;
+            }
             let w = lower(tok.word);
             let stems = [
                 Some(w.as_str()),

@@ -575,11 +575,11 @@ pub fn is_request(lex: &Lexicon, sentence: &str) -> bool {
     if w.is_empty() {
         return false;
     }
-    let has = |key: &str| (0..w.len()).any(|i| phrase_at(&w, i, lex.list(key)).is_some());
+    let has = |key: &str| (0..w.len()).any(|i| phrase_at(&w, i, lex.phrases(key)).is_some());
     if has("reading.room-words") {
         return false;
     }
-    let not_asking = lex.list("reading.not-asking");
+    let not_asking = lex.phrases("reading.not-asking");
     // An opening such as "Could you", after up to three greetings or
     // fillers ("Okay, so, can you ...").
     let mut p = 0;
@@ -587,7 +587,7 @@ pub fn is_request(lex: &Lexicon, sentence: &str) -> bool {
         if phrase_at(&w, p, not_asking).is_some() {
             return false;
         }
-        if phrase_at(&w, p, lex.list("reading.request-starts")).is_some() {
+        if phrase_at(&w, p, lex.phrases("reading.request-starts")).is_some() {
             return true;
         }
         if p < w.len() && is_greeting_word(&w[p]) {
@@ -636,13 +636,13 @@ pub fn is_work_request(lex: &Lexicon, sentence: &str) -> bool {
         return false;
     }
     let w = words(sentence);
-    if (0..w.len()).any(|i| phrase_at(&w, i, lex.list("reading.answer-verbs")).is_some()) {
+    if (0..w.len()).any(|i| phrase_at(&w, i, lex.phrases("reading.answer-verbs")).is_some()) {
         return false;
     }
     if matches!(w.last().map(String::as_str), Some("please" | "bitte")) {
         return true;
     }
-    let starts = lex.list("reading.work-request-starts");
+    let starts = lex.phrases("reading.work-request-starts");
     let mut p = 0;
     while p < w.len() && p <= 3 {
         if phrase_at(&w, p, starts).is_some() {

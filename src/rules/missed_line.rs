@@ -18,7 +18,8 @@ use crate::diagnostic::{Finding, Severity};
 use crate::engine::{Cx, Rule, RuleMeta};
 use crate::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
-use crate::text::{lower_words, starts_with_phrase};
+use crate::words::Phrases;
+use crate::text::lower_words;
 use crate::words::Words;
 
 pub struct Check;
@@ -174,54 +175,21 @@ pub(crate) fn words(s: &str) -> Vec<String> {
     lower_words(&s.replace(['\u{2019}', '\u{2018}'], "'"))
 }
 
-/// How many words a `*` in a phrase stands for, at most.
-const GAP: usize = 3;
-
 /// If one of the (lower-case, space separated) phrases starts at word `i`,
 /// the number of words the longest match covers. A `*` in a phrase matches
 /// up to three words ("kommt * nichts an" matches "kommt von Promo nichts
-/// an").
-pub(crate) fn phrase_at(w: &[String], i: usize, list: &[String]) -> Option<usize> {
-    let first = w.get(i)?.as_bytes();
-    // Only phrases that can start here: this word first, or a gap.
-    let may_start = |p: &&String| {
-        let b = p.as_bytes();
-        b.first() == Some(&b'*')
-            || (b.starts_with(first) && (b.len() == first.len() || b[first.len()] == b' '))
-    };
-    list.iter()
-        .filter(may_start)
-        .filter_map(|p| {
-            if !p.contains('*') {
-                return starts_with_phrase(&w[i..], p).then(|| p.split(' ').count());
-            }
-            let toks: Vec<&str> = p.split(' ').collect();
-            match_gapped(w, i, &toks).map(|end| end - i)
-        })
-        .max()
-}
-
-/// End of the shortest match of `toks` at word `i`.
-fn match_gapped(w: &[String], i: usize, toks: &[&str]) -> Option<usize> {
-    let Some((first, rest)) = toks.split_first() else {
-        return Some(i);
-    };
-    if *first == "*" {
-        return (0..=GAP)
-            .take_while(|k| i + k <= w.len())
-            .find_map(|k| match_gapped(w, i + k, rest));
-    }
-    (w.get(i).map(String::as_str) == Some(*first))
-        .then(|| match_gapped(w, i + 1, rest))
-        .flatten()
+/// an"). The list is compiled and indexed by first word
+/// ([`Lexicon::phrases`]).
+pub(crate) fn phrase_at(w: &[String], i: usize, list: &Phrases) -> Option<usize> {
+    list.gapped_at(w, i)
 }
 
 /// Position and length of the first phrase of `list` in `w`.
-fn find_any(w: &[String], list: &[String]) -> Option<(usize, usize)> {
-    (0..w.len()).find_map(|i| phrase_at(w, i, list).map(|n| (i, n)))
+fn find_any(w: &[String], list: &Phrases) -> Option<(usize, usize)> {
+    list.find_gapped(w)
 }
 
-fn contains_any(w: &[String], list: &[String]) -> bool {
+fn contains_any(w: &[String], list: &Phrases) -> bool {
     find_any(w, list).is_some()
 }
 
@@ -380,7 +348,7 @@ fn resolve(
         return Some(Target::One(name, Who::Agent));
     }
     // A group word there.
-    if contains_any(after, lex.list("reading.groups")) {
+    if contains_any(after, lex.phrases("reading.groups")) {
         return Some(Target::Others);
     }
     // The nearest name before it.
@@ -388,7 +356,7 @@ fn resolve(
         return one(name, who);
     }
     // "your question": the one the say addresses.
-    if contains_any(w, lex.list("reading.second-person")) {
+    if contains_any(w, lex.phrases("reading.second-person")) {
         if let Some(a) = u.addressed_to.first() {
             let who = if Some(&**a) == call.human {
                 Who::Human
@@ -400,7 +368,7 @@ fn resolve(
             return one(a, who);
         }
     }
-    if contains_any(w, lex.list("reading.groups")) {
+    if contains_any(w, lex.phrases("reading.groups")) {
         return Some(Target::Others);
     }
     // "I didn't get that": the line just before, if another agent spoke it.

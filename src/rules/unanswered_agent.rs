@@ -148,7 +148,7 @@ fn needs_no_reply(lex: &Lexicon, names: &[Vec<String>], text: &str) -> bool {
     if w.is_empty() {
         return true;
     }
-    let list = lex.list("reading.no-reply-needed");
+    let list = lex.phrases("reading.no-reply-needed");
     let mut i = 0;
     while i < w.len() {
         if let Some(n) = names.iter().find(|n| w[i..].starts_with(n)).map(Vec::len) {
