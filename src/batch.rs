@@ -395,7 +395,7 @@ impl Batch {
             partner[o] = Some((i, false));
         }
         let keep = if settings.merge {
-            likely_rooms(&todo, settings.input_format)
+            pool.install(|| likely_rooms(&todo, settings.input_format))
         } else {
             vec![false; todo.len()]
         };
@@ -512,16 +512,17 @@ const KEEP_BYTES: u64 = 1 << 30;
 /// and one that never changes a finding: a member not kept is read again,
 /// and a file kept in vain only held its records a little longer.
 fn likely_rooms(todo: &[Entry], input_format: Option<Format>) -> Vec<bool> {
-    let mut ids: Vec<Option<(usize, String, u64)>> = Vec::with_capacity(todo.len());
-    let mut count: HashMap<(usize, &str), usize> = HashMap::new();
-    for e in todo {
-        ids.push(
+    use rayon::prelude::*;
+    let ids: Vec<Option<(usize, String, u64)>> = todo
+        .par_iter()
+        .map(|e| {
             (e.data.is_none() && !is_stdin(&e.path))
                 .then(|| head_call_id(&e.path, input_format))
                 .flatten()
-                .map(|(id, len)| (e.slot, id, len)),
-        );
-    }
+                .map(|(id, len)| (e.slot, id, len))
+        })
+        .collect();
+    let mut count: HashMap<(usize, &str), usize> = HashMap::new();
     for (slot, id, _) in ids.iter().flatten() {
         *count.entry((*slot, id.as_str())).or_default() += 1;
     }
