@@ -674,7 +674,11 @@ impl<'n> NameIndex<'n> {
     pub fn in_text(&self, text: &str) -> Vec<&'n str> {
         let mut found: Vec<usize> = Vec::new();
         for tok in Tokens::new(text) {
-            let first = tok.word.chars().next().and_then(|c| c.to_lowercase().next());
+            let first = tok
+                .word
+                .chars()
+                .next()
+                .and_then(|c| c.to_lowercase().next());
             if !first.is_some_and(|c| self.firsts.contains(&c)) {
                 continue;
             }
