@@ -112,6 +112,10 @@ struct Active {
     options: BTreeMap<&'static str, OptValue>,
 }
 
+/// Calls of at least this many records have their rules run side by side
+/// ([`Linter::run`]); below it, the threads cost more than they save.
+const PARALLEL_RECORDS: usize = 4096;
+
 /// The result of linting one file.
 #[derive(Debug)]
 pub struct FileResult {
@@ -757,7 +761,7 @@ impl Linter {
 
     /// Run every active rule over one call.
     pub fn run(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
-        for a in &self.active {
+        let check = |a: &Active, out: &mut Vec<Diagnostic>| {
             let mut cx = Cx {
                 call,
                 meta: a.rule.meta(),
@@ -766,6 +770,29 @@ impl Linter {
                 out,
             };
             a.rule.check(&mut cx);
+        };
+        if call.records.len() < PARALLEL_RECORDS {
+            for a in &self.active {
+                check(a, out);
+            }
+            return;
+        }
+        // A long call's rules run side by side, on the threads of the pool
+        // in use (`--jobs`); their findings are put together in rule order,
+        // as one after the other gives them.
+        use rayon::prelude::*;
+        let found: Vec<Vec<Diagnostic>> = self
+            .active
+            .par_iter()
+            .with_max_len(1)
+            .map(|a| {
+                let mut v = Vec::new();
+                check(a, &mut v);
+                v
+            })
+            .collect();
+        for v in found {
+            out.extend(v);
         }
     }
 }

@@ -315,17 +315,39 @@ fn packed(s: &str) -> Option<u64> {
     Some(u64::from_le_bytes(k))
 }
 
-/// A few names, compared one by one: for a handful, cheaper than hashing.
-#[derive(Clone, Debug, Default)]
-pub struct NameList(Vec<Box<str>>);
+/// A set of names: a few are compared one by one, which for a handful is
+/// cheaper than hashing; a room of many is hashed, so that a lookup does
+/// not grow with the room.
+#[derive(Clone, Debug)]
+pub enum NameList {
+    Few(Vec<Box<str>>),
+    Many(std::collections::HashSet<Box<str>>),
+}
+
+impl Default for NameList {
+    fn default() -> NameList {
+        NameList::Few(Vec::new())
+    }
+}
 
 impl NameList {
+    /// Up to this many names are compared one by one.
+    const FEW: usize = 16;
+
     pub fn new<'a>(names: impl IntoIterator<Item = &'a String>) -> NameList {
-        NameList(names.into_iter().map(|n| Box::from(n.as_str())).collect())
+        let names: Vec<Box<str>> = names.into_iter().map(|n| Box::from(n.as_str())).collect();
+        if names.len() <= Self::FEW {
+            NameList::Few(names)
+        } else {
+            NameList::Many(names.into_iter().collect())
+        }
     }
 
     pub fn contains(&self, w: &str) -> bool {
-        self.0.iter().any(|n| **n == *w)
+        match self {
+            NameList::Few(names) => names.iter().any(|n| **n == *w),
+            NameList::Many(names) => names.contains(w),
+        }
     }
 }
 
