@@ -141,22 +141,36 @@ pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
             });
         }
     }
-    // Own lines first, so that their times anchor the merge.
-    pieces.sort_by_key(|c| (!c.own, c.ts));
+    // Own lines first, so that their times anchor the merge; pieces of the
+    // same time in the order gathered (the index settles ties, so the
+    // faster unstable sort gives the stable order).
+    let mut order: Vec<(bool, Ms, u32)> = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (!c.own, c.ts, i as u32))
+        .collect();
+    order.sort_unstable();
+    let mut slots: Vec<Option<Piece<'_>>> = pieces.into_iter().map(Some).collect();
     let mut lines: Vec<Line> = Vec::new();
     let mut index: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
-    for c in pieces {
+    // (line, view) pairs already merged: a view gives a line one copy.
+    // Indices, not text from a log: the fast hash.
+    let mut taken: crate::words::FastSet<(usize, usize)> = Default::default();
+    for (_, _, i) in order {
+        let Some(c) = slots[i as usize].take() else {
+            continue;
+        };
         let same = index.get(&(c.lane, c.text)).and_then(|ks| {
             ks.iter()
                 .copied()
                 .filter(|&k| {
-                    (lines[k].ts - c.ts).abs() <= MERGE_MS
-                        && !lines[k].copies.iter().any(|x| x.view == c.at.view)
+                    (lines[k].ts - c.ts).abs() <= MERGE_MS && !taken.contains(&(k, c.at.view))
                 })
                 .min_by_key(|&k| (lines[k].ts - c.ts).abs())
         });
         match same {
             Some(k) => {
+                taken.insert((k, c.at.view));
                 let l = &mut lines[k];
                 l.copies.push(c.at);
                 if !l.own {
@@ -169,6 +183,7 @@ pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
             }
             None => {
                 index.entry((c.lane, c.text)).or_default().push(lines.len());
+                taken.insert((lines.len(), c.at.view));
                 lines.push(Line {
                     lane: c.lane,
                     text: c.text.to_string(),
