@@ -347,7 +347,9 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
     let mut lanes = RoomLanes::new(human, voicebot);
     let lines = merge(&views, &mut lanes);
 
-    let mut copies = HashMap::new();
+    // Positions in the logs, not text from them: the fast hash, sized once.
+    let mut copies: crate::words::FastMap<(usize, Anchor), usize> = Default::default();
+    copies.reserve(lines.iter().map(|l| l.copies.len()).sum());
     for (i, l) in lines.iter().enumerate() {
         for c in &l.copies {
             let at = calls[c.view].utterances[c.utterance].anchor;
@@ -543,7 +545,7 @@ struct Room<'r, 'c> {
     lanes: &'r RoomLanes,
     bases: Vec<usize>,
     /// The line of every copy, by member and anchor.
-    copies: HashMap<(usize, Anchor), usize>,
+    copies: crate::words::FastMap<(usize, Anchor), usize>,
     call: &'r str,
     human: Option<&'c str>,
     voicebot: &'c str,
