@@ -563,6 +563,17 @@ pub fn partitions(files: &[PathBuf], input_format: Option<Format>) -> Vec<Vec<Pa
     groups
 }
 
+/// The first bytes of a file, as many as tell its format.
+fn read_head(path: &Path) -> Option<Vec<u8>> {
+    let mut b = Vec::with_capacity(input::HEAD);
+    std::fs::File::open(path)
+        .ok()?
+        .take(input::HEAD as u64)
+        .read_to_end(&mut b)
+        .ok()?;
+    Some(b)
+}
+
 /// The first call id a native log's first bytes name (a `call` or
 /// `call_id` key), and the file's size.
 fn head_call_id(path: &Path, input_format: Option<Format>) -> Option<(String, u64)> {
@@ -572,12 +583,7 @@ fn head_call_id(path: &Path, input_format: Option<Format>) -> Option<(String, u6
         return None;
     }
     let len = meta.len();
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut head = Vec::with_capacity(input::HEAD);
-    (&mut f)
-        .take(input::HEAD as u64)
-        .read_to_end(&mut head)
-        .ok()?;
+    let head = read_head(path)?;
     let native = match input_format {
         Some(fmt) => fmt == Format::Native,
         None => input::detect_head(&path.to_string_lossy(), &head) == Some(Format::Native),
@@ -660,15 +666,6 @@ fn tee_pairs(todo: &[Entry], input_format: Option<Format>) -> Vec<(usize, usize)
         Some(Format::Recording(Recorder::Tee)) => true,
         Some(_) => return Vec::new(),
     };
-    let head = |p: &Path| -> Option<Vec<u8>> {
-        let mut b = Vec::new();
-        std::fs::File::open(p)
-            .ok()?
-            .take(input::HEAD as u64)
-            .read_to_end(&mut b)
-            .ok()?;
-        Some(b)
-    };
     let files: Vec<(usize, &Path, usize)> = todo
         .iter()
         .enumerate()
@@ -681,7 +678,7 @@ fn tee_pairs(todo: &[Entry], input_format: Option<Format>) -> Vec<(usize, usize)
             .filter(|c| c[0].2 == c[1].2)
             .map(|c| {
                 let requests = |p: &Path| {
-                    let h = head(p).unwrap_or_default();
+                    let h = read_head(p).unwrap_or_default();
                     h.windows(12).filter(|w| w == b"\"tools/call\"").count()
                 };
                 if requests(c[1].1) > requests(c[0].1) {
@@ -698,7 +695,8 @@ fn tee_pairs(todo: &[Entry], input_format: Option<Format>) -> Vec<(usize, usize)
         .collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let is_trace = |p: &Path| {
-        head(p).is_some_and(|h| input::detect_head(&p.to_string_lossy(), &h) == Some(Format::Mcp))
+        read_head(p)
+            .is_some_and(|h| input::detect_head(&p.to_string_lossy(), &h) == Some(Format::Mcp))
     };
     input::tee::pairs(&refs)
         .into_iter()

@@ -24,6 +24,13 @@ create_exception!(
     "A run that callint could not do, or inputs it could not read."
 );
 
+/// The input format a name gives (none: told by content).
+fn input_format_named(name: Option<&str>) -> PyResult<Option<callint::input::Format>> {
+    name.map(callint::input::Format::parse_name)
+        .transpose()
+        .map_err(CallintError::new_err)
+}
+
 /// `check --format FORMAT` over paths and (name, bytes) pairs: the
 /// document, the number of findings, the warnings, and the errors (inputs
 /// that could not be read; the document holds the rest). A configuration
@@ -46,10 +53,7 @@ fn check_document(
 ) -> PyResult<(String, usize, Vec<String>, Vec<String>)> {
     let format = callint::report::Format::parse(format)
         .ok_or_else(|| CallintError::new_err(format!("unknown output format `{format}`")))?;
-    let input_format = input_format
-        .map(callint::input::Format::parse_name)
-        .transpose()
-        .map_err(CallintError::new_err)?;
+    let input_format = input_format_named(input_format)?;
     let config = ConfigChoice::from_flags(no_config, config.as_deref());
     if jobs == Some(0) {
         return Err(CallintError::new_err("jobs must be 1 or more"));
@@ -95,10 +99,7 @@ fn walk(paths: Vec<PathBuf>, no_ignore: bool) -> (Vec<PathBuf>, Vec<String>) {
 #[pyfunction]
 #[pyo3(signature = (files, input_format=None))]
 fn partitions(files: Vec<PathBuf>, input_format: Option<&str>) -> PyResult<Vec<Vec<PathBuf>>> {
-    let input_format = input_format
-        .map(callint::input::Format::parse_name)
-        .transpose()
-        .map_err(CallintError::new_err)?;
+    let input_format = input_format_named(input_format)?;
     Ok(callint::batch::partitions(&files, input_format))
 }
 

@@ -590,7 +590,7 @@ fn check(mut args: CheckArgs) -> u8 {
     let render = Rendered {
         outs: &what,
         post: &post,
-        progress: &progress,
+        progress: Some(&progress),
     };
     let run = match batch.run(&render) {
         Ok(r) => r,
@@ -685,7 +685,8 @@ fn closing(summary: &Summary, failed: bool) -> String {
 struct Rendered<'a> {
     outs: &'a [(Format, report::pretty::Style)],
     post: &'a adopt::Post,
-    progress: &'a Progress,
+    /// The bar of a long batch (none: a library call shows none).
+    progress: Option<&'a Progress>,
 }
 
 impl crate::batch::Render for Rendered<'_> {
@@ -705,7 +706,9 @@ impl crate::batch::Render for Rendered<'_> {
     }
 
     fn tick(&self) {
-        self.progress.tick();
+        if let Some(p) = self.progress {
+            p.tick();
+        }
     }
 }
 
@@ -902,11 +905,10 @@ pub fn check_document(
         width: 120,
     };
     let outs = [(format, style)];
-    let progress = Progress::new(0, true);
     let render = Rendered {
         outs: &outs,
         post: &post,
-        progress: &progress,
+        progress: None,
     };
     let run = batch.run(&render)?;
     let mut warnings = Vec::new();
