@@ -501,16 +501,18 @@ impl Batch {
     }
 }
 
-/// The most bytes of files whose logs are kept from the per-file pass for
-/// the room pass at once; past it, members are read again in the room.
+/// The most bytes of files whose calls' digests are kept from the per-file
+/// pass for the room pass at once; past it, members are read again in the
+/// room.
 const KEEP_BYTES: u64 = 1 << 30;
 
 /// Which files are likely members of a room: native logs whose first call
 /// id, as their first bytes show it, another file under the same
-/// configuration shares. Their logs are kept from the per-file pass, so
-/// that the room pass does not read and parse them again. Only a guess,
-/// and one that never changes a finding: a member not kept is read again,
-/// and a file kept in vain only held its records a little longer.
+/// configuration shares. The per-file pass keeps a digest of their calls
+/// ([`crate::digest`]), so that the room pass does not read and parse them
+/// again. Only a guess, and one that never changes a finding: a member
+/// without digests is read again, and a digest made in vain was only held
+/// a little longer.
 fn likely_rooms(todo: &[Entry], input_format: Option<Format>) -> Vec<bool> {
     use rayon::prelude::*;
     let ids: Vec<Option<(usize, String, u64)>> = todo
@@ -935,7 +937,7 @@ fn render_file<R: Render>(
     }
     let piece = render.render(r, &entry.path);
     r.source = Vec::new();
-    r.logs = Vec::new();
+    r.digests = Vec::new();
     piece
 }
 
@@ -966,9 +968,10 @@ fn rooms<P: Send + Sync>(
             .par_iter()
             .with_max_len(1)
             .map(|(slot, id, files)| {
-                // The group's logs are read again, for as long as its room
-                // takes: a batch never holds the bytes of all its logs. A
-                // log that cannot be read again adds nothing to the room;
+                // A log linted without digests (one from the cache, or one
+                // past what a batch keeps) is read again, for as long as its
+                // room takes: a batch never holds the bytes of all its logs.
+                // A log that cannot be read again adds nothing to the room;
                 // rendering it reports why.
                 let logs: Vec<(&FileResult, &Entry)> = files
                     .iter()
@@ -976,7 +979,13 @@ fn rooms<P: Send + Sync>(
                     .collect();
                 let Ok(sources) = logs
                     .iter()
-                    .map(|&(r, entry)| source_of(r, entry))
+                    .map(|&(r, entry)| {
+                        if r.digests.is_empty() {
+                            source_of(r, entry)
+                        } else {
+                            Ok(Cow::Borrowed(&r.source[..]))
+                        }
+                    })
                     .collect::<Result<Vec<_>, _>>()
                 else {
                     return vec![Vec::new(); files.len()];

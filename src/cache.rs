@@ -167,6 +167,9 @@ pub(crate) fn binary_id() -> String {
 struct Entry {
     file: String,
     records: usize,
+    /// The length of the bytes linted.
+    #[serde(default)]
+    len: usize,
     says: BTreeMap<String, usize>,
     diagnostics: Vec<Found>,
     calls: Vec<Call>,
@@ -225,6 +228,7 @@ impl Entry {
         Entry {
             file: r.path.clone(),
             records: r.records,
+            len: r.len,
             says: r.says.clone(),
             diagnostics: r
                 .diagnostics
@@ -270,7 +274,8 @@ impl Entry {
             });
         }
         Some(FileResult {
-            logs: Vec::new(),
+            len: self.len,
+            digests: Vec::new(),
             path: path.to_string(),
             source: Vec::new(),
             records: self.records,

@@ -133,10 +133,13 @@ pub struct FileResult {
     pub calls: Vec<CallSeen>,
     /// Findings left out because a baseline accepts them.
     pub baselined: usize,
-    /// The native logs as read, kept only when asked for
-    /// ([`Linter::lint_keeping`]): the room pass then merges them as they
-    /// are instead of reading the file again. Empty otherwise.
-    pub logs: Vec<crate::model::Log>,
+    /// The length of the bytes linted (unpacked), which findings point
+    /// into; the source may have been let go.
+    pub len: usize,
+    /// The digests of the native logs' calls with an id, made only when
+    /// asked for ([`Linter::lint_keeping`]): the room pass then merges
+    /// them instead of reading the file again. Empty otherwise.
+    pub digests: Vec<crate::digest::Digest>,
 }
 
 /// One call of a native log, as far as the room pass needs it.
@@ -148,6 +151,13 @@ pub struct CallSeen {
     pub recorder: Option<String>,
     /// Every agent the log shows: the recorder and everyone it heard.
     pub agents: Vec<String>,
+}
+
+/// Where [`Linter::lint_log`] notes a native log's calls with an id, and
+/// their digests when asked for.
+struct Seen<'a> {
+    calls: &'a mut Vec<CallSeen>,
+    digests: Option<&'a mut Vec<crate::digest::Digest>>,
 }
 
 /// Rules chosen and configured, ready to lint files.
@@ -321,8 +331,9 @@ impl Linter {
         self.lint_source(path, source, Some(format), false)
     }
 
-    /// [`Linter::lint`] or [`Linter::lint_as`], keeping the native logs
-    /// read in the result's `logs`, for a room pass that will merge them.
+    /// [`Linter::lint`] or [`Linter::lint_as`], keeping a digest of each
+    /// native call with an id in the result's `digests`, for a room pass
+    /// that will merge them.
     pub fn lint_keeping(
         &self,
         path: &str,
@@ -351,6 +362,7 @@ impl Linter {
             };
             let none = input::native::Dropped::default();
             let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none, None, false);
+            r.len = source.len();
             r.source = source;
             return r;
         }
@@ -373,6 +385,7 @@ impl Linter {
         parsed.problems.extend(problem);
         let suppressions = crate::suppress::reads(format).then_some(source.as_slice());
         let mut r = self.lint_parsed(path, parsed, format, dropped, suppressions, keep);
+        r.len = source.len();
         r.source = source;
         r
     }
@@ -389,6 +402,7 @@ impl Linter {
         output: (&str, Vec<u8>),
     ) -> (FileResult, FileResult) {
         let n = input.1.len();
+        let m = output.1.len();
         let parsed = input::tee::parse_pair(&input.1, &output.1, &self.read);
         let whole = self.lint_parsed(
             input.0,
@@ -425,7 +439,8 @@ impl Linter {
             diagnostics: ins,
             calls: Vec::new(),
             baselined: 0,
-            logs: Vec::new(),
+            len: n,
+            digests: Vec::new(),
         };
         let second = FileResult {
             path: output.0.to_string(),
@@ -435,7 +450,8 @@ impl Linter {
             diagnostics: outs,
             calls: Vec::new(),
             baselined: 0,
-            logs: Vec::new(),
+            len: m,
+            digests: Vec::new(),
         };
         (first, second)
     }
@@ -453,8 +469,8 @@ impl Linter {
         self.lint_native_stream(path, reader, lines, false)
     }
 
-    /// [`Linter::lint_native_reader`], keeping the log read in the result's
-    /// `logs` ([`Linter::lint_keeping`]).
+    /// [`Linter::lint_native_reader`], keeping the digests of its calls
+    /// in the result's `digests` ([`Linter::lint_keeping`]).
     pub fn lint_native_reader_keeping(
         &self,
         path: &str,
@@ -476,6 +492,7 @@ impl Linter {
         let mut head = Head {
             inner: reader,
             head: Vec::new(),
+            read: 0,
         };
         let read = input::native::parse_reader(&mut head, lines, self.keep())?;
         let mut parsed = input::Parsed {
@@ -484,7 +501,9 @@ impl Linter {
         };
         let mut dropped = read.dropped;
         input::coverage::settle(input::Format::Native, &head.head, &mut parsed, &mut dropped);
-        Ok(self.lint_parsed(path, parsed, input::Format::Native, dropped, None, keep))
+        let mut r = self.lint_parsed(path, parsed, input::Format::Native, dropped, None, keep);
+        r.len = head.read;
+        Ok(r)
     }
 
     /// How many problems a reader keeps: as many as are shown.
@@ -517,9 +536,17 @@ impl Linter {
         let mut records = 0;
         let mut says = BTreeMap::new();
         let mut calls = Vec::new();
+        let mut digests = Vec::new();
         for log in &logs {
             records += log.records.len();
-            let seen = if native { Some(&mut calls) } else { None };
+            let seen = if native {
+                Some(Seen {
+                    calls: &mut calls,
+                    digests: keep.then_some(&mut digests),
+                })
+            } else {
+                None
+            };
             self.lint_log(log, &mut diagnostics, &mut says, seen);
         }
         sort(&mut diagnostics);
@@ -546,11 +573,8 @@ impl Linter {
             source: Vec::new(),
             records,
             says,
-            logs: if keep && native && !calls.is_empty() {
-                logs
-            } else {
-                Vec::new()
-            },
+            len: 0,
+            digests,
             diagnostics,
             calls,
             baselined: 0,
@@ -563,29 +587,21 @@ impl Linter {
         log: &crate::model::Log,
         diagnostics: &mut Vec<Diagnostic>,
         says: &mut BTreeMap<String, usize>,
-        mut seen: Option<&mut Vec<CallSeen>>,
+        mut seen: Option<Seen<'_>>,
     ) {
-        for group in split_calls(&log.records) {
-            let owned;
-            let recs: &[Record] = match group {
-                Group::All => &log.records,
-                Group::Some(idx) => {
-                    owned = idx
-                        .iter()
-                        .map(|&i| log.records[i].clone())
-                        .collect::<Vec<_>>();
-                    &owned
-                }
-            };
+        for_each_call(&log.records, |recs| {
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
-            if let (Some(seen), Some(id)) =
-                (seen.as_deref_mut(), crate::model::call_id(recs.iter()))
-            {
-                seen.push(CallSeen {
+            if let (Some(seen), Some(id)) = (seen.as_mut(), crate::model::call_id(recs.iter())) {
+                seen.calls.push(CallSeen {
                     id: id.to_string(),
                     recorder: call.recorder.map(str::to_string),
                     agents: call.agents.iter().map(|a| a.label.clone()).collect(),
                 });
+                if let Some(digests) = seen.digests.as_deref_mut() {
+                    let mut d = crate::digest::Digest::of(&call);
+                    d.call_id = Some(id.to_string());
+                    digests.push(d);
+                }
             }
             for u in &call.utterances {
                 if u.who == Who::Me && u.via == Via::Say {
@@ -593,7 +609,7 @@ impl Linter {
                 }
             }
             self.run(&call, diagnostics);
-        }
+        });
     }
 
     /// One `no-times` finding, at the first record, when a log, trace or
@@ -801,11 +817,14 @@ impl Linter {
 struct Head<R> {
     inner: R,
     head: Vec<u8>,
+    /// Bytes read in all.
+    read: usize,
 }
 
 impl<R: std::io::Read> std::io::Read for Head<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
+        self.read = self.read.saturating_add(n);
         let room = input::HEAD.saturating_sub(self.head.len());
         self.head.extend_from_slice(&buf[..n.min(room)]);
         Ok(n)
@@ -931,6 +950,20 @@ pub fn sort(d: &mut [Diagnostic]) {
 pub(crate) enum Group {
     All,
     Some(Vec<usize>),
+}
+
+/// Run `f` over the records of each call in `records` (all of them when
+/// they are one call, the usual case, without copying them).
+pub(crate) fn for_each_call(records: &[Record], mut f: impl FnMut(&[Record])) {
+    for group in split_calls(records) {
+        match group {
+            Group::All => f(records),
+            Group::Some(idx) => {
+                let owned: Vec<Record> = idx.iter().map(|&i| records[i].clone()).collect();
+                f(&owned);
+            }
+        }
+    }
 }
 
 /// Records of different calls in one file are linted as separate calls. A

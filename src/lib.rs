@@ -2,7 +2,8 @@
 //!
 //! The data flows one way: bytes -> [`input`] -> [`model`] -> [`engine`]
 //! (every rule in [`rules`]) -> [`diagnostic::Diagnostic`]s -> [`report`].
-//! [`room`] joins what the engine found in several logs of one call;
+//! [`room`] joins what the engine found in several logs of one call,
+//! from a [`digest`] of each call's lines that the engine makes on the way;
 //! [`batch`] runs all of it over many inputs, for the command line
 //! ([`cli`]) and the Python module alike. The readers know nothing of the
 //! rules: a format says which evidence it carries
@@ -19,6 +20,7 @@ pub mod claims;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod digest;
 pub mod engine;
 pub mod escape;
 pub mod fingerprint;

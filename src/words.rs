@@ -14,7 +14,7 @@ use unicode_segmentation::UnicodeSegmentation;
 // The Fx hash of the language tables, for short keys (words, indices)
 // that an attacker cannot choose: the lexicon's phrases. Maps keyed by
 // names from a log use the standard hasher.
-use crate::langmodel::FxHasher as FastHasher;
+pub(crate) use crate::langmodel::FxHasher as FastHasher;
 
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 pub type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use crate::digest::Digest;
 use crate::engine::{FileResult, Linter};
 use crate::input;
 use crate::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
@@ -275,8 +276,9 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
         }
     }
 
-    let calls: Vec<&Call<'_>> = views.iter().map(|v| &v.call).collect();
-    let mut lines = room::merge(&calls, &mut lanes);
+    let digests: Vec<Digest> = views.iter().map(|v| Digest::of(&v.call)).collect();
+    let refs: Vec<&Digest> = digests.iter().collect();
+    let mut lines = room::merge(&refs, &mut lanes);
     order_agents(&views, &mut lanes, &mut lines);
 
     // The call runs from the first join (or line) to the last function call

@@ -3,9 +3,10 @@
 //!
 //! A native log is one agent's view of the call: its own records, and what
 //! the others said as the events it received. [`merge`] puts the lines of
-//! several views together into one timeline: each agent's own lines come
-//! from its own log, and a line that several logs heard (the same speaker
-//! and text, at most [`MERGE_MS`] apart) is kept once, with every copy.
+//! several views ([`Digest`]s of their calls) together into one timeline:
+//! each agent's own lines come from its own log, and a line that several
+//! logs heard (the same speaker and text, at most [`MERGE_MS`] apart) is
+//! kept once, with every copy.
 //! `callint report` draws that timeline; `callint check` feeds it to the
 //! rules of [`Scope::Room`](crate::rules::Scope::Room) through [`check`].
 //!
@@ -18,215 +19,39 @@
 //! them nobody can tell whether it was in the call; only a human's line
 //! naming it just before its first line is kept, as the turn it answers)
 //! and runs the room-scope rules over it. A call whose every agent has a
-//! log of its own is not merged at all ([`groups`]). Agents with a log of their own are judged from that log
-//! only: it holds exactly what they knew and did, and the rules' excuses
+//! log of its own is not merged at all ([`groups`]). Agents with a log of
+//! their own are judged from that log only: it holds exactly what they knew and did, and the rules' excuses
 //! (a line not yet received, a say the server dropped) depend on it.
 //!
 //! Findings point at real bytes of real files: the view's records carry the
 //! spans of the copies they came from, shifted into one address space (each
 //! file at its own base), and each finding is mapped back to its file.
 
+mod merge;
+
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
+pub use self::merge::{merge, Lanes, Line, LineCopy, MERGE_MS};
+pub use crate::digest::dropped_says;
+
 use crate::addressing::Roster;
 use crate::diagnostic::Diagnostic;
-use crate::engine::{split_calls, CallSeen, FileResult, Group, Linter};
+use crate::digest::Digest;
+use crate::engine::{for_each_call, CallSeen, FileResult, Linter};
 use crate::input::{self, Format};
 use crate::model::{
-    is_voicebot, next_event, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join,
-    Line as EventLine, Log, Meta, Ms, Name, Op, Record, Role, Say, Span, Text, Thread, Who,
+    is_voicebot, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join, Line as EventLine,
+    Log, Meta, Ms, Op, Record, Role, Say, Span, Text, Thread,
 };
 use crate::report::{resolve, LineIndex};
 use crate::turns::same_name;
 
-/// Copies of one line in different logs are merged when their times are at
-/// most this far apart.
-pub const MERGE_MS: Ms = 3_000;
-
 /// The server wakes an agent with an `operator` event at most this often;
 /// further lines naming it stay in `operators_said`.
 const OPERATOR_EVERY_MS: Ms = 5_000;
-
-/// The participants' lanes a merge sorts lines into: one for the human, one
-/// for the voicebot, one per agent.
-pub trait Lanes {
-    fn human(&self) -> usize;
-    fn voicebot(&self) -> usize;
-    /// An agent's lane, made on first use.
-    fn agent(&mut self, name: &str) -> usize;
-}
-
-/// Where a log holds a copy of a line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LineCopy {
-    /// Index of the view (log) in the slice given to [`merge`].
-    pub view: usize,
-    /// Index of the record in that view's call.
-    pub record: usize,
-    /// Index into that view's `Call::utterances`.
-    pub utterance: usize,
-}
-
-/// A line of the merged room timeline.
-#[derive(Clone, Debug)]
-pub struct Line {
-    pub lane: usize,
-    pub text: String,
-    pub ts: Ms,
-    /// From the speaker's own log.
-    pub own: bool,
-    /// A say of the speaker's own log that was never heard (refused,
-    /// dropped, or revised by the server).
-    pub dropped: bool,
-    pub addressed: Vec<Name>,
-    /// `addressed` as a log recorded it, not computed.
-    pub addressed_recorded: bool,
-    /// Every copy, the first one first.
-    pub copies: Vec<LineCopy>,
-}
-
-/// Merge the lines of every view into one timeline, in spoken order.
-pub fn merge(views: &[&Call<'_>], lanes: &mut impl Lanes) -> Vec<Line> {
-    // Texts and names stay borrowed from the views until a line is made of
-    // them: a room of many logs holds every line many times over.
-    struct Piece<'v> {
-        at: LineCopy,
-        lane: usize,
-        text: &'v str,
-        ts: Ms,
-        own: bool,
-        dropped: bool,
-        addressed: &'v [Name],
-        recorded: bool,
-    }
-    let mut pieces: Vec<Piece<'_>> =
-        Vec::with_capacity(views.iter().map(|v| v.utterances.len()).sum());
-    let untimed = views
-        .iter()
-        .all(|v| v.records.iter().all(|r| r.ts.is_none()));
-    for (vi, v) in views.iter().enumerate() {
-        let dropped = dropped_says(v);
-        let mut last: Option<Ms> = None;
-        for (k, u) in v.utterances.iter().enumerate() {
-            // Logs without any time keep their lines in record order, a
-            // second apart.
-            let ts = if untimed {
-                Some(u.record as Ms * 1000)
-            } else {
-                u.ts.or(v.records[u.record].ts).or(last)
-            };
-            let Some(ts) = ts else { continue };
-            last = Some(ts);
-            let lane = match u.who {
-                Who::Human => lanes.human(),
-                Who::Voicebot => lanes.voicebot(),
-                Who::Me | Who::Agent => lanes.agent(u.speaker),
-            };
-            pieces.push(Piece {
-                at: LineCopy {
-                    view: vi,
-                    record: u.record,
-                    utterance: k,
-                },
-                lane,
-                text: u.text,
-                ts,
-                own: u.who == Who::Me,
-                dropped: u.who == Who::Me && dropped.contains(&u.record),
-                addressed: &u.addressed_to,
-                recorded: !u.addressed_to.computed(),
-            });
-        }
-    }
-    // Own lines first, so that their times anchor the merge; pieces of the
-    // same time in the order gathered (the index settles ties, so the
-    // faster unstable sort gives the stable order).
-    let mut order: Vec<(bool, Ms, u32)> = pieces
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (!c.own, c.ts, i as u32))
-        .collect();
-    order.sort_unstable();
-    let mut slots: Vec<Option<Piece<'_>>> = pieces.into_iter().map(Some).collect();
-    let mut lines: Vec<Line> = Vec::new();
-    let mut index: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
-    // (line, view) pairs already merged: a view gives a line one copy.
-    // Indices, not text from a log: the fast hash.
-    let mut taken: crate::words::FastSet<(usize, usize)> = Default::default();
-    for (_, _, i) in order {
-        let Some(c) = slots[i as usize].take() else {
-            continue;
-        };
-        let same = index.get(&(c.lane, c.text)).and_then(|ks| {
-            ks.iter()
-                .copied()
-                .filter(|&k| {
-                    (lines[k].ts - c.ts).abs() <= MERGE_MS && !taken.contains(&(k, c.at.view))
-                })
-                .min_by_key(|&k| (lines[k].ts - c.ts).abs())
-        });
-        match same {
-            Some(k) => {
-                taken.insert((k, c.at.view));
-                let l = &mut lines[k];
-                l.copies.push(c.at);
-                if !l.own {
-                    l.ts = l.ts.min(c.ts);
-                }
-                if !l.addressed_recorded && c.recorded {
-                    l.addressed = c.addressed.to_vec();
-                    l.addressed_recorded = true;
-                }
-            }
-            None => {
-                index.entry((c.lane, c.text)).or_default().push(lines.len());
-                taken.insert((lines.len(), c.at.view));
-                lines.push(Line {
-                    lane: c.lane,
-                    text: c.text.to_string(),
-                    ts: c.ts,
-                    own: c.own,
-                    dropped: c.dropped,
-                    addressed: c.addressed.to_vec(),
-                    addressed_recorded: c.recorded,
-                    copies: vec![c.at],
-                });
-            }
-        }
-    }
-    // Spoken order; the human's line before what answers it at the same ms.
-    lines.sort_by_key(|l| l.ts);
-    lines
-}
-
-/// Records of the recorder's says that were never heard: refused, dropped,
-/// or revised by the server.
-pub fn dropped_says(call: &Call<'_>) -> HashSet<usize> {
-    let revised: HashSet<&str> = call
-        .records
-        .iter()
-        .filter_map(next_event)
-        .filter_map(|ev| match &ev.kind {
-            EventKind::Revise(r) => r.say_id.as_deref(),
-            _ => None,
-        })
-        .collect();
-    call.records
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            let Some(f) = r.as_fn() else { return false };
-            let Op::Say(s) = &f.op else { return false };
-            !f.ok()
-                || s.say_status.as_deref() == Some("dropped")
-                || s.say_id.as_deref().is_some_and(|id| revised.contains(id))
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
 
 /// Which files to merge: from `(file, linter, call)` items, the groups of
 /// at least two files with the same linter (configuration) and call id,
@@ -299,24 +124,35 @@ pub fn finish(diagnostics: &mut Vec<Diagnostic>) {
 /// One file of a call, as `callint check` hands it to [`check`].
 pub struct Member<'a> {
     pub path: &'a str,
+    /// Its bytes; they may be left empty when `digests` are given: then a
+    /// file is read again only to name a line of it in a note.
     pub source: &'a [u8],
+    /// The length of its bytes (unpacked), which findings point into.
+    pub len: usize,
     pub format: Format,
     /// What the per-file pass found in it.
     pub found: &'a [Diagnostic],
-    /// The logs the per-file pass read, when it kept them
+    /// Its calls' digests, when the per-file pass made them
     /// ([`Linter::lint_keeping`]); otherwise `source` is read again.
-    pub logs: &'a [Log],
+    pub digests: &'a [Digest],
 }
 
 impl<'a> Member<'a> {
-    /// A native log linted with [`Linter::lint`], its source kept.
+    /// The length of its bytes.
+    fn size(&self) -> usize {
+        self.len.max(self.source.len())
+    }
+
+    /// A native log linted with [`Linter::lint`] or
+    /// [`Linter::lint_keeping`].
     pub fn of(r: &'a FileResult) -> Member<'a> {
         Member {
             path: &r.path,
             source: &r.source,
+            len: r.len,
             format: Format::Native,
             found: &r.diagnostics,
-            logs: &r.logs,
+            digests: &r.digests,
         }
     }
 }
@@ -329,47 +165,31 @@ impl<'a> Member<'a> {
 /// finding on another copy of the same line.
 pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Diagnostic>> {
     let mut out: Vec<Vec<Diagnostic>> = members.iter().map(|_| Vec::new()).collect();
-    let parts = parts_of(call, members);
+    let parts = parts_of(linter, call, members);
     if parts.iter().map(|p| p.member).collect::<HashSet<_>>().len() < 2 {
         return out;
     }
-    let cast = linter.cast();
-    // The views are built, and the agents without a log judged, on every
-    // core: a room of one call would otherwise run on one.
-    let calls: Vec<Call<'_>> = parts
-        .par_iter()
-        .with_max_len(1)
-        .map(|p| Call::build(p.meta.as_ref(), &p.records, cast))
-        .collect();
-    let views: Vec<&Call<'_>> = calls.iter().collect();
-    let human = calls.iter().find_map(|c| c.human);
-    let voicebot = calls.first().map_or("Delta", |c| c.voicebot);
+    let views: Vec<&Digest> = parts.iter().map(|p| &*p.digest).collect();
+    let human = views.iter().find_map(|v| v.human.as_deref());
+    let voicebot = views.first().map_or("Delta", |v| v.voicebot.as_str());
     let mut lanes = RoomLanes::new(human, voicebot);
     let lines = merge(&views, &mut lanes);
-
-    // Positions in the logs, not text from them: the fast hash, sized once.
-    let mut copies: crate::words::FastMap<(usize, Anchor), usize> = Default::default();
-    copies.reserve(lines.iter().map(|l| l.copies.len()).sum());
-    for (i, l) in lines.iter().enumerate() {
-        for c in &l.copies {
-            let at = calls[c.view].utterances[c.utterance].anchor;
-            copies.entry((parts[c.view].member, at)).or_insert(i);
-        }
-    }
     let room = Room {
         members,
         parts: &parts,
-        calls: &calls,
+        views: &views,
         lines: &lines,
         lanes: &lanes,
         bases: bases(members),
-        copies,
+        copies: Copies::new(&parts, &views, &lines, members.len()),
         call,
         human,
         voicebot,
     };
     let mut found = room.found_keys();
-    let mut indexes: Vec<Option<LineIndex>> = members.iter().map(|_| None).collect();
+    let mut sources: Vec<Option<Located<'_>>> = members.iter().map(|_| None).collect();
+    let cast = linter.cast();
+    // The agents without a log are judged on every core.
     let judged: Vec<Vec<Diagnostic>> = room
         .logless()
         .par_iter()
@@ -384,7 +204,7 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
         .collect();
     for diagnostics in judged {
         for d in diagnostics {
-            let Some((m, mut d)) = room.place(d, &mut indexes) else {
+            let Some((m, mut d)) = room.place(d, &mut sources) else {
                 continue;
             };
             d.call.get_or_insert_with(|| call.to_string());
@@ -403,74 +223,141 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
     out
 }
 
-/// The records of one call in one file.
+/// The digest of one call in one file.
 struct Part<'a> {
     member: usize,
-    meta: Option<Meta>,
-    records: Cow<'a, [Record]>,
+    digest: Cow<'a, Digest>,
 }
 
-/// The records of `call` in each native member, one part per log.
-fn parts_of<'a>(call: &str, members: &[Member<'a>]) -> Vec<Part<'a>> {
+/// The digests of `call` in each native member, one part per log, on
+/// every core.
+fn parts_of<'a>(linter: &Linter, call: &str, members: &[Member<'a>]) -> Vec<Part<'a>> {
     let each: Vec<Vec<Part<'a>>> = members
         .par_iter()
         .enumerate()
         .with_max_len(1)
-        .map(|(m, mem)| parts_of_member(call, m, mem))
+        .map(|(m, mem)| parts_of_member(linter, call, m, mem))
         .collect();
     each.into_iter().flatten().collect()
 }
 
-/// The records of `call` in member `m`, one part per log: from the logs
-/// the per-file pass kept, or else from the file's bytes read again.
-fn parts_of_member<'a>(call: &str, m: usize, mem: &Member<'a>) -> Vec<Part<'a>> {
-    let mut parts = Vec::new();
+/// The digests of `call` in member `m`: those the per-file pass made, or
+/// else made from the file's bytes read again.
+fn parts_of_member<'a>(linter: &Linter, call: &str, m: usize, mem: &Member<'a>) -> Vec<Part<'a>> {
     if mem.format != Format::Native {
-        return parts;
+        return Vec::new();
     }
-    if mem.logs.is_empty() {
-        for log in input::parse(mem.format, mem.source).logs {
-            let records = Cow::Owned(log.records);
-            split_parts(call, m, log.meta.as_ref(), records, &mut parts);
-        }
-    } else {
-        for log in mem.logs {
-            let records = Cow::Borrowed(log.records.as_slice());
-            split_parts(call, m, log.meta.as_ref(), records, &mut parts);
-        }
+    if !mem.digests.is_empty() {
+        return mem
+            .digests
+            .iter()
+            .filter(|d| d.call_id.as_deref() == Some(call))
+            .map(|d| Part {
+                member: m,
+                digest: Cow::Borrowed(d),
+            })
+            .collect();
+    }
+    let mut parts = Vec::new();
+    for log in input::parse(mem.format, mem.source).logs {
+        for_each_call(&log.records, |records| {
+            if crate::model::call_id(records.iter()) == Some(call) {
+                let built = Call::build(log.meta.as_ref(), records, linter.cast());
+                parts.push(Part {
+                    member: m,
+                    digest: Cow::Owned(Digest::of(&built)),
+                });
+            }
+        });
     }
     parts
 }
 
-/// The calls of one log's `records` that are `call`, as parts of member `m`.
-fn split_parts<'a>(
-    call: &str,
-    m: usize,
-    meta: Option<&Meta>,
-    records: Cow<'a, [Record]>,
-    out: &mut Vec<Part<'a>>,
-) {
-    let groups = split_calls(&records);
-    let mut sets: Vec<Cow<'a, [Record]>> = Vec::new();
-    let mut whole = Some(records);
-    for g in groups {
-        match g {
-            Group::All => sets.extend(whole.take()),
-            Group::Some(idx) => {
-                if let Some(all) = &whole {
-                    sets.push(Cow::Owned(idx.iter().map(|&i| all[i].clone()).collect()));
+/// A member's bytes with their line index, to name a line in a note.
+struct Located<'a> {
+    source: Cow<'a, [u8]>,
+    index: LineIndex,
+}
+
+impl<'a> Located<'a> {
+    /// The bytes of `file`: those given, or else the file read again
+    /// (unpacked when compressed). A file that cannot be read again is
+    /// named without a line.
+    fn of(file: &Member<'a>) -> Located<'a> {
+        let source = if file.source.len() == file.size() {
+            Cow::Borrowed(file.source)
+        } else {
+            input::packed::read(std::path::Path::new(file.path))
+                .map(Cow::Owned)
+                .unwrap_or_default()
+        };
+        let index = LineIndex::new(&source);
+        Located { source, index }
+    }
+}
+
+/// The room line of every copy, by member and anchor.
+struct Copies {
+    /// Per view: the line of each of its lines, `u32::MAX` for none.
+    line_of: Vec<Vec<u32>>,
+    /// Per view: its lines' anchors, sorted, with their index.
+    anchors: Vec<Vec<(Anchor, u32)>>,
+    /// Per member: its views.
+    views_of: Vec<Vec<usize>>,
+}
+
+impl Copies {
+    fn new(parts: &[Part<'_>], views: &[&Digest], lines: &[Line], members: usize) -> Copies {
+        let mut line_of: Vec<Vec<u32>> = views
+            .iter()
+            .map(|v| vec![u32::MAX; v.lines.len()])
+            .collect();
+        for (i, l) in lines.iter().enumerate() {
+            for c in &l.copies {
+                line_of[c.view][c.utterance] = i as u32;
+            }
+        }
+        let anchors = views
+            .par_iter()
+            .with_max_len(1)
+            .map(|v| {
+                let mut a: Vec<(Anchor, u32)> = v
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .map(|(k, h)| (h.anchor, k as u32))
+                    .collect();
+                a.sort_unstable_by_key(|x| (x.0.span.start, x.0.span.end, x.1));
+                a
+            })
+            .collect();
+        let mut views_of = vec![Vec::new(); members];
+        for (vi, p) in parts.iter().enumerate() {
+            views_of[p.member].push(vi);
+        }
+        Copies {
+            line_of,
+            anchors,
+            views_of,
+        }
+    }
+
+    /// The room line whose copy in member `m` is at `at`: the first in
+    /// the timeline when several are.
+    fn line_at(&self, m: usize, at: &Anchor) -> Option<usize> {
+        let mut best: Option<u32> = None;
+        for &vi in self.views_of.get(m)? {
+            let a = &self.anchors[vi];
+            let from = a
+                .partition_point(|x| (x.0.span.start, x.0.span.end) < (at.span.start, at.span.end));
+            for &(anchor, k) in a[from..].iter().take_while(|x| x.0.span == at.span) {
+                let line = self.line_of[vi][k as usize];
+                if anchor == *at && line != u32::MAX {
+                    best = Some(best.map_or(line, |b| b.min(line)));
                 }
             }
         }
-    }
-    for records in sets {
-        if crate::model::call_id(records.iter()) == Some(call) {
-            out.push(Part {
-                member: m,
-                meta: meta.cloned(),
-                records,
-            });
-        }
+        best.map(|b| b as usize)
     }
 }
 
@@ -481,7 +368,7 @@ fn bases(members: &[Member<'_>]) -> Vec<usize> {
         .iter()
         .map(|m| {
             let base = at;
-            at = at.saturating_add(m.source.len()).saturating_add(1);
+            at = at.saturating_add(m.size()).saturating_add(1);
             base
         })
         .collect()
@@ -540,18 +427,17 @@ type Key = (&'static str, String, Target);
 struct Room<'r, 'c> {
     members: &'r [Member<'r>],
     parts: &'r [Part<'r>],
-    calls: &'r [Call<'c>],
+    views: &'r [&'c Digest],
     lines: &'r [Line],
     lanes: &'r RoomLanes,
     bases: Vec<usize>,
-    /// The line of every copy, by member and anchor.
-    copies: crate::words::FastMap<(usize, Anchor), usize>,
+    copies: Copies,
     call: &'r str,
     human: Option<&'c str>,
     voicebot: &'c str,
 }
 
-impl Room<'_, '_> {
+impl<'r> Room<'r, '_> {
     fn member_of(&self, c: &LineCopy) -> usize {
         self.parts[c.view].member
     }
@@ -568,19 +454,23 @@ impl Room<'_, '_> {
             .partition_point(|&b| b <= s.start)
             .checked_sub(1)?;
         let b = self.bases[m];
-        let len = self.members[m].source.len();
+        let len = self.members[m].size();
         let span = Span::new(s.start - b, s.end.saturating_sub(b).min(len));
         (span.start <= len).then_some((m, span))
     }
 
     /// The anchor of a copy, in its own file.
     fn anchor(&self, c: &LineCopy) -> Anchor {
-        self.calls[c.view].utterances[c.utterance].anchor
+        self.views[c.view].lines[c.utterance].anchor
     }
 
     /// The agents that spoke in the room and have no log of their own here.
     fn logless(&self) -> Vec<usize> {
-        let own: Vec<&str> = self.calls.iter().filter_map(|c| c.recorder).collect();
+        let own: Vec<&str> = self
+            .views
+            .iter()
+            .filter_map(|v| v.recorder.as_deref())
+            .collect();
         (2..self.lanes.names.len())
             .filter(|&k| {
                 let name = &self.lanes.names[k];
@@ -608,7 +498,7 @@ impl Room<'_, '_> {
 
     /// The room line whose copy in member `m` is at `at`.
     fn line_at(&self, m: usize, at: &Anchor) -> Option<usize> {
-        self.copies.get(&(m, *at)).copied()
+        self.copies.line_at(m, at)
     }
 
     /// The keys of what the per-file pass found.
@@ -627,7 +517,7 @@ impl Room<'_, '_> {
     fn place(
         &self,
         mut d: Diagnostic,
-        indexes: &mut [Option<LineIndex>],
+        sources: &mut [Option<Located<'r>>],
     ) -> Option<(usize, Diagnostic)> {
         let (m, span) = self.unshift(d.primary.at.span)?;
         d.primary.at.span = span;
@@ -649,10 +539,13 @@ impl Room<'_, '_> {
                 labels.push(l);
                 continue;
             }
-            let src = self.members[lm].source;
-            let index = indexes[lm].get_or_insert_with(|| LineIndex::new(src));
-            let at = resolve(src, index, &l.at);
-            let mut note = format!("{}:{}:{}", self.members[lm].path, at.line, at.column);
+            let file = &self.members[lm];
+            let here = sources[lm].get_or_insert_with(|| Located::of(file));
+            let mut note = file.path.to_string();
+            if here.source.len() == file.size() {
+                let at = resolve(&here.source, &here.index, &l.at);
+                note.push_str(&format!(":{}:{}", at.line, at.column));
+            }
             if let Some(t) = &l.text {
                 note.push_str(": ");
                 note.push_str(t);
@@ -677,12 +570,14 @@ impl Room<'_, '_> {
     /// were named in does not matter).
     fn ranks(&self, k: usize) -> Vec<usize> {
         let mut count = vec![0usize; self.members.len()];
-        for l in self.lines.iter().filter(|l| l.lane == k) {
-            let mut seen: Vec<usize> = Vec::new();
+        // The last line each member was counted for: a member counts once
+        // per line, however many copies it holds.
+        let mut counted = vec![usize::MAX; self.members.len()];
+        for (i, l) in self.lines.iter().enumerate().filter(|(_, l)| l.lane == k) {
             for c in &l.copies {
                 let m = self.member_of(c);
-                if !seen.contains(&m) {
-                    seen.push(m);
+                if counted[m] != i {
+                    counted[m] = i;
                     count[m] += 1;
                 }
             }
@@ -700,19 +595,13 @@ impl Room<'_, '_> {
     /// time, whether a join reported it, and the value where a log holds it.
     fn langs(&self) -> Vec<(Ms, bool, Text)> {
         let mut v: Vec<(Ms, bool, Text)> = Vec::new();
-        for (vi, c) in self.calls.iter().enumerate() {
+        for (vi, d) in self.views.iter().enumerate() {
             let m = self.parts[vi].member;
-            for l in &c.langs {
-                let r = &c.records[l.record];
-                let join = matches!(r.as_fn().map(|f| &f.op), Some(Op::Join(_)));
+            for l in &d.langs {
                 v.push((
-                    r.ts.unwrap_or(Ms::MIN),
-                    join,
-                    Text::inside(
-                        l.lang.to_string(),
-                        l.anchor.path,
-                        self.shift(m, l.anchor.span),
-                    ),
+                    l.ts.unwrap_or(Ms::MIN),
+                    l.join,
+                    Text::inside(l.lang.clone(), l.anchor.path, self.shift(m, l.anchor.span)),
                 ));
             }
         }
@@ -743,7 +632,7 @@ impl Room<'_, '_> {
         };
         let record = |c: &LineCopy, ts: Option<Ms>, name: &str, op: Op| {
             let m = self.member_of(c);
-            let src = &self.calls[c.view].records[c.record];
+            let src = &self.views[c.view].lines[c.utterance];
             Record {
                 ts,
                 ..Record::new(
@@ -764,10 +653,10 @@ impl Room<'_, '_> {
         };
 
         let owner = self
-            .calls
+            .views
             .iter()
-            .find(|c| c.recorder_role == Some(Role::Owner))
-            .and_then(|c| c.recorder);
+            .find(|v| v.recorder_role == Some(Role::Owner))
+            .and_then(|v| v.recorder.as_deref());
         let role = owner.map(|o| {
             if same_name(o, me) {
                 Role::Owner
@@ -849,9 +738,9 @@ impl Room<'_, '_> {
                 }
                 next_lang += 1;
             }
-            let u = &self.calls[c.view].utterances[c.utterance];
+            let u = &self.views[c.view].lines[c.utterance];
             let line = |to_you: Option<bool>| EventLine {
-                speaker: Some(u.speaker.into()),
+                speaker: Some(u.speaker.clone()),
                 text: Some(text(&c, &l.text)),
                 ts: Some(l.ts),
                 addressed_to: l.addressed_recorded.then(|| l.addressed.as_slice().into()),
@@ -999,7 +888,8 @@ mod tests {
         let ca = Call::build(a.meta.as_ref(), &a.records, &cast);
         let cb = Call::build(b.meta.as_ref(), &b.records, &cast);
         let mut lanes = RoomLanes::new(Some("Oliver"), "Delta");
-        let lines = merge(&[&ca, &cb], &mut lanes);
+        let (da, db) = (Digest::of(&ca), Digest::of(&cb));
+        let lines = merge(&[&da, &db], &mut lanes);
         let texts: Vec<(&str, usize)> = lines
             .iter()
             .map(|l| (l.text.as_str(), l.copies.len()))
