@@ -77,7 +77,9 @@ pub fn resolve(
 /// One file's findings in one format.
 pub enum Part {
     Text(String),
-    Json(Vec<report::json::Item>),
+    /// The file's findings as they stand in the document
+    /// ([`report::json::fragment`]).
+    Json(String),
     Sarif(Vec<report::sarif::SarifResult>),
     Junit(report::junit::Suite),
     Gitlab(Vec<report::gitlab::Issue>),
@@ -92,7 +94,7 @@ pub fn render(r: &FileResult, file: &Path, format: Format, style: report::pretty
         file
     };
     match format {
-        Format::Json => Part::Json(report::json::items(r)),
+        Format::Json => Part::Json(report::json::fragment(&report::json::items(r))),
         Format::Sarif => Part::Sarif(report::sarif::results_at(r, file)),
         Format::Junit => Part::Junit(report::junit::cases(r)),
         Format::Gitlab => Part::Gitlab(report::gitlab::issues(r)),
@@ -118,21 +120,21 @@ pub fn document(
     closing: Option<&str>,
 ) -> String {
     let mut text = String::new();
-    let mut items = Vec::new();
+    let mut fragments = Vec::new();
     let mut results = Vec::new();
     let mut suites = Vec::new();
     let mut issues = Vec::new();
     for p in parts {
         match p {
             Part::Text(t) => text.push_str(&t),
-            Part::Json(v) => items.extend(v),
+            Part::Json(f) => fragments.push(f),
             Part::Sarif(v) => results.extend(v),
             Part::Junit(s) => suites.push(s),
             Part::Gitlab(v) => issues.extend(v),
         }
     }
     match format {
-        Format::Json => report::json::document(&items, summary),
+        Format::Json => report::json::assemble(fragments.iter().map(String::as_str), summary),
         Format::Sarif => report::sarif::document(&results),
         Format::Junit => report::junit::document(&suites),
         Format::Gitlab => report::gitlab::document(&issues),

@@ -1,7 +1,8 @@
 //! `--format json`: one document with every finding and a summary.
 //!
-//! A batch renders in two steps: [`items`] per file (in a worker, while the
-//! file's bytes are at hand), then [`document`] over all of them.
+//! A batch renders in two steps: [`fragment`] per file (in a worker, while
+//! the file's bytes are at hand: the findings located and written out),
+//! then [`assemble`], which only puts the fragments into one document.
 
 use std::collections::BTreeMap;
 
@@ -134,7 +135,57 @@ pub fn lines(f: &FileResult) -> String {
 
 /// The document over the findings of every file, in order.
 pub fn document(items: &[Item], summary: &Summary) -> String {
-    let doc = Doc {
+    to_json(&doc(items, summary))
+}
+
+/// How an item sits in the document's list of findings: indented twice.
+const ITEM_INDENT: &str = "    ";
+
+/// The findings of one file written as they stand in the document's list,
+/// each indented and all but the last followed by a comma; empty for none.
+pub fn fragment(items: &[Item]) -> String {
+    let mut out = String::new();
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            out.push_str(",\n");
+        }
+        // A JSON text holds no raw line break inside a string: every line
+        // break is the layout's.
+        let text = to_json(item);
+        for (n, line) in text.trim_end_matches('\n').split('\n').enumerate() {
+            if n > 0 {
+                out.push('\n');
+            }
+            out.push_str(ITEM_INDENT);
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// The document of the files' [`fragment`]s, in order: the very bytes of
+/// [`document`] over all their items.
+pub fn assemble<'f>(fragments: impl IntoIterator<Item = &'f str>, summary: &Summary) -> String {
+    let mut list = String::new();
+    for f in fragments.into_iter().filter(|f| !f.is_empty()) {
+        list.push_str(if list.is_empty() { "[\n" } else { ",\n" });
+        list.push_str(f);
+    }
+    let skeleton = to_json(&doc(&[], summary));
+    if list.is_empty() {
+        return skeleton;
+    }
+    list.push_str("\n  ]");
+    // The empty list comes first in the skeleton, before the summary.
+    skeleton.replacen(
+        "\"diagnostics\": []",
+        &format!("\"diagnostics\": {list}"),
+        1,
+    )
+}
+
+fn doc<'a>(items: &'a [Item], summary: &'a Summary) -> Doc<'a> {
+    Doc {
         version: 1,
         diagnostics: items,
         summary: SummaryOut {
@@ -176,11 +227,58 @@ pub fn document(items: &[Item], summary: &Summary) -> String {
                     .collect(),
             },
         },
-    };
-    to_json(&doc)
+    }
 }
 
 pub fn render(files: &[FileResult], summary: &Summary) -> String {
     let all: Vec<Item> = files.iter().flat_map(items).collect();
     document(&all, summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::engine::Linter;
+
+    /// Findings with labels, help, a call and times (a log of the corpus),
+    /// broken records, and a file with none.
+    fn files() -> Vec<FileResult> {
+        let linter = Linter::new(&Config::default(), None, &[]).unwrap();
+        let log = include_str!("../../corpus/turn-taking/claude.jsonl");
+        let mut files = vec![
+            linter.lint("a.jsonl", log.as_bytes().to_vec()),
+            linter.lint("clean.jsonl", Vec::new()),
+            linter.lint(
+                "b \"q\".jsonl",
+                b"{\"fn\":\"leave\"}\nnot json\n{\"fn\"".to_vec(),
+            ),
+        ];
+        for f in &mut files {
+            crate::fingerprint::assign(f);
+        }
+        files
+    }
+
+    #[test]
+    fn fragments_assemble_into_the_document_of_all_items() {
+        let files = files();
+        let mut summary = Summary::default();
+        for f in &files {
+            summary.add(f);
+        }
+        assert!(files[0].diagnostics.iter().any(|d| !d.labels.is_empty()));
+        assert!(!files[2].diagnostics.is_empty() && files[1].diagnostics.is_empty());
+        let all: Vec<Item> = files.iter().flat_map(items).collect();
+        let fragments: Vec<String> = files.iter().map(|f| fragment(&items(f))).collect();
+        let whole = document(&all, &summary);
+        assert_eq!(
+            assemble(fragments.iter().map(String::as_str), &summary),
+            whole
+        );
+        // No findings at all: the empty list.
+        let none = Summary::default();
+        assert_eq!(assemble([""], &none), document(&[], &none));
+        assert!(assemble([], &none).contains("\"diagnostics\": [],"));
+    }
 }
