@@ -111,15 +111,34 @@ impl Settings {
             ConfigChoice::File(c) => Some(c.clone()),
             ConfigChoice::Nearest => {
                 let folder = if path.is_dir() {
-                    path.to_path_buf()
+                    path
                 } else {
-                    path.parent().map(Path::to_path_buf).unwrap_or_default()
+                    path.parent().unwrap_or(Path::new(""))
                 };
-                seen.by_folder
-                    .entry(folder)
-                    .or_insert_with_key(|f| Config::discover(&f.join("-")))
-                    .clone()
+                seen.of_folder(folder, || crate::config::canonical_folder(folder))
             }
+        }
+    }
+
+    /// [`Settings::config_for`] of a file found by walking the folder
+    /// `root`, whose canonical form is `canonical_root`: its folder is
+    /// resolved without asking the system again.
+    fn config_for_walked(
+        &self,
+        seen: &mut Nearest,
+        file: &Path,
+        root: &Path,
+        canonical_root: &Path,
+    ) -> Option<PathBuf> {
+        match &self.config {
+            ConfigChoice::Nearest => {
+                let folder = file.parent().unwrap_or(Path::new(""));
+                seen.of_folder(folder, || match folder.strip_prefix(root) {
+                    Ok(below) => canonical_root.join(below),
+                    Err(_) => crate::config::canonical_folder(folder),
+                })
+            }
+            _ => self.config_for(seen, file),
         }
     }
 
@@ -171,7 +190,46 @@ impl Settings {
 /// The nearest configuration file of each folder asked about.
 #[derive(Default)]
 struct Nearest {
+    /// By folder, as named.
+    by_name: HashMap<PathBuf, Option<PathBuf>>,
+    /// By canonical folder: every folder looked in on the way up.
     by_folder: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Nearest {
+    /// The nearest configuration file of `folder`, whose canonical form
+    /// `canonical` gives when the folder is new.
+    fn of_folder(&mut self, folder: &Path, canonical: impl FnOnce() -> PathBuf) -> Option<PathBuf> {
+        if let Some(found) = self.by_name.get(folder) {
+            return found.clone();
+        }
+        let found = self.above(&canonical());
+        self.by_name.insert(folder.to_path_buf(), found.clone());
+        found
+    }
+
+    /// The nearest configuration file in the canonical folder `dir` or
+    /// above it. Each folder is looked in once: the folders of a tree
+    /// share their ancestors.
+    fn above(&mut self, dir: &Path) -> Option<PathBuf> {
+        let mut on_the_way = Vec::new();
+        let mut at = Some(dir);
+        let found = loop {
+            let Some(d) = at else { break None };
+            if let Some(found) = self.by_folder.get(d) {
+                break found.clone();
+            }
+            on_the_way.push(d.to_path_buf());
+            if let Some(file) = crate::config::in_folder(d) {
+                break Some(file);
+            }
+            at = d.parent();
+        };
+        for d in on_the_way {
+            self.by_folder.insert(d, found.clone());
+        }
+        found
+    }
 }
 
 /// Something said about the inputs before linting: a path that cannot be
@@ -293,6 +351,7 @@ impl Batch {
         }
         let walk = crate::walk::Walk {
             no_ignore: self.settings.no_ignore,
+            threads: self.settings.jobs.unwrap_or(0),
         };
         let mut files = Vec::new();
         let mut errors = Vec::new();
@@ -312,6 +371,11 @@ impl Batch {
             });
         }
         let folder = path.is_dir();
+        let canonical_root = if folder {
+            crate::config::canonical_folder(path)
+        } else {
+            PathBuf::new()
+        };
         if files.is_empty() && folder {
             self.problems.push(Problem {
                 message: nothing_below(path, self.settings.no_ignore),
@@ -320,7 +384,9 @@ impl Batch {
         }
         for f in files {
             let slot = if folder {
-                let c = self.settings.config_for(&mut self.nearest, &f);
+                let c =
+                    self.settings
+                        .config_for_walked(&mut self.nearest, &f, path, &canonical_root);
                 self.slot(c)?
             } else {
                 slot
@@ -616,7 +682,11 @@ fn head_call_id(path: &Path, input_format: Option<Format>) -> Option<(String, u6
 fn nothing_below(path: &Path, no_ignore: bool) -> String {
     let mut all = Vec::new();
     if !no_ignore {
-        crate::walk::Walk { no_ignore: true }.files(path, &mut all, &mut Vec::new());
+        let walk = crate::walk::Walk {
+            no_ignore: true,
+            threads: 0,
+        };
+        walk.files(path, &mut all, &mut Vec::new());
     }
     let shown = file_name(&path.to_string_lossy());
     let looked_for = crate::walk::LOG_EXTENSIONS
@@ -1100,5 +1170,59 @@ mod tests {
         assert!(r.problems[1].message.contains("nothing to check below"));
         assert_eq!(r.files.len(), 3);
         assert!(r.summary.diagnostics > 0);
+    }
+
+    /// Each file of a walked tree gets the configuration of its nearest
+    /// folder that has one, the same as when it is named on its own.
+    #[test]
+    fn walked_files_find_their_nearest_configuration() {
+        let root = std::env::temp_dir().join(format!("callint-nearest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for d in ["a/b", "a/c/d", "e"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for c in ["callint.toml", "a/c/callint.toml"] {
+            std::fs::write(root.join(c), "").unwrap();
+        }
+        let files = [
+            "a/b/x.jsonl",
+            "a/c/d/y.jsonl",
+            "a/c/z.jsonl",
+            "e/w.jsonl",
+            "v.jsonl",
+        ];
+        for f in files {
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        let mut b = Batch::new(Settings {
+            config: ConfigChoice::Nearest,
+            ..settings(true)
+        });
+        b.add(&root).unwrap();
+        let canonical = std::fs::canonicalize(&root).unwrap();
+        let config_of = |e: &Entry| b.linters[e.slot].0.clone();
+        let got: Vec<(PathBuf, Option<PathBuf>)> = b
+            .todo
+            .iter()
+            .map(|e| (e.path.clone(), config_of(e)))
+            .collect();
+        let top = Some(canonical.join("callint.toml"));
+        let lower = Some(canonical.join("a/c/callint.toml"));
+        let want: Vec<(PathBuf, Option<PathBuf>)> = [
+            ("a/b/x.jsonl", &top),
+            ("a/c/d/y.jsonl", &lower),
+            ("a/c/z.jsonl", &lower),
+            ("e/w.jsonl", &top),
+            ("v.jsonl", &top),
+        ]
+        .iter()
+        .map(|(f, c)| (root.join(f), (*c).clone()))
+        .collect();
+        assert_eq!(got, want);
+        // Named one by one, each file finds the same.
+        for (f, c) in &want {
+            assert_eq!(&crate::config::Config::discover(f), c, "{f:?}");
+        }
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -31,6 +31,24 @@ use crate::engine::RuleMeta;
 
 pub const FILE_NAME: &str = "callint.toml";
 
+/// A folder as an absolute path without links, to look for configuration
+/// files above it; the empty folder (of a bare file name) is the current
+/// one. A folder that cannot be resolved is taken as named.
+pub fn canonical_folder(folder: &Path) -> PathBuf {
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
+}
+
+/// The configuration file in `folder` itself, if there is one.
+pub fn in_folder(folder: &Path) -> Option<PathBuf> {
+    let file = folder.join(FILE_NAME);
+    file.is_file().then_some(file)
+}
+
 /// A value of a rule option.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OptValue {
@@ -202,15 +220,11 @@ impl Config {
     /// or any folder above it.
     pub fn discover(start: &Path) -> Option<PathBuf> {
         let start = if start.is_dir() {
-            start.to_path_buf()
+            start
         } else {
-            start.parent().map(Path::to_path_buf).unwrap_or_default()
+            start.parent().unwrap_or(Path::new(""))
         };
-        let start = std::fs::canonicalize(&start).unwrap_or(start);
-        start
-            .ancestors()
-            .map(|d| d.join(FILE_NAME))
-            .find(|p| p.is_file())
+        canonical_folder(start).ancestors().find_map(in_folder)
     }
 
     /// Whether the file holds a table for the rule `name`.

@@ -34,6 +34,8 @@ pub struct WalkError {
 pub struct Walk {
     /// Read hidden and ignored files too.
     pub no_ignore: bool,
+    /// Threads to walk with; 0: as many as there are cores.
+    pub threads: usize,
 }
 
 /// Files under `path` with the default walk (ignore files respected).
@@ -66,28 +68,57 @@ impl Walk {
             // A plain `.gitignore` counts outside a git repository too.
             .require_git(false)
             .follow_links(false)
-            .sort_by_file_name(|a, b| a.cmp(b));
-        let mut found = Vec::new();
-        for entry in builder.build() {
-            match entry {
-                Ok(e) => {
-                    let p = e.path();
-                    let file = match e.file_type() {
-                        Some(t) if t.is_file() => true,
-                        // A link to a file is read; links to folders are not
-                        // followed.
-                        Some(t) if t.is_symlink() => p.is_file(),
-                        _ => false,
-                    };
-                    if file && e.depth() > 0 && is_log(p) {
-                        found.push(e.into_path());
+            .threads(self.threads);
+        // Folders are read side by side, each thread keeping what it
+        // found; the files and problems are then put in path order, the
+        // order whatever the threads did.
+        let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
+        builder.build_parallel().run(|| {
+            let mut mine = Kept {
+                found: Vec::new(),
+                errors: Vec::new(),
+                into: &found,
+            };
+            Box::new(move |entry| {
+                match entry {
+                    Ok(e) => {
+                        let p = e.path();
+                        let file = match e.file_type() {
+                            Some(t) if t.is_file() => true,
+                            // A link to a file is read; links to folders
+                            // are not followed.
+                            Some(t) if t.is_symlink() => p.is_file(),
+                            _ => false,
+                        };
+                        if file && e.depth() > 0 && is_log(p) {
+                            mine.found.push(e.into_path());
+                        }
                     }
+                    Err(err) => mine.errors.push(walk_error(path, err)),
                 }
-                Err(err) => errors.push(walk_error(path, err)),
-            }
-        }
+                ignore::WalkState::Continue
+            })
+        });
+        let (mut found, mut errs) = found.into_inner().unwrap_or_else(|e| e.into_inner());
         found.sort();
+        errs.sort_by(|a: &WalkError, b: &WalkError| a.path.cmp(&b.path));
         out.extend(found);
+        errors.extend(errs);
+    }
+}
+
+/// What one thread of a walk found, handed over when it is done.
+struct Kept<'a> {
+    found: Vec<PathBuf>,
+    errors: Vec<WalkError>,
+    into: &'a std::sync::Mutex<(Vec<PathBuf>, Vec<WalkError>)>,
+}
+
+impl Drop for Kept<'_> {
+    fn drop(&mut self) {
+        let mut all = self.into.lock().unwrap_or_else(|e| e.into_inner());
+        all.0.append(&mut self.found);
+        all.1.append(&mut self.errors);
     }
 }
 

@@ -80,7 +80,10 @@ fn check_document(
 #[pyfunction]
 #[pyo3(signature = (paths, no_ignore=false))]
 fn walk(paths: Vec<PathBuf>, no_ignore: bool) -> (Vec<PathBuf>, Vec<String>) {
-    let w = callint::walk::Walk { no_ignore };
+    let w = callint::walk::Walk {
+        no_ignore,
+        threads: 0,
+    };
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in &paths {
