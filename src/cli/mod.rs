@@ -609,10 +609,12 @@ fn check(mut args: CheckArgs) -> u8 {
     let summary = &run.summary;
     let mut parts: Vec<Vec<outputs::Part>> = what.iter().map(|_| Vec::new()).collect();
     let mut linted = Vec::with_capacity(run.files.len());
+    let mut results = Vec::new();
     for (path, d) in run.files {
         linted.push(path.to_string_lossy().into_owned());
         match d {
-            Ok((_, ps)) => {
+            Ok((r, ps)) => {
+                results.push(r);
                 for (k, p) in ps.into_iter().enumerate() {
                     parts[k].push(p);
                 }
@@ -623,6 +625,9 @@ fn check(mut args: CheckArgs) -> u8 {
             }
         }
     }
+    // The results of a large batch take a while to free: beside writing
+    // the document, not before it.
+    let freeing = std::thread::spawn(move || drop(results));
     let closing = (!args.quiet).then(|| closing(summary, failed));
     let mut parts = parts.into_iter();
     let mut stdout_doc: Option<String> = None;
@@ -663,7 +668,9 @@ fn check(mut args: CheckArgs) -> u8 {
     } else {
         0
     };
-    emit(stdout_doc.unwrap_or_default().as_bytes(), code)
+    let code = emit(stdout_doc.unwrap_or_default().as_bytes(), code);
+    let _ = freeing.join();
+    code
 }
 
 /// The closing line: the summary's, unless nothing was found in a run that

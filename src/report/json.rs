@@ -164,24 +164,30 @@ pub fn fragment(items: &[Item]) -> String {
 }
 
 /// The document of the files' [`fragment`]s, in order: the very bytes of
-/// [`document`] over all their items.
+/// [`document`] over all their items, written into one buffer of the
+/// document's size.
 pub fn assemble<'f>(fragments: impl IntoIterator<Item = &'f str>, summary: &Summary) -> String {
-    let mut list = String::new();
-    for f in fragments.into_iter().filter(|f| !f.is_empty()) {
-        list.push_str(if list.is_empty() { "[\n" } else { ",\n" });
-        list.push_str(f);
-    }
+    let fragments: Vec<&str> = fragments.into_iter().filter(|f| !f.is_empty()).collect();
     let skeleton = to_json(&doc(&[], summary));
-    if list.is_empty() {
-        return skeleton;
-    }
-    list.push_str("\n  ]");
+    const EMPTY: &str = "\"diagnostics\": []";
     // The empty list comes first in the skeleton, before the summary.
-    skeleton.replacen(
-        "\"diagnostics\": []",
-        &format!("\"diagnostics\": {list}"),
-        1,
-    )
+    let (Some(at), false) = (skeleton.find(EMPTY), fragments.is_empty()) else {
+        return skeleton;
+    };
+    let (before, after) = (&skeleton[..at], &skeleton[at + EMPTY.len()..]);
+    let size = fragments.iter().map(|f| f.len() + 2).sum::<usize>() + skeleton.len() + 8;
+    let mut out = String::with_capacity(size);
+    out.push_str(before);
+    out.push_str("\"diagnostics\": [\n");
+    for (k, f) in fragments.iter().enumerate() {
+        if k > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str(f);
+    }
+    out.push_str("\n  ]");
+    out.push_str(after);
+    out
 }
 
 fn doc<'a>(items: &'a [Item], summary: &'a Summary) -> Doc<'a> {
