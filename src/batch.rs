@@ -460,6 +460,9 @@ impl Batch {
             partner[i] = Some((o, true));
             partner[o] = Some((i, false));
         }
+        // The allocator keeps freed memory longer for many small files
+        // than for a large one.
+        crate::alloc::for_inputs(pool.install(|| largest(&todo)));
         let keep = if settings.merge {
             pool.install(|| likely_rooms(&todo, settings.input_format))
         } else {
@@ -565,6 +568,36 @@ impl Batch {
             summary,
         })
     }
+}
+
+/// Logs pack to about a tenth of their size: a compressed file counts as
+/// this many times its size.
+const PACKED_RATIO: u64 = 10;
+
+/// The size of the largest input: bytes handed over, or a file's size
+/// (standard input, whose size is not known, counts as large, and a
+/// compressed file as what it likely unpacks to).
+fn largest(todo: &[Entry]) -> u64 {
+    use rayon::prelude::*;
+    todo.par_iter()
+        .map(|e| {
+            if let Some(data) = &e.data {
+                let data = data.lock().unwrap_or_else(|e| e.into_inner());
+                return data.as_ref().map_or(0, |d| d.len() as u64);
+            }
+            if is_stdin(&e.path) {
+                return u64::MAX;
+            }
+            let len = std::fs::metadata(&e.path).map_or(0, |m| m.len());
+            let name = e.path.to_string_lossy();
+            if input::packed::inner_name(&name).len() < name.len() {
+                len.saturating_mul(PACKED_RATIO)
+            } else {
+                len
+            }
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The most bytes of files whose calls' digests are kept from the per-file
@@ -1224,5 +1257,26 @@ mod tests {
             assert_eq!(&crate::config::Config::discover(f), c, "{f:?}");
         }
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// The largest input decides how long freed memory is kept: bytes
+    /// handed over count as they are, a compressed file as ten times its
+    /// size, standard input as large.
+    #[test]
+    fn the_largest_input_counts_what_a_file_unpacks_to() {
+        let dir = std::env::temp_dir().join(format!("callint-largest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.jsonl"), vec![b' '; 300]).unwrap();
+        std::fs::write(dir.join("b.jsonl.gz"), vec![0u8; 50]).unwrap();
+        let mut b = Batch::new(settings(true));
+        b.add(&dir.join("a.jsonl")).unwrap();
+        assert_eq!(largest(&b.todo), 300);
+        b.add(&dir.join("b.jsonl.gz")).unwrap();
+        assert_eq!(largest(&b.todo), 500);
+        b.add_bytes(Path::new("c.jsonl"), vec![b' '; 900]).unwrap();
+        assert_eq!(largest(&b.todo), 900);
+        b.add(Path::new("-")).unwrap();
+        assert_eq!(largest(&b.todo), u64::MAX);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
