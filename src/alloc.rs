@@ -1,6 +1,7 @@
 //! The allocator callint is tuned for: mimalloc, set as the global
 //! allocator by the binary and by the Python module (each in its own
-//! crate root), and its options set here at start.
+//! crate root), its options set here at start ([`tune`]) and for each
+//! batch by the size of its inputs ([`for_inputs`]).
 
 /// mimalloc's `purge_delay` option (its number in mimalloc 3's list).
 pub(crate) const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
