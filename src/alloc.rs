@@ -23,8 +23,8 @@ const PURGE_DELAY_MS: std::ffi::c_long = 2;
 /// on two cores, more than on one.
 const SMALL_INPUTS_PURGE_DELAY_MS: std::ffi::c_long = 1000;
 
-/// Inputs up to this size are small: a run whose largest input is no larger
-/// keeps freed memory for [`SMALL_INPUTS_PURGE_DELAY_MS`].
+/// Inputs up to this size are small: a run of several inputs whose largest
+/// is no larger keeps freed memory for [`SMALL_INPUTS_PURGE_DELAY_MS`].
 pub const SMALL_INPUT: u64 = 32 << 20;
 
 /// Set mimalloc's options for callint's work, before anything is
@@ -34,11 +34,13 @@ pub fn tune() {
     set_purge_delay(PURGE_DELAY_MS);
 }
 
-/// Set the purge delay for a run whose largest input is `largest` bytes:
-/// the short one of [`tune`] when one is large, else the one for many small
-/// files. The module of a long-lived process sets it for each run.
-pub fn for_inputs(largest: u64) {
-    set_purge_delay(if largest <= SMALL_INPUT {
+/// Set the purge delay for a run of `count` inputs whose largest is
+/// `largest` bytes: the one for many small files when there are several
+/// and none is large, else the short one of [`tune`] (a single input has
+/// no next file to keep memory for, and keeps its peak low). The module
+/// of a long-lived process sets it for each run.
+pub fn for_inputs(count: usize, largest: u64) {
+    set_purge_delay(if count > 1 && largest <= SMALL_INPUT {
         SMALL_INPUTS_PURGE_DELAY_MS
     } else {
         PURGE_DELAY_MS

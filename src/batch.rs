@@ -461,8 +461,8 @@ impl Batch {
             partner[o] = Some((i, false));
         }
         // The allocator keeps freed memory longer for many small files
-        // than for a large one.
-        crate::alloc::for_inputs(pool.install(|| largest(&todo)));
+        // than for one, or for a large one.
+        crate::alloc::for_inputs(todo.len(), pool.install(|| largest(&todo)));
         let keep = if settings.merge {
             pool.install(|| likely_rooms(&todo, settings.input_format))
         } else {
