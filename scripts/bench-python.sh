@@ -9,8 +9,11 @@
 #   - a Dask audit (`callint.cluster.audit`) on a LocalCluster of 1 and of 2
 #     worker processes (cluster started beforehand, not timed) against the
 #     binary with --jobs 1 and --jobs 2.
-# Needs the virtual environment scripts/test-python.sh makes (or PYTHON set
-# to an interpreter with the wheel, dask and distributed installed).
+# The wheel is built from the checkout first (maturin, as
+# scripts/test-python.sh does) and installed, replacing any other, into the
+# virtual environment scripts/test-python.sh makes (or into PYTHON, an
+# interpreter with dask and distributed installed): the figures are those of
+# this checkout's module.
 # Usage: scripts/bench-python.sh [COPIES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,4 +24,14 @@ scripts/bench-batch.sh --folder-only "$copies"
 dir=$target/bench-batch/logs
 bin=$target/release/callint
 
-"$python" scripts/bench_python.py "$bin" "$dir" "$(ls "$target"/wheels/callint-*.whl 2>/dev/null | head -1)"
+tools="$target/py-tools"
+if [ ! -x "$tools/bin/maturin" ]; then
+  python3 -m venv "$tools"
+  "$tools/bin/python" -m pip install --quiet "maturin>=1.9,<2"
+fi
+rm -rf "$target/wheels"
+"$tools/bin/maturin" build --release --locked --quiet -o "$target/wheels"
+wheel=$(ls "$target"/wheels/callint-*.whl)
+"$python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
+
+"$python" scripts/bench_python.py "$bin" "$dir" "$wheel"
