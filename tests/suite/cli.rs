@@ -356,6 +356,15 @@ fn configuration_is_found_walking_up() {
         "nearest file wins: {out}"
     );
     assert!(run(&["--select", "label-too-long"]).contains("All checks passed"));
+    // A bare file name, from its own folder: the folders above count too.
+    let out = stdout(&callint_in(
+        &dir.join("logs/deep"),
+        &["check", "call.jsonl", "--format", "concise"],
+    ));
+    assert!(
+        out.contains("board-bundle") && !out.contains("label-too-long"),
+        "from the file's folder: {out}"
+    );
 
     for (bad, says) in [
         ("[rules.board-bundel]\n", "did you mean `board-bundle`"),
