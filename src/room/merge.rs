@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::digest::Digest;
 use crate::model::{Ms, Name, Who};
-use crate::words::FastHasher;
+use crate::words::{FastHasher, FastSet};
 
 /// Copies of one line in different logs are merged when their times are at
 /// most this far apart.
@@ -186,18 +186,10 @@ fn gather<'v>(views: &[&'v Digest], lanes: &mut impl Lanes) -> Vec<Piece<'v>> {
 /// time are found by bisection in each.
 fn merge_group(views: &[&Digest], group: &[Piece<'_>]) -> Vec<(Line, (bool, Ms, u32))> {
     let mut lines: Vec<(Line, (bool, Ms, u32))> = Vec::new();
-    // The views each line has a copy from, a bit per view: a view gives a
-    // line one copy.
-    let words = views.len().div_ceil(64);
-    let mut taken: Vec<u64> = Vec::new();
+    // The views each line has a copy from: a view gives a line one copy.
+    let mut taken = Taken::new(views.len());
     // The lines made of own copies, all before the others.
     let mut own_lines = 0;
-    let has = |taken: &[u64], k: usize, view: u32| {
-        taken[k * words + view as usize / 64] & (1 << (view % 64)) != 0
-    };
-    let take = |taken: &mut [u64], k: usize, view: u32| {
-        taken[k * words + view as usize / 64] |= 1 << (view % 64);
-    };
     for c in group {
         let at = LineCopy {
             view: c.view as usize,
@@ -213,11 +205,11 @@ fn merge_group(views: &[&Digest], group: &[Piece<'_>]) -> Vec<(Line, (bool, Ms, 
         };
         let same = near(0, own_lines)
             .chain(near(own_lines, lines.len()))
-            .filter(|&k| !has(&taken, k, c.view))
+            .filter(|&k| !taken.has(k, c.view))
             .min_by_key(|&k| (lines[k].0.ts - c.ts).abs());
         match same {
             Some(k) => {
-                take(&mut taken, k, c.view);
+                taken.take(k, c.view);
                 let l = &mut lines[k].0;
                 l.copies.push(at);
                 if !l.own {
@@ -232,8 +224,7 @@ fn merge_group(views: &[&Digest], group: &[Piece<'_>]) -> Vec<(Line, (bool, Ms, 
                 if !c.heard {
                     own_lines += 1;
                 }
-                taken.resize(taken.len() + words, 0);
-                take(&mut taken, lines.len(), c.view);
+                taken.take(lines.len(), c.view);
                 lines.push((
                     Line {
                         lane: c.lane as usize,
@@ -251,6 +242,54 @@ fn merge_group(views: &[&Digest], group: &[Piece<'_>]) -> Vec<(Line, (bool, Ms, 
         }
     }
     lines
+}
+
+/// Which views a group's lines have copies from: a bit per view and line
+/// for a room of a few hundred logs at most, else a set of (line, view)
+/// pairs, whose size follows the copies rather than lines times views.
+enum Taken {
+    Bits { words: usize, bits: Vec<u64> },
+    Pairs(FastSet<(usize, u32)>),
+}
+
+impl Taken {
+    /// Views up to which a line's views are kept as bits.
+    const MAX_BIT_VIEWS: usize = 256;
+
+    fn new(views: usize) -> Taken {
+        if views <= Taken::MAX_BIT_VIEWS {
+            Taken::Bits {
+                words: views.div_ceil(64),
+                bits: Vec::new(),
+            }
+        } else {
+            Taken::Pairs(FastSet::default())
+        }
+    }
+
+    fn has(&self, line: usize, view: u32) -> bool {
+        match self {
+            Taken::Bits { words, bits } => bits
+                .get(line * words + view as usize / 64)
+                .is_some_and(|w| w & (1 << (view % 64)) != 0),
+            Taken::Pairs(set) => set.contains(&(line, view)),
+        }
+    }
+
+    fn take(&mut self, line: usize, view: u32) {
+        match self {
+            Taken::Bits { words, bits } => {
+                let at = line * *words + view as usize / 64;
+                if bits.len() <= at {
+                    bits.resize((line + 1) * *words, 0);
+                }
+                bits[at] |= 1 << (view % 64);
+            }
+            Taken::Pairs(set) => {
+                set.insert((line, view));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -369,11 +408,17 @@ mod tests {
             "Done, the tag is set.",
             "Delta, the board?",
         ];
-        for round in 0..40 {
-            let views: Vec<Digest> = (0..2 + next(5) as usize)
+        // The last round is a room of more logs than a line keeps as bits.
+        for round in 0..41 {
+            let (n, long) = if round == 40 {
+                (300, 5)
+            } else {
+                (2 + next(5), 30)
+            };
+            let views: Vec<Digest> = (0..n as usize)
                 .map(|v| {
                     let mut ts: Ms = 0;
-                    let lines: Vec<(Who, &str, &str, Option<Ms>)> = (0..30 + next(40))
+                    let lines: Vec<(Who, &str, &str, Option<Ms>)> = (0..long + next(long + 10))
                         .map(|_| {
                             ts += next(4_000) as Ms;
                             let who = match next(6) {
@@ -403,6 +448,21 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, one_pass(&refs), "round {round}");
+        }
+    }
+
+    /// Both ways of keeping a line's views say the same.
+    #[test]
+    fn taken_views_are_the_same_as_bits_and_as_pairs() {
+        for views in [3, 70, 300] {
+            let mut t = Taken::new(views);
+            assert_eq!(matches!(t, Taken::Bits { .. }), views <= 256);
+            for (line, view) in [(0, 0), (4, 1), (4, views as u32 - 1), (9, views as u32 / 2)] {
+                assert!(!t.has(line, view));
+                t.take(line, view);
+                assert!(t.has(line, view));
+            }
+            assert!(!t.has(4, 0) && !t.has(8, 0) && !t.has(100, 0));
         }
     }
 }
