@@ -24,7 +24,7 @@ const PURGE_DELAY_MS: std::ffi::c_long = 2;
 const SMALL_INPUTS_PURGE_DELAY_MS: std::ffi::c_long = 1000;
 
 /// Inputs up to this size are small: a run of several inputs whose largest
-/// is no larger keeps freed memory for [`SMALL_INPUTS_PURGE_DELAY_MS`].
+/// is no larger keeps freed memory for a second, mimalloc's default.
 pub const SMALL_INPUT: u64 = 32 << 20;
 
 /// Set mimalloc's options for callint's work, before anything is
