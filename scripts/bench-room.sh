@@ -6,7 +6,9 @@
 #     them all and judges the three agents without a log of their own;
 #   - as separate calls: every copy gets its own call id, no room;
 # with all cores, best of 3 wall-clock runs each. The ratio is what the
-# room costs on top of linting its logs.
+# room costs on top of linting its logs. Then two logs of one call with
+# 5,000 speakers alike, none of them with a log of its own, against two with
+# 20,000: work over pairs of the room's agents would show.
 # Usage: scripts/bench-room.sh [COPIES] [TURNS]   (default 100 x 500)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,3 +39,13 @@ printf 'one call (room)       %7.3f s\n' "$(echo "$one/1000000" | bc -l)"
 printf 'one call, --no-merge  %7.3f s\n' "$(echo "$alone/1000000" | bc -l)"
 printf 'separate calls        %7.3f s\n' "$(echo "$apart/1000000" | bc -l)"
 printf 'room: %.2fx the same logs as separate calls\n' "$(echo "$one/$apart" | bc -l)"
+
+for n in 5000 20000; do
+  mkdir -p "$dir/speakers-$n"
+  "$bin/examples/genlog" --speakers "$n" "$dir/speakers-$n/a.jsonl"
+  cp "$dir/speakers-$n/a.jsonl" "$dir/speakers-$n/b.jsonl"
+done
+s1=$(best 3 lint "$dir/speakers-5000")
+s4=$(best 3 lint "$dir/speakers-20000")
+printf 'room of 5,000 speakers %.3f s, of 20,000 %.3f s: 4x the speakers costs %.2fx the time\n' \
+  "$(echo "$s1/1000000" | bc -l)" "$(echo "$s4/1000000" | bc -l)" "$(echo "$s4/$s1" | bc -l)"

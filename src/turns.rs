@@ -400,6 +400,18 @@ pub fn same_name(a: &str, b: &str) -> bool {
     folded(a).eq(folded(b))
 }
 
+/// A key of `s` for maps of names: two names have the same key exactly
+/// when [`same_name`] holds for them.
+pub fn name_key(s: &str) -> String {
+    let key: String = folded(s).collect();
+    if key.is_empty() {
+        // Nothing to fold: compared as written, apart from the folded ones.
+        format!("\u{0}{}", s.trim())
+    } else {
+        key
+    }
+}
+
 fn ascii_folded(s: &str) -> impl Iterator<Item = u8> + '_ {
     s.bytes()
         .filter(u8::is_ascii_alphanumeric)
@@ -737,6 +749,38 @@ pub fn addressed_others<'u>(call: &Call<'_>, u: &'u Utterance<'_>) -> Vec<&'u st
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn name_keys_are_equal_exactly_for_the_same_names() {
+        let names = [
+            "🧩 opencode",
+            "OpenCode",
+            "open-code",
+            "Ann",
+            "ann ",
+            "Änne",
+            "ÄNNE",
+            "anne",
+            "🧩",
+            " 🧩",
+            "🙂",
+            "",
+            " ",
+            "A1",
+            "a-1",
+            "Bo",
+            "Straße",
+            "STRASSE",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(
+                    name_key(a) == name_key(b),
+                    same_name(a, b),
+                    "{a:?} and {b:?}"
+                );
+            }
+        }
+    }
     use super::*;
 
     fn q(text: &str) -> bool {

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::digest::Digest;
 use crate::model::{Ms, Name, Who};
-use crate::words::{FastHasher, FastSet};
+use crate::words::{FastHasher, FastMap, FastSet};
 
 /// Copies of one line in different logs are merged when their times are at
 /// most this far apart.
@@ -131,8 +131,8 @@ fn gather<'v>(views: &[&'v Digest], lanes: &mut impl Lanes) -> Vec<Piece<'v>> {
     let mut n = 0u32;
     for (vi, v) in views.iter().enumerate() {
         // A view shares one name among a speaker's lines: its lane is
-        // looked up once.
-        let mut seen: Vec<(&Name, usize)> = Vec::new();
+        // looked up once, by the name's address.
+        let mut seen: FastMap<usize, usize> = FastMap::default();
         let mut last: Option<Ms> = None;
         for (k, h) in v.lines.iter().enumerate() {
             let ts = if untimed {
@@ -145,16 +145,9 @@ fn gather<'v>(views: &[&'v Digest], lanes: &mut impl Lanes) -> Vec<Piece<'v>> {
             let lane = match h.who {
                 Who::Human => lanes.human(),
                 Who::Voicebot => lanes.voicebot(),
-                Who::Me | Who::Agent => {
-                    match seen.iter().find(|(s, _)| Name::ptr_eq(s, &h.speaker)) {
-                        Some(&(_, lane)) => lane,
-                        None => {
-                            let lane = lanes.agent(&h.speaker);
-                            seen.push((&h.speaker, lane));
-                            lane
-                        }
-                    }
-                }
+                Who::Me | Who::Agent => *seen
+                    .entry(Name::as_ptr(&h.speaker).cast::<u8>() as usize)
+                    .or_insert_with(|| lanes.agent(&h.speaker)),
             };
             pieces.push(Piece {
                 key: 0,

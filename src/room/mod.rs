@@ -47,7 +47,7 @@ use crate::model::{
     Log, Meta, Ms, Op, Record, Role, Say, Span, Text, Thread,
 };
 use crate::report::{resolve, LineIndex};
-use crate::turns::same_name;
+use crate::turns::{name_key, same_name};
 
 /// The server wakes an agent with an `operator` event at most this often;
 /// further lines naming it stay in `operators_said`.
@@ -174,18 +174,27 @@ pub fn check(linter: &Linter, call: &str, members: &[Member<'_>]) -> Vec<Vec<Dia
     let voicebot = views.first().map_or("Delta", |v| v.voicebot.as_str());
     let mut lanes = RoomLanes::new(human, voicebot);
     let lines = merge(&views, &mut lanes);
-    let room = Room {
+    let mut by_lane = vec![Vec::new(); lanes.names.len()];
+    for (i, l) in lines.iter().enumerate() {
+        by_lane[l.lane].push(i);
+    }
+    let labels: Vec<&str> = lanes.names[2..].iter().map(String::as_str).collect();
+    let mut room = Room {
         members,
         parts: &parts,
         views: &views,
         lines: &lines,
         lanes: &lanes,
+        by_lane,
+        roster: Roster::new(human, voicebot, &labels),
+        langs: Vec::new(),
         bases: bases(members),
         copies: Copies::new(&parts, &views, &lines, members.len()),
         call,
         human,
         voicebot,
     };
+    room.langs = room.langs();
     let mut found = room.found_keys();
     let mut sources: Vec<Option<Located<'_>>> = members.iter().map(|_| None).collect();
     let cast = linter.cast();
@@ -378,13 +387,22 @@ fn bases(members: &[Member<'_>]) -> Vec<usize> {
 struct RoomLanes {
     names: Vec<String>,
     voicebot: String,
+    /// The first lane of each name, by [`name_key`]: a room of many agents
+    /// finds a lane without comparing a name with all the others.
+    by_key: HashMap<String, usize>,
 }
 
 impl RoomLanes {
     fn new(human: Option<&str>, voicebot: &str) -> RoomLanes {
+        let names = vec![human.unwrap_or("human").to_string(), voicebot.to_string()];
+        let mut by_key = HashMap::new();
+        for (k, n) in names.iter().enumerate() {
+            by_key.entry(name_key(n)).or_insert(k);
+        }
         RoomLanes {
-            names: vec![human.unwrap_or("human").to_string(), voicebot.to_string()],
+            names,
             voicebot: voicebot.to_string(),
+            by_key,
         }
     }
 
@@ -392,7 +410,7 @@ impl RoomLanes {
         if is_voicebot(&self.voicebot, name) {
             return Some(1);
         }
-        self.names.iter().position(|l| same_name(l, name))
+        self.by_key.get(&name_key(name)).copied()
     }
 }
 
@@ -408,6 +426,7 @@ impl Lanes for RoomLanes {
             return k;
         }
         self.names.push(name.to_string());
+        self.by_key.insert(name_key(name), self.names.len() - 1);
         self.names.len() - 1
     }
 }
@@ -430,6 +449,12 @@ struct Room<'r, 'c> {
     views: &'r [&'c Digest],
     lines: &'r [Line],
     lanes: &'r RoomLanes,
+    /// Each lane's lines, in spoken order.
+    by_lane: Vec<Vec<usize>>,
+    /// Every participant's name, to tell whom a line addresses.
+    roster: Roster,
+    /// The call's language settings ([`Room::langs`]).
+    langs: Vec<(Ms, bool, Text)>,
     bases: Vec<usize>,
     copies: Copies,
     call: &'r str,
@@ -475,7 +500,7 @@ impl<'r> Room<'r, '_> {
             .filter(|&k| {
                 let name = &self.lanes.names[k];
                 !own.iter().any(|o| same_name(o, name))
-                    && self.lines.iter().any(|l| l.lane == k && !l.dropped)
+                    && self.by_lane[k].iter().any(|&i| !self.lines[i].dropped)
             })
             .collect()
     }
@@ -573,8 +598,8 @@ impl<'r> Room<'r, '_> {
         // The last line each member was counted for: a member counts once
         // per line, however many copies it holds.
         let mut counted = vec![usize::MAX; self.members.len()];
-        for (i, l) in self.lines.iter().enumerate().filter(|(_, l)| l.lane == k) {
-            for c in &l.copies {
+        for &i in &self.by_lane[k] {
+            for c in &self.lines[i].copies {
                 let m = self.member_of(c);
                 if counted[m] != i {
                     counted[m] = i;
@@ -616,8 +641,10 @@ impl<'r> Room<'r, '_> {
     /// others' as the events that carry them.
     fn view_of(&self, k: usize) -> Log {
         let me = self.lanes.names[k].as_str();
-        let mine: Vec<usize> = (0..self.lines.len())
-            .filter(|&i| self.lines[i].lane == k && !self.lines[i].dropped)
+        let mine: Vec<usize> = self.by_lane[k]
+            .iter()
+            .copied()
+            .filter(|&i| !self.lines[i].dropped)
             .collect();
         let (Some(&first), Some(&last)) = (mine.first(), mine.last()) else {
             return Log::default();
@@ -664,13 +691,14 @@ impl<'r> Room<'r, '_> {
                 Role::Participant
             }
         });
-        let labels: Vec<&str> = self.lanes.names[2..].iter().map(String::as_str).collect();
-        let roster = Roster::new(self.human, self.voicebot, &labels);
         let names_me = |l: &Line| {
             if l.addressed_recorded {
                 l.addressed.iter().any(|n| same_name(n, me))
             } else {
-                roster.addressees(&l.text).iter().any(|n| same_name(n, me))
+                self.roster
+                    .addressees(&l.text)
+                    .iter()
+                    .any(|n| same_name(n, me))
             }
         };
         // The view starts at the agent's first line, or at the human's line
@@ -684,7 +712,7 @@ impl<'r> Room<'r, '_> {
                 self.lines[first].ts - l.ts <= crate::turns::WINDOW_MS && names_me(l)
             })
             .unwrap_or(first);
-        let langs = self.langs();
+        let langs = &self.langs;
         let t0 = self.lines[begin].ts;
         // The language in force at the agent's first line: the setting
         // before it, or a join's (which holds from the call's start).
