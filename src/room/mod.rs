@@ -704,9 +704,11 @@ impl<'r> Room<'r, '_> {
         // The view starts at the agent's first line, or at the human's line
         // just before it when that line named the agent: then its first
         // line answers the human (the human took it to be in the call).
-        let begin = self.lines[..first]
+        let humans = &self.by_lane[0];
+        let begin = humans[..humans.partition_point(|&h| h < first)]
             .iter()
-            .rposition(|l| l.lane == 0 && !l.dropped)
+            .copied()
+            .rfind(|&h| !self.lines[h].dropped)
             .filter(|&h| {
                 let l = &self.lines[h];
                 self.lines[first].ts - l.ts <= crate::turns::WINDOW_MS && names_me(l)
