@@ -460,14 +460,11 @@ impl Batch {
             partner[i] = Some((o, true));
             partner[o] = Some((i, false));
         }
+        let looks = pool.install(|| first_looks(&todo, settings.input_format, settings.merge));
         // The allocator keeps freed memory longer for many small files
         // than for one, or for a large one.
-        crate::alloc::for_inputs(todo.len(), pool.install(|| largest(&todo)));
-        let keep = if settings.merge {
-            pool.install(|| likely_rooms(&todo, settings.input_format))
-        } else {
-            vec![false; todo.len()]
-        };
+        crate::alloc::for_inputs(todo.len(), largest(&looks));
+        let keep = likely_rooms(&todo, &looks);
         let how = OneFile {
             keep: false,
             input_format: settings.input_format,
@@ -574,30 +571,57 @@ impl Batch {
 /// this many times its size.
 const PACKED_RATIO: u64 = 10;
 
-/// The size of the largest input: bytes handed over, or a file's size
-/// (standard input, whose size is not known, counts as large, and a
-/// compressed file as what it likely unpacks to).
-fn largest(todo: &[Entry]) -> u64 {
+/// What one look at an input before linting tells.
+struct Look {
+    /// Its size as the allocator's choice counts it: bytes handed over, or
+    /// a file's size (standard input, whose size is not known, counts as
+    /// large, and a compressed file as what it likely unpacks to).
+    size: u64,
+    /// For a native log, when rooms are merged: the first call id its
+    /// first bytes name, and its size.
+    call: Option<(String, u64)>,
+}
+
+/// One look at each input, on every core: its size, and with `merge` the
+/// call id its first bytes name.
+fn first_looks(todo: &[Entry], input_format: Option<Format>, merge: bool) -> Vec<Look> {
     use rayon::prelude::*;
     todo.par_iter()
         .map(|e| {
             if let Some(data) = &e.data {
                 let data = data.lock().unwrap_or_else(|e| e.into_inner());
-                return data.as_ref().map_or(0, |d| d.len() as u64);
+                let size = data.as_ref().map_or(0, |d| d.len() as u64);
+                return Look { size, call: None };
             }
             if is_stdin(&e.path) {
-                return u64::MAX;
+                return Look {
+                    size: u64::MAX,
+                    call: None,
+                };
             }
-            let len = std::fs::metadata(&e.path).map_or(0, |m| m.len());
+            let Ok(meta) = std::fs::metadata(&e.path) else {
+                return Look {
+                    size: 0,
+                    call: None,
+                };
+            };
             let name = e.path.to_string_lossy();
-            if input::packed::inner_name(&name).len() < name.len() {
-                len.saturating_mul(PACKED_RATIO)
-            } else {
-                len
+            let packed = input::packed::inner_name(&name).len() < name.len();
+            Look {
+                size: meta
+                    .len()
+                    .saturating_mul(if packed { PACKED_RATIO } else { 1 }),
+                call: merge
+                    .then(|| call_id_in_head(&e.path, &meta, input_format))
+                    .flatten(),
             }
         })
-        .max()
-        .unwrap_or(0)
+        .collect()
+}
+
+/// The size of the largest input, as the allocator's choice counts it.
+fn largest(looks: &[Look]) -> u64 {
+    looks.iter().map(|l| l.size).max().unwrap_or(0)
 }
 
 /// The most bytes of files whose calls' digests are kept from the per-file
@@ -612,25 +636,20 @@ const KEEP_BYTES: u64 = 1 << 30;
 /// again. Only a guess, and one that never changes a finding: a member
 /// without digests is read again, and a digest made in vain was only held
 /// a little longer.
-fn likely_rooms(todo: &[Entry], input_format: Option<Format>) -> Vec<bool> {
-    use rayon::prelude::*;
-    let ids: Vec<Option<(usize, String, u64)>> = todo
-        .par_iter()
-        .map(|e| {
-            (e.data.is_none() && !is_stdin(&e.path))
-                .then(|| head_call_id(&e.path, input_format))
-                .flatten()
-                .map(|(id, len)| (e.slot, id, len))
-        })
+fn likely_rooms(todo: &[Entry], looks: &[Look]) -> Vec<bool> {
+    let ids: Vec<Option<(usize, &str, u64)>> = todo
+        .iter()
+        .zip(looks)
+        .map(|(e, l)| l.call.as_ref().map(|(id, len)| (e.slot, id.as_str(), *len)))
         .collect();
     let mut count: HashMap<(usize, &str), usize> = HashMap::new();
     for (slot, id, _) in ids.iter().flatten() {
-        *count.entry((*slot, id.as_str())).or_default() += 1;
+        *count.entry((*slot, id)).or_default() += 1;
     }
     let mut budget = KEEP_BYTES;
     ids.iter()
         .map(|x| match x {
-            Some((slot, id, len)) if count[&(*slot, id.as_str())] > 1 && *len <= budget => {
+            Some((slot, id, len)) if count[&(*slot, *id)] > 1 && *len <= budget => {
                 budget -= len;
                 true
             }
@@ -678,8 +697,16 @@ fn read_head(path: &Path) -> Option<Vec<u8>> {
 /// The first call id a native log's first bytes name (a `call` or
 /// `call_id` key), and the file's size.
 fn head_call_id(path: &Path, input_format: Option<Format>) -> Option<(String, u64)> {
+    call_id_in_head(path, &std::fs::metadata(path).ok()?, input_format)
+}
+
+/// [`head_call_id`] of a file whose metadata is at hand.
+fn call_id_in_head(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    input_format: Option<Format>,
+) -> Option<(String, u64)> {
     // A pipe (as `<(cmd)` gives) can be read only once: by the linter.
-    let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
         return None;
     }
@@ -1269,14 +1296,15 @@ mod tests {
         std::fs::write(dir.join("a.jsonl"), vec![b' '; 300]).unwrap();
         std::fs::write(dir.join("b.jsonl.gz"), vec![0u8; 50]).unwrap();
         let mut b = Batch::new(settings(true));
+        let largest_of = |b: &Batch| largest(&first_looks(&b.todo, None, true));
         b.add(&dir.join("a.jsonl")).unwrap();
-        assert_eq!(largest(&b.todo), 300);
+        assert_eq!(largest_of(&b), 300);
         b.add(&dir.join("b.jsonl.gz")).unwrap();
-        assert_eq!(largest(&b.todo), 500);
+        assert_eq!(largest_of(&b), 500);
         b.add_bytes(Path::new("c.jsonl"), vec![b' '; 900]).unwrap();
-        assert_eq!(largest(&b.todo), 900);
+        assert_eq!(largest_of(&b), 900);
         b.add(Path::new("-")).unwrap();
-        assert_eq!(largest(&b.todo), u64::MAX);
+        assert_eq!(largest_of(&b), u64::MAX);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
