@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 
 use rayon::prelude::*;
 
-use crate::digest::Digest;
+use crate::digest::{Digest, Heard};
 use crate::model::{Ms, Name, Who};
 use crate::words::{FastHasher, FastMap, FastSet};
 
@@ -122,9 +122,24 @@ pub fn merge(views: &[&Digest], lanes: &mut impl Lanes) -> Vec<Line> {
     lines.into_iter().map(|(l, _)| l).collect()
 }
 
-/// Every timed line of every view as a piece, with its lane. Logs without
-/// any time keep their lines in record order, a second apart; a line
-/// without a time of its own takes the one before it.
+/// The lines of view `v` that have a time, with their index and time,
+/// in order. When no view has any time (`untimed`), the lines keep their
+/// record order, a second apart; a line without a time of its own takes
+/// the one before it, and the lines before the first time are left out.
+fn timed(v: &Digest, untimed: bool) -> impl Iterator<Item = (usize, &Heard, Ms)> {
+    let mut last: Option<Ms> = None;
+    v.lines.iter().enumerate().filter_map(move |(k, h)| {
+        let ts = if untimed {
+            h.record as Ms * 1000
+        } else {
+            h.ts.or(last)?
+        };
+        last = Some(ts);
+        Some((k, h, ts))
+    })
+}
+
+/// Every timed line of every view ([`timed`]) as a piece, with its lane.
 fn gather<'v>(views: &[&'v Digest], lanes: &mut impl Lanes) -> Vec<Piece<'v>> {
     let untimed = views.iter().all(|v| !v.timed);
     let mut pieces = Vec::with_capacity(views.iter().map(|v| v.lines.len()).sum());
@@ -133,15 +148,7 @@ fn gather<'v>(views: &[&'v Digest], lanes: &mut impl Lanes) -> Vec<Piece<'v>> {
         // A view shares one name among a speaker's lines: its lane is
         // looked up once, by the name's address.
         let mut seen: FastMap<usize, usize> = FastMap::default();
-        let mut last: Option<Ms> = None;
-        for (k, h) in v.lines.iter().enumerate() {
-            let ts = if untimed {
-                Some(h.record as Ms * 1000)
-            } else {
-                h.ts.or(last)
-            };
-            let Some(ts) = ts else { continue };
-            last = Some(ts);
+        for (k, h, ts) in timed(v, untimed) {
             let lane = match h.who {
                 Who::Human => lanes.human(),
                 Who::Voicebot => lanes.voicebot(),
@@ -322,15 +329,7 @@ mod tests {
         let mut lanes = ByName(Vec::new());
         let mut all = Vec::new();
         for (vi, v) in views.iter().enumerate() {
-            let mut last = None;
-            for (k, h) in v.lines.iter().enumerate() {
-                let ts = if untimed {
-                    Some(h.record as Ms * 1000)
-                } else {
-                    h.ts.or(last)
-                };
-                let Some(ts) = ts else { continue };
-                last = Some(ts);
+            for (k, h, ts) in timed(v, untimed) {
                 let lane = match h.who {
                     Who::Human => 0,
                     Who::Voicebot => 1,
