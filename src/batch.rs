@@ -1236,8 +1236,7 @@ mod tests {
     /// folder that has one, the same as when it is named on its own.
     #[test]
     fn walked_files_find_their_nearest_configuration() {
-        let root = std::env::temp_dir().join(format!("callint-nearest-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = crate::harness::scratch("nearest");
         for d in ["a/b", "a/c/d", "e"] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
@@ -1291,8 +1290,7 @@ mod tests {
     /// size, standard input as large.
     #[test]
     fn the_largest_input_counts_what_a_file_unpacks_to() {
-        let dir = std::env::temp_dir().join(format!("callint-largest-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::harness::scratch("largest");
         std::fs::write(dir.join("a.jsonl"), vec![b' '; 300]).unwrap();
         std::fs::write(dir.join("b.jsonl.gz"), vec![0u8; 50]).unwrap();
         let mut b = Batch::new(settings(true));

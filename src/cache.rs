@@ -304,8 +304,7 @@ mod tests {
 
     #[test]
     fn an_entry_gives_back_the_result_it_stored() {
-        let dir = std::env::temp_dir().join(format!("callint-cache-unit-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::harness::scratch("cache-unit");
         let cache = Cache::open(&dir).unwrap();
         let log = dir.join("call.jsonl");
         let text = std::fs::read(concat!(

@@ -610,8 +610,7 @@ mod tests {
 
     #[test]
     fn the_tail_starts_at_the_last_join_of_the_server() {
-        let dir = std::env::temp_dir().join(format!("callint-guard-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::harness::scratch("guard");
         let path = dir.join("s.jsonl");
         let filler =
             r#"{"type":"user","message":{"content":"the word join" and create_call" in text"}}"#;
@@ -656,9 +655,7 @@ mod tests {
 
     #[test]
     fn the_next_run_goes_on_from_the_kept_state() {
-        let dir = std::env::temp_dir().join(format!("callint-guard-kept-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::harness::scratch("guard-kept");
         let path = dir.join("s.jsonl");
         let result = |id: &str, text: &str| {
             format!(
@@ -732,9 +729,7 @@ mod tests {
 
     #[test]
     fn a_new_join_is_judged_as_a_fresh_read_would() {
-        let dir = std::env::temp_dir().join(format!("callint-guard-join-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::harness::scratch("guard-join");
         let path = dir.join("s.jsonl");
         let call = |id: &str, name: &str, input: &str| {
             format!(

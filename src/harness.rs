@@ -376,3 +376,13 @@ pub fn fuzz_check(linter: &Linter, data: &[u8]) -> Result<(), String> {
     };
     lint(linter, name, bytes, format).map(drop)
 }
+
+/// An empty folder for one unit test, named for it and for this process,
+/// under the system's temp folder.
+#[cfg(test)]
+pub(crate) fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("callint-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("make a scratch folder");
+    dir
+}

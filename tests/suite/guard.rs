@@ -6,35 +6,18 @@
 //! handed to the guard as the pending one, at the time the client wrote it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
-use crate::common::{root, scratch};
+use crate::common::{guard_in, root, scratch};
 
 const CASE: &str = "corpus/seed-incident-claude";
 
 /// Run `callint guard ARGS` with `input` on standard input.
 fn guard(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
-        .arg("guard")
-        .args(args)
-        .current_dir(root())
-        // what the guard keeps between runs, kept out of the user's cache
-        .env(
-            "XDG_CACHE_HOME",
-            std::env::temp_dir().join("callint-test-cache"),
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run callint guard");
-    // A guard that stops reading early is no failure of the test's.
-    let _ = child.stdin.take().unwrap().write_all(input);
-    child.wait_with_output().unwrap()
+    guard_in(&root(), args, input)
 }
 
 fn err(o: &Output) -> String {

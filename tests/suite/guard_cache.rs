@@ -5,28 +5,13 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
-use crate::common::{root, scratch};
+use crate::common::{guard_in, root, scratch};
 
 const CASE: &str = "corpus/seed-incident-claude";
-
-/// Run `callint guard ARGS` in `dir` with `input` on standard input.
-fn guard(dir: &Path, args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
-        .arg("guard")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run callint guard");
-    let _ = child.stdin.take().unwrap().write_all(input);
-    child.wait_with_output().unwrap()
-}
 
 /// What the guard answered: its exit code, standard output and error.
 fn answer(o: &Output) -> (Option<i32>, String, String) {
@@ -55,8 +40,12 @@ fn judged_with(
     let cache = cache.to_str().unwrap();
     let mut args = vec!["--now", at, "--cache-dir", cache];
     args.extend_from_slice(flags);
-    let kept = answer(&guard(dir, &args, input.as_bytes()));
-    let fresh = answer(&guard(dir, &["--now", at, "--no-cache"], input.as_bytes()));
+    let kept = answer(&guard_in(dir, &args, input.as_bytes()));
+    let fresh = answer(&guard_in(
+        dir,
+        &["--now", at, "--no-cache"],
+        input.as_bytes(),
+    ));
     assert_eq!(kept, fresh, "{hook}");
     kept
 }

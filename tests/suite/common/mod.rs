@@ -3,8 +3,9 @@
 
 pub mod convert;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use callint::config::Config;
@@ -27,6 +28,28 @@ pub fn callint(args: &[&str]) -> Output {
 
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Run `callint guard ARGS` in `dir` with `input` on standard input. What
+/// the guard keeps between runs goes to a test cache folder, out of the
+/// user's, unless the arguments name one.
+pub fn guard_in(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
+        .arg("guard")
+        .args(args)
+        .current_dir(dir)
+        .env(
+            "XDG_CACHE_HOME",
+            std::env::temp_dir().join("callint-test-cache"),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run callint guard");
+    // A guard that stops reading early is no failure of the test's.
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().unwrap()
 }
 
 /// A fresh scratch folder under the system's temp dir.
