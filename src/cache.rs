@@ -136,14 +136,20 @@ impl Cache {
         let Ok(text) = serde_json::to_vec(&stored) else {
             return;
         };
-        // Written aside and renamed: a reader never sees half a file.
-        let tmp = self
-            .file
-            .with_extension(format!("{}.tmp", std::process::id()));
-        if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, &self.file).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        write_whole(&self.file, &text);
     }
+}
+
+/// Write `bytes` as the file `path`, whole or not at all: written aside
+/// and renamed, so that a reader (another run) never sees half a file.
+/// False when it could not be written; what was written aside is removed.
+pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> bool {
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return false;
+    }
+    true
 }
 
 /// This binary: its version, and the size and time of its file, so that

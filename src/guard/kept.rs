@@ -248,11 +248,7 @@ impl Slot {
         if new && std::fs::create_dir_all(dir).is_err() {
             return;
         }
-        let tmp = self
-            .file
-            .with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, &self.file).is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        if !crate::cache::write_whole(&self.file, bytes) {
             return;
         }
         if new {
