@@ -12,6 +12,7 @@ mod corpus;
 mod follow;
 mod formats;
 mod genlog;
+mod golden;
 mod guard;
 mod guard_cache;
 mod hostile;
