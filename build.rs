@@ -4,7 +4,7 @@
 use std::path::Path;
 
 #[allow(dead_code)]
-#[path = "src/langmodel.rs"]
+#[path = "src/text/langmodel.rs"]
 mod langmodel;
 
 fn main() {
@@ -15,7 +15,7 @@ fn main() {
         std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
     };
-    println!("cargo:rerun-if-changed=src/langmodel.rs");
+    println!("cargo:rerun-if-changed=src/text/langmodel.rs");
     let langs = langmodel::CODES.map(|code| read(&format!("lang-{code}.txt")));
     let model = langmodel::Model::build(
         langs.each_ref().map(String::as_str),

@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 
-use callint::language::{identify, warm_up};
+use callint::text::language::{identify, warm_up};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const FILES: [&str; 3] = [

@@ -9,9 +9,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use callint::config::Config;
-use callint::engine::{FileResult, Linter};
 use callint::input::{self, Format};
+use callint::lint::config::Config;
+use callint::lint::engine::{FileResult, Linter};
 use callint::model::{Call, Cast};
 use callint::report::{self, pretty::Style, Summary};
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use callint::language::{self, analyze, Lang, Options, Verdict};
+use callint::text::language::{self, analyze, Lang, Options, Verdict};
 
 /// Timed passes per method and set; the fastest one's mean is printed.
 const PASSES: usize = 3;

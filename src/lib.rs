@@ -11,36 +11,13 @@
 //! rules that cannot fire on it. Text escaping ([`escape`]) is shared by
 //! the readers' messages and the reports.
 
-pub mod addressing;
-pub mod alloc;
-pub mod baseline;
-pub mod batch;
-pub mod cache;
-pub mod claims;
+pub mod app;
 pub mod cli;
-pub mod config;
-pub mod diagnostic;
-pub mod digest;
-pub mod engine;
-pub mod escape;
-pub mod fingerprint;
-pub mod follow;
-pub mod guard;
-#[doc(hidden)]
-pub mod harness;
+pub mod core;
 pub mod input;
-pub mod language;
-// Building and encoding the tables run in build.rs (and in the test that
-// checks the embedded copy); the library itself only reads them.
-#[cfg_attr(not(test), allow(dead_code))]
-mod langmodel;
-pub mod lexicon;
+pub mod lint;
 pub mod model;
 pub mod report;
 pub mod room;
 pub mod rules;
-pub mod suppress;
 pub mod text;
-pub mod turns;
-pub mod walk;
-pub mod words;

@@ -10,6 +10,6 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    callint::alloc::tune();
+    callint::app::alloc::tune();
     ExitCode::from(callint::cli::run(std::env::args_os()))
 }

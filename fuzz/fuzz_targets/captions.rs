@@ -1,13 +1,13 @@
 //! The WebVTT and SRT readers on any bytes (the first byte chooses which),
 //! then the whole lint of the input as that format: records, problems and
 //! findings inside the input, and every renderer's invariants
-//! (`callint::harness`).
+//! (`callint::app::harness`).
 #![no_main]
 
 use std::sync::OnceLock;
 
-use callint::engine::Linter;
-use callint::harness;
+use callint::lint::engine::Linter;
+use callint::app::harness;
 use callint::input::Format;
 use libfuzzer_sys::fuzz_target;
 

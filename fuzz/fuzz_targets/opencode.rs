@@ -1,12 +1,12 @@
 //! The opencode reader on any bytes, then the whole lint of the input as
 //! this format: records, problems and findings inside the input, and
-//! every renderer's invariants (`callint::harness`).
+//! every renderer's invariants (`callint::app::harness`).
 #![no_main]
 
 use std::sync::OnceLock;
 
-use callint::engine::Linter;
-use callint::harness;
+use callint::lint::engine::Linter;
+use callint::app::harness;
 use callint::input::{Client, Format};
 use libfuzzer_sys::fuzz_target;
 

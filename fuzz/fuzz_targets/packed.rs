@@ -2,13 +2,13 @@
 //! signature to put before the rest, so the unpacking itself is fuzzed
 //! (cut-off streams, bad headers, bad checksums), then the unpacked bytes
 //! are linted as a file of that name and every invariant is checked
-//! (`callint::harness`).
+//! (`callint::app::harness`).
 #![no_main]
 
 use std::sync::OnceLock;
 
-use callint::engine::Linter;
-use callint::harness;
+use callint::lint::engine::Linter;
+use callint::app::harness;
 use libfuzzer_sys::fuzz_target;
 
 static LINTER: OnceLock<Linter> = OnceLock::new();

@@ -1,13 +1,13 @@
 //! The prompt and helper-code reader on any bytes: the first byte picks
 //! markdown (prompt, skill) or one language of helper code; the rest is
 //! read and linted as that, every renderer's invariants included
-//! (`callint::harness`).
+//! (`callint::app::harness`).
 #![no_main]
 
 use std::sync::OnceLock;
 
-use callint::engine::Linter;
-use callint::harness;
+use callint::lint::engine::Linter;
+use callint::app::harness;
 use callint::input::{CodeLang, Format};
 use libfuzzer_sys::fuzz_target;
 

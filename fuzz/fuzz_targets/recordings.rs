@@ -1,13 +1,13 @@
 //! The readers of MCP clients' logs and recording tools on any bytes: the
 //! first byte picks Claude Desktop's log, an mcp-debug recording, the
 //! Inspector's history or a `tee` half; the rest is read and linted as
-//! that, every renderer's invariants included (`callint::harness`).
+//! that, every renderer's invariants included (`callint::app::harness`).
 #![no_main]
 
 use std::sync::OnceLock;
 
-use callint::engine::Linter;
-use callint::harness;
+use callint::lint::engine::Linter;
+use callint::app::harness;
 use callint::input::{Format, Recorder};
 use libfuzzer_sys::fuzz_target;
 

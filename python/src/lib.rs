@@ -10,9 +10,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-use callint::batch::{ConfigChoice, Settings};
+use callint::app::batch::{ConfigChoice, Settings};
 
-/// The allocator the linter is tuned for ([`callint::alloc`]); Python's
+/// The allocator the linter is tuned for ([`callint::app::alloc`]); Python's
 /// own objects keep Python's.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -80,7 +80,7 @@ fn check_document(
 #[pyfunction]
 #[pyo3(signature = (paths, no_ignore=false))]
 fn walk(paths: Vec<PathBuf>, no_ignore: bool) -> (Vec<PathBuf>, Vec<String>) {
-    let w = callint::walk::Walk {
+    let w = callint::app::walk::Walk {
         no_ignore,
         threads: 0,
     };
@@ -98,12 +98,12 @@ fn walk(paths: Vec<PathBuf>, no_ignore: bool) -> (Vec<PathBuf>, Vec<String>) {
 }
 
 /// `files` cut into groups that can be checked apart, each holding whole
-/// calls ([`callint::batch::partitions`]).
+/// calls ([`callint::app::batch::partitions`]).
 #[pyfunction]
 #[pyo3(signature = (files, input_format=None))]
 fn partitions(files: Vec<PathBuf>, input_format: Option<&str>) -> PyResult<Vec<Vec<PathBuf>>> {
     let input_format = input_format_named(input_format)?;
-    Ok(callint::batch::partitions(&files, input_format))
+    Ok(callint::app::batch::partitions(&files, input_format))
 }
 
 /// The rule catalogue, as `callint rules --format json` prints it.
@@ -127,7 +127,7 @@ fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
 
 #[pymodule]
 fn _callint(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    callint::alloc::tune();
+    callint::app::alloc::tune();
     m.add("CallintError", m.py().get_type::<CallintError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(check_document, m)?)?;

@@ -4,17 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::baseline::{self, Baseline, Collector};
-use crate::engine::FileResult;
-use crate::report::escape::{file_name, one_line};
+use crate::core::escape::{file_name, one_line};
+use crate::lint::baseline::{self, Baseline, Collector};
+use crate::lint::engine::FileResult;
 
 /// Why the run fails by `--fail-on` and `--max-warnings`, if it does.
 pub fn fails(
     summary: &crate::report::Summary,
-    fail_on: crate::diagnostic::Severity,
+    fail_on: crate::core::diagnostic::Severity,
     max_warnings: Option<usize>,
 ) -> Option<String> {
-    use crate::diagnostic::Severity;
+    use crate::core::diagnostic::Severity;
     let count = |s: Severity| summary.by_severity.get(s.name()).copied().unwrap_or(0);
     let at_or_above: usize = [Severity::Info, Severity::Warning, Severity::Error]
         .into_iter()
@@ -105,7 +105,7 @@ impl Post {
         if r.diagnostics.is_empty() {
             return;
         }
-        crate::fingerprint::assign(r);
+        crate::lint::fingerprint::assign(r);
         if let Some((_, c)) = &self.write {
             c.add(r);
             r.baselined += r.diagnostics.len();

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::engine::FileResult;
-use crate::report::escape::{file_name, one_line};
+use crate::core::escape::{file_name, one_line};
+use crate::lint::engine::FileResult;
 use crate::report::{self, Format, Summary};
 use crate::rules;
 
@@ -135,7 +135,7 @@ struct CheckArgs {
     #[arg(long)]
     no_cache: bool,
     /// Keep the cache of unchanged files' findings here.
-    #[arg(long, value_name = "DIR", default_value = crate::cache::DIR)]
+    #[arg(long, value_name = "DIR", default_value = crate::app::cache::DIR)]
     cache_dir: PathBuf,
     /// Print findings only, no closing summary line and no progress bar.
     #[arg(long, short)]
@@ -208,7 +208,7 @@ struct GuardArgs {
     no_cache: bool,
     /// Write the kept state again once this many bytes more of the session
     /// were read since it (0: after every call).
-    #[arg(long, value_name = "BYTES", default_value_t = crate::guard::REWRITE_AFTER, hide = true)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::app::guard::REWRITE_AFTER, hide = true)]
     cache_rewrite: u64,
 }
 
@@ -228,8 +228,8 @@ enum FailOn {
 }
 
 impl FailOn {
-    fn severity(self) -> crate::diagnostic::Severity {
-        use crate::diagnostic::Severity;
+    fn severity(self) -> crate::core::diagnostic::Severity {
+        use crate::core::diagnostic::Severity;
         match self {
             FailOn::Error => Severity::Error,
             FailOn::Warning => Severity::Warning,
@@ -242,6 +242,8 @@ impl FailOn {
 enum ListFormat {
     Text,
     Json,
+    /// The catalogue as a Markdown table (docs/rules.md is this output).
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -320,7 +322,7 @@ fn emit(out: &[u8], code: u8) -> u8 {
 /// `callint check --follow`: poll the files until Ctrl-C, then sum up on
 /// standard error.
 fn follow(args: CheckArgs) -> u8 {
-    use crate::follow::{Follow, Style};
+    use crate::app::follow::{Follow, Style};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     let style = match args.format.as_slice() {
@@ -332,7 +334,11 @@ fn follow(args: CheckArgs) -> u8 {
     if args.paths.is_empty() {
         return fail("--follow needs the files to follow");
     }
-    if let Some(p) = args.paths.iter().find(|p| !crate::follow::followable(p)) {
+    if let Some(p) = args
+        .paths
+        .iter()
+        .find(|p| !crate::app::follow::followable(p))
+    {
         return fail(format_args!(
             "--follow follows files; {} is not one",
             file_name(&p.to_string_lossy())
@@ -414,7 +420,7 @@ const MAX_HOOK_INPUT: u64 = 16 << 20;
 /// everything else (what would be denied in a dry run, why a call was let
 /// through unjudged) goes to standard error.
 fn guard(args: GuardArgs) -> u8 {
-    use crate::guard::{self, Verdict};
+    use crate::app::guard::{self, Verdict};
     use std::io::Read;
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin()
@@ -452,9 +458,9 @@ fn guard(args: GuardArgs) -> u8 {
     let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     // The configuration in force in the hook's working folder, as a batch
     // run there finds it; every rule it enables.
-    let settings = crate::batch::Settings {
-        config: crate::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
-        ..crate::batch::Settings::default()
+    let settings = crate::app::batch::Settings {
+        config: crate::app::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
+        ..crate::app::batch::Settings::default()
     };
     let linter = match settings.linter_for(&dir.join("callint.toml")) {
         Ok(l) => l,
@@ -480,8 +486,8 @@ fn guard(args: GuardArgs) -> u8 {
         Verdict::Judged(f) => f,
     };
     let at = match args.deny {
-        DenyAt::Warning => crate::diagnostic::Severity::Warning,
-        DenyAt::Error => crate::diagnostic::Severity::Error,
+        DenyAt::Warning => crate::core::diagnostic::Severity::Warning,
+        DenyAt::Error => crate::core::diagnostic::Severity::Error,
     };
     let denied = guard::denying(&findings, at);
     if denied.is_empty() {
@@ -570,7 +576,7 @@ fn check(mut args: CheckArgs) -> u8 {
 
     // Every file to read, each with the linter of the configuration in
     // force for it, in the order of the paths given.
-    let mut batch = crate::batch::Batch::new(settings::batch(&args));
+    let mut batch = crate::app::batch::Batch::new(settings::batch(&args));
     for path in &args.paths {
         if let Err(e) = batch.add(path) {
             return fail(e);
@@ -696,7 +702,7 @@ struct Rendered<'a> {
     progress: Option<&'a Progress>,
 }
 
-impl crate::batch::Render for Rendered<'_> {
+impl crate::app::batch::Render for Rendered<'_> {
     type Piece = Vec<outputs::Part>;
 
     fn wants_source(&self) -> bool {
@@ -842,6 +848,7 @@ fn list_rules(format: ListFormat) -> u8 {
             out.push('\n');
         }
         ListFormat::Text => rules_table(&cat, &mut out),
+        ListFormat::Markdown => rules_markdown(&cat, &mut out),
     }
     emit(out.as_bytes(), 0)
 }
@@ -853,9 +860,11 @@ pub fn rules_json() -> String {
         .map(|m| {
             serde_json::json!({
                 "name": m.name,
-                "seed": m.seed,
+                "seed": m.rulebook,
                 "default_severity": m.default_severity.name(),
-                "scope": rules::scope(m.name).name(),
+                "scope": m.scope.name(),
+                "judges": m.when.name(),
+                "needs": m.needs.names().collect::<Vec<_>>(),
                 "summary": m.summary,
                 "options": m.options.iter().map(|o| serde_json::json!({
                     "name": o.name, "default": o.default.to_string(), "help": o.help
@@ -868,7 +877,8 @@ pub fn rules_json() -> String {
 
 /// A rule's page, as `callint explain` prints it, or why there is none.
 pub fn explain_page(name: &str) -> Result<&'static str, String> {
-    rules::page(name).ok_or_else(|| crate::config::ConfigError::unknown_rule(name).to_string())
+    rules::page(name)
+        .ok_or_else(|| crate::lint::config::ConfigError::unknown_rule(name).to_string())
 }
 
 /// The document of a `check --format FORMAT` run over `paths` and the
@@ -891,12 +901,12 @@ pub struct CheckRun {
 /// folder, as the command line does. The error is a configuration or rule
 /// name that stops the run before anything is linted.
 pub fn check_document(
-    settings: crate::batch::Settings,
+    settings: crate::app::batch::Settings,
     paths: &[PathBuf],
     data: Vec<(PathBuf, Vec<u8>)>,
     format: Format,
 ) -> Result<CheckRun, String> {
-    let mut batch = crate::batch::Batch::new(settings);
+    let mut batch = crate::app::batch::Batch::new(settings);
     if paths.is_empty() && data.is_empty() {
         batch.add(Path::new("."))?;
     }
@@ -943,11 +953,58 @@ pub fn check_document(
     })
 }
 
+/// The catalogue as a Markdown page: every fact each rule declares.
+fn rules_markdown(cat: &[&crate::core::meta::RuleMeta], out: &mut String) {
+    use std::fmt::Write as _;
+    out.push_str(
+        "# Rules\n\n\
+This page is written by `callint rules --format markdown` from the rules' own declarations \
+(a test keeps it so). Each rule's page in `rules/` (`callint explain NAME`) says what it \
+checks, why, and when it stays silent.\n\n\
+- **rulebook**: the rule of the multi-agent rulebook it enforces: its number, `hard` for \
+the hard rules, `checklist` for the checklist before a say, `server` for what the server \
+does, `format` for the input itself.\n\
+- **scope**: `room` rules judge a line against the room, which every agent's log holds \
+alike, so with several logs of one call they also judge the agents without a log of their \
+own; `own` rules need the agent's own records.\n\
+- **judges a pending call by**: what `guard` and the proxy can judge before a call is made \
+(the record alone, or the record and what came before it); the others wait for what \
+follows, or look at tools and code.\n\
+- **needs**: what an input must carry for the rule to fire on it; an input shape that \
+lacks it (a transcript has no boards) is not judged by the rule.\n\n\
+| rule | rulebook | default | scope | judges a pending call by | needs | finds |\n\
+|---|---|---|---|---|---|---|\n",
+    );
+    for m in cat {
+        let needs: Vec<&str> = m.needs.names().collect();
+        let pending = if m.judges_pending() {
+            m.when.name()
+        } else {
+            "no"
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            m.name,
+            m.rulebook,
+            m.default_severity.name(),
+            m.scope.name(),
+            pending,
+            if needs.is_empty() {
+                "-".to_string()
+            } else {
+                needs.join(", ")
+            },
+            m.summary.replace('|', "\\|")
+        );
+    }
+}
+
 /// The catalogue as a table, its columns as wide as their widest entry,
 /// and what the SEED and SCOPE columns mean.
-fn rules_table(cat: &[&crate::engine::RuleMeta], out: &mut String) {
+fn rules_table(cat: &[&crate::core::meta::RuleMeta], out: &mut String) {
     use std::fmt::Write as _;
-    let width = |head: &str, col: &dyn Fn(&crate::engine::RuleMeta) -> usize| {
+    let width = |head: &str, col: &dyn Fn(&crate::core::meta::RuleMeta) -> usize| {
         cat.iter()
             .map(|m| col(m))
             .max()
@@ -955,9 +1012,9 @@ fn rules_table(cat: &[&crate::engine::RuleMeta], out: &mut String) {
             .max(head.len())
     };
     let name_w = width("RULE", &|m| m.name.len());
-    let seed_w = width("SEED", &|m| m.seed.len());
+    let seed_w = width("SEED", &|m| m.rulebook.len());
     let sev_w = width("DEFAULT", &|m| m.default_severity.name().len());
-    let scope_w = width("SCOPE", &|m| rules::scope(m.name).name().len());
+    let scope_w = width("SCOPE", &|m| m.scope.name().len());
     let _ = writeln!(
         out,
         "{:<name_w$}  {:<seed_w$}  {:<sev_w$}  {:<scope_w$}  SUMMARY",
@@ -968,9 +1025,9 @@ fn rules_table(cat: &[&crate::engine::RuleMeta], out: &mut String) {
             out,
             "{:<name_w$}  {:<seed_w$}  {:<sev_w$}  {:<scope_w$}  {}",
             m.name,
-            m.seed,
+            m.rulebook,
             m.default_severity.name(),
-            rules::scope(m.name).name(),
+            m.scope.name(),
             m.summary
         );
     }
@@ -992,7 +1049,7 @@ fn explain(name: &str) -> u8 {
 
 fn addressing(text: &str, labels: &[String], human: Option<&str>, voicebot: &str) -> u8 {
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let roster = crate::addressing::Roster::new(human, voicebot, &labels);
+    let roster = crate::text::addressing::Roster::new(human, voicebot, &labels);
     let who = roster.addressees(text);
     let mut out = String::new();
     if who.is_empty() {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::engine::FileResult;
+use crate::lint::engine::FileResult;
 use crate::report::{self, Format, Summary};
 
 /// One output: a format, and the file it goes to (standard output when

@@ -13,17 +13,17 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crate::digest::Digest;
-use crate::engine::{FileResult, Linter};
+use crate::core::escape::{elide, file_name, one_line};
 use crate::input;
-use crate::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Record, Who};
-use crate::report::escape::{elide, file_name, one_line};
+use crate::lint::engine::{FileResult, Linter};
+use crate::model::digest::Digest;
+use crate::model::turns::{self, same_name};
+use crate::model::{next_event, Body, Call, Cast, EventKind, Log, Ms, Op, Who};
 use crate::report::html::{
     self, clock, seconds, AgentRow, FileInfo, FindingRow, Lane, LaneKind, Mark, Page,
 };
 use crate::report::{resolve, LineIndex, Summary};
 use crate::room::{self, Lanes as _, Line};
-use crate::turns::{self, same_name};
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
@@ -63,9 +63,9 @@ struct View<'a> {
 
 /// Run `callint report`; the exit code.
 pub fn run(args: ReportArgs) -> u8 {
-    let settings = crate::batch::Settings {
-        config: crate::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
-        ..crate::batch::Settings::default()
+    let settings = crate::app::batch::Settings {
+        config: crate::app::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
+        ..crate::app::batch::Settings::default()
     };
     let config = match settings.load(settings.config_path(&args.files[0]).as_deref()) {
         Ok(c) => c,
@@ -83,7 +83,7 @@ pub fn run(args: ReportArgs) -> u8 {
         }
         let mut found = Vec::new();
         let mut errors = Vec::new();
-        crate::walk::files(f, &mut found, &mut errors);
+        crate::app::walk::files(f, &mut found, &mut errors);
         if let Some(e) = errors.iter().find(|e| e.fatal) {
             return fail(format_args!(
                 "cannot read {}: {}",
@@ -107,7 +107,7 @@ pub fn run(args: ReportArgs) -> u8 {
             if std::mem::replace(&mut stdin_read, true) {
                 continue;
             }
-            match crate::batch::read_stdin() {
+            match crate::app::batch::read_stdin() {
                 Ok(b) => b,
                 Err(e) => return fail(format_args!("cannot read standard input: {e}")),
             }
@@ -417,7 +417,9 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
                 .iter()
                 .enumerate()
                 .filter(|(_, v)| v.file == fi)
-                .find_map(|(vi, v)| record_at(v.call.records, at.span.start).map(|r| (vi, r)));
+                .find_map(|(vi, v)| {
+                    crate::model::record_index(v.call.records, at.span.start).map(|r| (vi, r))
+                });
             let time = rec.and_then(|(vi, r)| views[vi].call.records[r].ts);
             let mark = rec.and_then(|c| {
                 by_copy
@@ -537,13 +539,6 @@ fn order_agents(views: &[View<'_>], lanes: &mut Lanes, lines: &mut [Line]) {
     }
 }
 
-/// The record whose bytes hold `offset`.
-fn record_at(records: &[Record], offset: usize) -> Option<usize> {
-    let k = records.partition_point(|r| r.span.start <= offset);
-    let k = k.checked_sub(1)?;
-    (offset <= records[k].span.end).then_some(k)
-}
-
 /// The participants' lanes: the human, the voicebot, then the agents.
 struct Lanes {
     lanes: Vec<Lane>,
@@ -625,7 +620,7 @@ fn agent_rows(
         };
         for l in lines.iter().filter(|l| l.lane == k && !l.dropped) {
             row.says += 1;
-            row.words += crate::text::lower_words(&l.text).len();
+            row.words += crate::text::phrases::lower_words(&l.text).len();
         }
         let own: Vec<&View<'_>> = views
             .iter()

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::batch::{ConfigChoice, Settings};
+use crate::app::batch::{ConfigChoice, Settings};
 
 use super::CheckArgs;
 
@@ -93,7 +93,9 @@ pub fn show(args: &CheckArgs, file: &Path) -> Result<String, String> {
     let _ = writeln!(
         out,
         "max-repeats = {}  # {}",
-        config.max_repeats.unwrap_or(crate::engine::MAX_REPEATS),
+        config
+            .max_repeats
+            .unwrap_or(crate::lint::engine::MAX_REPEATS),
         source(config.max_repeats.is_some(), args.max_repeats.is_some())
     );
     let skipped = linter.ignored_in(&file.to_string_lossy());

@@ -1,5 +1,5 @@
 //! Boards (`.json`): one `status` payload (`label?`, `emoji`, `doing`,
-//! `open`, `done`) or a list of them (LOG-FORMAT.md, section 2), for
+//! `open`, `done`) or a list of them (docs/formats.md), for
 //! pre-commit checks of board templates. A full `status` record (`fn`,
 //! `args`) is read too. Each board is linted on its own, as a `status` call
 //! of the agent its `label` names.
@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(r.line, 3);
         let item = &board(r).open[0];
         assert_eq!(item.path.to_string(), "open[0]");
-        let s = crate::input::locate::locate(&src.as_bytes()[r.span.start..r.span.end], &item.path);
+        let s = crate::core::locate::locate(&src.as_bytes()[r.span.start..r.span.end], &item.path);
         assert_eq!(
             &src[r.span.start + s.start..r.span.start + s.end],
             "\"6 Entscheidungen\""

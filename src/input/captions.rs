@@ -258,7 +258,7 @@ impl Reader {
                     Anchor::bytes(Span::new(at, at + stamp_t.len())),
                     format!(
                         "`{}` is not a cue time",
-                        crate::escape::one_line(stamp_t)
+                        crate::core::escape::one_line(stamp_t)
                     ),
                     Some("write cue times as hh:mm:ss.ttt (SRT: hh:mm:ss,ttt); rules that need the time skip this cue".into()),
                 ));

@@ -451,7 +451,7 @@ impl Reader {
                     },
                     format!(
                         "the `input` of `{}` should be an object",
-                        crate::escape::one_line(&name)
+                        crate::core::escape::one_line(&name)
                     ),
                     Some("the call's arguments were ignored".into()),
                 ));

@@ -624,9 +624,9 @@ mod tests {
         };
         assert_eq!(say.say_status.as_deref(), Some("queued"));
         let t = say.text.as_ref().unwrap();
-        let at = crate::report::resolve(
+        let at = crate::core::lines::resolve(
             src.as_bytes(),
-            &crate::report::LineIndex::new(src.as_bytes()),
+            &crate::core::lines::LineIndex::new(src.as_bytes()),
             &r.text(t),
         );
         assert_eq!(&src[at.span.start..at.span.end], "Hallo zusammen");

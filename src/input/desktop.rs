@@ -24,8 +24,8 @@ use serde_json::Value;
 
 use super::exchange::{self, id_of, Pairing, PerServer, Reply, Site};
 use super::json::{self, lines};
-use super::locate::{skip_ws, value_span};
 use super::{ts, Options, Parsed, Problem};
+use crate::core::locate::{skip_ws, value_span};
 use crate::model::*;
 
 /// The levels the app's logger writes.

@@ -276,7 +276,7 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
 /// The start of `opencode export`'s JSON: `{"info": {"id": .., ..},
 /// "messages": [` (the session's info first, then its messages).
 fn opencode_export(t: &[u8]) -> bool {
-    use super::locate::{skip_ws, value_span};
+    use crate::core::locate::{skip_ws, value_span};
     let key = |i: usize, want: &[u8]| -> Option<usize> {
         let k = value_span(t, i)?;
         (t.get(k.start) == Some(&b'"') && &t[k.start + 1..k.end - 1] == want).then_some(())?;

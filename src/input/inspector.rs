@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::exchange::{self, Reply, Site};
 use super::json::{elements, LineStarts};
-use super::locate::{locate, skip_ws, value_span};
 use super::{Parsed, Problem};
+use crate::core::locate::{locate, skip_ws, value_span};
 use crate::model::*;
 
 /// True when `v` looks like an Inspector history: a list of objects with
@@ -179,7 +179,7 @@ mod tests {
         assert!(src[within.start..within.end].starts_with("\"{\\\"content"));
         // the path steps into the response's JSON text, down to the value
         let inner =
-            crate::input::locate::locate(&src.as_bytes()[within.start..within.end], &lang.path);
+            crate::core::locate::locate(&src.as_bytes()[within.start..within.end], &lang.path);
         assert_eq!(
             &src[within.start + inner.start..within.start + inner.end],
             "en"

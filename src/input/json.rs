@@ -69,7 +69,7 @@ impl LineStarts {
     }
 }
 
-pub(crate) use super::locate::{skip_ws, value_span};
+pub(crate) use crate::core::locate::{skip_ws, value_span};
 
 /// The spans of the elements of the array at `arr`, in order.
 pub(crate) fn elements(t: &[u8], arr: Span) -> Vec<Span> {

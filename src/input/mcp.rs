@@ -1,5 +1,5 @@
 //! MCP traces: the JSON-RPC 2.0 messages between an MCP client and the
-//! voicehook MCP server, one per line (LOG-FORMAT.md, section 2), as
+//! voicehook MCP server, one per line (docs/formats.md), as
 //! inspectors and proxies record them: the bare message, or an envelope
 //! `{"ts", "dir", "message"}`.
 //!
@@ -76,7 +76,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                                 },
                                 format!(
                                     "`{key}` is not an RFC 3339 time: {}",
-                                    crate::escape::quote(s, 40)
+                                    crate::core::escape::quote(s, 40)
                                 ),
                                 Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this message".into()),
                             ));

@@ -18,8 +18,8 @@ use serde_json::Value;
 
 use super::exchange::{self, id_of, PerServer, Reply, Site};
 use super::json::{self, lines};
-use super::locate::value_span;
 use super::{ts, Options, Parsed, Problem};
+use crate::core::locate::value_span;
 use crate::model::*;
 
 /// True when `o` is a recording's header (`start_time`, `server_info`).
@@ -131,7 +131,7 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
                 let what = match other {
                     Some(d) => format!(
                         "unknown direction {}: a recording's messages go `request` or `response`",
-                        crate::escape::quote(d, 30)
+                        crate::core::escape::quote(d, 30)
                     ),
                     None => "this message says no `direction` (`request` or `response`)".into(),
                 };

@@ -14,9 +14,9 @@
 //! | board | [`board`] | one log per board: a `status` record |
 //! | prompt, skill, helper code | [`prompt`] | one log per fenced payload block, one per piece of code |
 //!
-//! [`Format::evidence`] says, per format, which rules' evidence the format
-//! carries; the records are built so that those rules find
-//! nothing there (a test checks it against the catalogue).
+//! [`Format::evidence`] says, per format, which kinds of evidence its
+//! records carry; each rule declares what it needs, and the rules that
+//! need more find nothing there (a test checks it against the catalogue).
 
 pub mod board;
 pub mod captions;
@@ -29,7 +29,6 @@ pub(crate) mod exchange;
 pub mod inspector;
 pub mod jdom;
 pub(crate) mod json;
-pub mod locate;
 pub mod mcp;
 pub mod mcpdebug;
 pub mod native;
@@ -42,12 +41,13 @@ pub mod tee;
 pub mod transcript;
 pub mod ts;
 
+use crate::core::meta::Evidence;
 use crate::model::{Anchor, Log, Span};
 use serde::{Deserialize, Serialize};
 
 pub use detect::{detect, detect_head, is_input_json, HEAD};
 
-/// The input formats callint reads (LOG-FORMAT.md).
+/// The input formats callint reads (docs/formats.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// One JSON record per line, as an agent's client records it.
@@ -224,78 +224,42 @@ impl Format {
         Format::from_name(name).ok_or_else(|| {
             format!(
                 "unknown input format `{}`; one of: {}",
-                crate::escape::one_line(name),
+                crate::core::escape::one_line(name),
                 Format::NAMES.join(", ")
             )
         })
     }
 
-    /// Which rules this format carries the evidence of: the records are
-    /// built so that the others find nothing there.
+    /// What this format's records carry: a rule fires on it only when
+    /// it carries all the rule needs ([`crate::core::meta::RuleMeta::needs`]),
+    /// and the records are built so that the other rules find nothing.
     pub fn evidence(self) -> Evidence {
         match self {
             // A session file holds the calls, the chat, the other tools
             // and the threads, as a native log does.
-            Format::Native | Format::Session(_) | Format::Unknown => Evidence::AllBut(&[]),
-            // The recorders keep the same calls as a trace. Those without
-            // times (Inspector history, a `tee`) are judged as a bare trace
-            // is: the time-bound rules go by the order of the calls.
-            Format::Mcp | Format::Recording(_) => Evidence::AllBut(MCP_CANNOT_SHOW),
-            // Captions are a transcript with cue times.
-            Format::Transcript | Format::Vtt | Format::Srt => Evidence::AllBut(&[
-                // Heard speech only: no chat, tools, threads, boards,
-                // decisions, labels sent, say outcomes, nor when an agent
-                // joined.
-                "link-not-last",
-                "link-missing-until-joined",
-                "foreground-wait-before-link",
-                "create-call-delegated",
-                "participant-acted",
-                "no-greeting",
-                "join-sequence",
-                "board-bundle",
-                "board-missing-emoji",
-                "question-on-board",
-                "decision-not-yes-no",
-                "label-too-long",
-                "resent-dropped-say",
-                "timeout-events-dropped",
-            ]),
+            Format::Native | Format::Session(_) | Format::Unknown => Evidence::ALL,
+            // A trace of function calls (and what recorders keep of one)
+            // never holds the messages to the agent's own user, the other
+            // tools it ran, its threads or its code. Those without times
+            // (Inspector history, a `tee`) are judged as a bare trace is:
+            // the time-bound rules go by the order of the calls.
+            Format::Mcp | Format::Recording(_) => Evidence::ALL
+                .without(Evidence::CHAT)
+                .without(Evidence::THREADS)
+                .without(Evidence::TOOLS)
+                .without(Evidence::CODE),
+            // Heard speech only (captions with cue times): no chat, tools,
+            // threads, boards, decisions, labels sent, say outcomes, nor
+            // when an agent joined.
+            Format::Transcript | Format::Vtt | Format::Srt => Evidence::SPEECH.and(Evidence::TIMES),
             // Examples, not a call: nothing follows a join there.
-            Format::Prompt => Evidence::AllBut(&["no-greeting", "join-sequence"]),
-            // A board shows the board rules and its label's length; helper
-            // code, only whether it drops timeout events.
-            Format::Board => Evidence::Only(&[
-                "board-bundle",
-                "board-missing-emoji",
-                "question-on-board",
-                "label-too-long",
-            ]),
-            Format::Code(_) => Evidence::Only(&["timeout-events-dropped"]),
+            Format::Prompt => Evidence::ALL.without(Evidence::JOIN_FLOW),
+            // A board shows itself and its label.
+            Format::Board => Evidence::BOARDS.and(Evidence::LABELS),
+            Format::Code(_) => Evidence::CODE,
         }
     }
 }
-
-/// The rules a format carries the evidence of, by name
-/// ([`crate::rules::cannot_show`] spells out the others).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Evidence {
-    /// Every rule but these.
-    AllBut(&'static [&'static str]),
-    /// These rules only.
-    Only(&'static [&'static str]),
-}
-
-/// What a trace of function calls never holds: the messages to the
-/// agent's own user, the other tools it ran, its threads.
-const MCP_CANNOT_SHOW: &[&str] = &[
-    "link-not-last",
-    "link-missing-until-joined",
-    "foreground-wait-before-link",
-    "create-call-delegated",
-    "participant-acted",
-    "timeout-events-dropped",
-];
 
 /// What an input yields: one log per point of view (a native log has one,
 /// a transcript one per agent in it), and the problems found reading it.
@@ -315,16 +279,6 @@ pub struct Options {
     /// Server names whose tools are voicehook's, beside the servers
     /// recognised by their calls ([`server`]).
     pub servers: Vec<String>,
-}
-
-impl Options {
-    pub fn from_config(c: &crate::config::Config) -> Options {
-        Options {
-            human: c.human.clone(),
-            voicebot: c.voicebot.clone(),
-            servers: c.servers.clone(),
-        }
-    }
 }
 
 /// Read `bytes` as `format`, with the default [`Options`].

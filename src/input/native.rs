@@ -1,4 +1,4 @@
-//! The native log: one JSON object per line (LOG-FORMAT.md, section 1).
+//! The native log: one JSON object per line (docs/formats.md).
 //!
 //! Every line is parsed on its own, so one broken line costs that line only.
 //! Values of the wrong type become a problem pointing at the value and are
@@ -687,7 +687,7 @@ impl Reader<'_> {
                     format!(
                         "`{}` is not an RFC 3339 time: {}",
                         at.key(key),
-                        crate::escape::quote(s, 40)
+                        crate::core::escape::quote(s, 40)
                     ),
                     Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this record".into()),
                 );

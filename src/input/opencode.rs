@@ -27,10 +27,10 @@
 use serde_json::Value;
 
 use super::json::{LineStarts, Place};
-use super::locate::{skip_ws, value_span};
 use super::server::FUNCTIONS;
 use super::session::{self, Answer, CallItem, ChatItem, Item, Session, ToolItem};
 use super::{Options, Parsed, Problem};
+use crate::core::locate::{skip_ws, value_span};
 use crate::model::*;
 
 /// Read an opencode session export.
@@ -162,7 +162,7 @@ fn cut(mut e: Export, at: usize, t: &[u8]) -> Export {
 
 /// The span of member `key` of the object at `obj` (relative to `t`).
 fn member(t: &[u8], obj: Span, key: &'static str) -> Option<Span> {
-    let inner = super::locate::locate(&t[obj.start..obj.end], &Path::ROOT.key(key));
+    let inner = crate::core::locate::locate(&t[obj.start..obj.end], &Path::ROOT.key(key));
     let s = Span::new(obj.start + inner.start, obj.start + inner.end);
     // `locate` gives the object itself when the key is not there.
     (s != obj).then_some(s)
@@ -368,9 +368,9 @@ mod tests {
             panic!()
         };
         assert_eq!(say.say_status.as_deref(), Some("queued"));
-        let at = crate::report::resolve(
+        let at = crate::core::lines::resolve(
             src.as_bytes(),
-            &crate::report::LineIndex::new(src.as_bytes()),
+            &crate::core::lines::LineIndex::new(src.as_bytes()),
             &r.text(say.text.as_ref().unwrap()),
         );
         assert_eq!(&src[at.span.start..at.span.end], "\"Hallo zusammen\"");

@@ -1,4 +1,4 @@
-//! Agent prompts, skills and helper code (LOG-FORMAT.md, section 2).
+//! Agent prompts, skills and helper code (docs/formats.md).
 //!
 //! In a prompt or skill (markdown or plain text), the fenced blocks are
 //! read: a JSON block's records and payloads of `join`, `say`, `status` and
@@ -363,7 +363,7 @@ mod tests {
         };
         let label = j.label.as_ref().unwrap();
         assert_eq!(label.path.to_string(), "label");
-        let s = crate::input::locate::locate(
+        let s = crate::core::locate::locate(
             &MD.as_bytes()[join.span.start..join.span.end],
             &label.path,
         );

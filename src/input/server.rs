@@ -20,7 +20,7 @@ use super::Options;
 
 type Obj = Map<String, Value>;
 
-/// The functions of the voicehook server (LOG-FORMAT.md §1a).
+/// The functions of the voicehook server (docs/formats.md: function calls).
 pub use super::json::FUNCTIONS;
 
 /// Evidence, per server name, of which servers are voicehook.

@@ -362,7 +362,7 @@ pub(crate) fn refusal(msg: &str) -> ApiError {
 /// place that is a JSON text inside a string: answers are pointed into
 /// with short paths from there.
 pub(crate) fn string_place(src: &[u8], within: Span, path: Path) -> Place {
-    let inner = super::locate::locate(&src[within.start..within.end], &path);
+    let inner = crate::core::locate::locate(&src[within.start..within.end], &path);
     Place {
         path: Path::ROOT,
         within: Some(Span::new(

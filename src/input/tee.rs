@@ -10,7 +10,7 @@
 //! when the capture ended come last).
 //!
 //! The two files are read as one text, the input half first: [`parse_pair`]
-//! gives spans in that text, and [`crate::engine::Linter::lint_pair`]
+//! gives spans in that text, and [`crate::lint::engine::Linter::lint_pair`]
 //! hands each finding back to the file it points into. A call is its
 //! request, in the input half; the texts of its answer point into the
 //! output half.

@@ -1,4 +1,4 @@
-//! Text transcripts: the room as heard (LOG-FORMAT.md, section 2).
+//! Text transcripts: the room as heard (docs/formats.md).
 //!
 //! ```text
 //! # lang: en
@@ -36,9 +36,9 @@
 
 use super::json::{lines, RawLine};
 use super::{ts, Options, Parsed, Problem};
-use crate::addressing::Roster;
+use crate::model::turns::same_name;
 use crate::model::*;
-use crate::turns::same_name;
+use crate::text::addressing::Roster;
 
 /// The server wakes an agent with an `operator` event at most this often.
 const OPERATOR_EVERY_MS: Ms = 5_000;
@@ -201,7 +201,7 @@ fn read_line(
                             Anchor::bytes(at(lead + off, s.len())),
                             format!(
                                 "`{}` is not a time",
-                                crate::escape::one_line(s)
+                                crate::core::escape::one_line(s)
                             ),
                             Some("write times as hh:mm:ss (or an RFC 3339 time); rules that need the time skip this line".into()),
                         ));
@@ -803,7 +803,7 @@ mod tests {
         let call = Call::build(log.meta.as_ref(), &log.records, &cast);
         let order: Vec<Who> = call.utterances.iter().map(|u| u.who).collect();
         assert_eq!(order, [Who::Human, Who::Me, Who::Agent]);
-        assert!(crate::engine::fired_in("ack-not-addressed", "t.txt", src).is_empty());
+        assert!(crate::lint::engine::fired_in("ack-not-addressed", "t.txt", src).is_empty());
     }
 
     #[test]

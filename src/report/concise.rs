@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::escape::{file_name, one_line};
 use super::{resolve, LineIndex};
-use crate::engine::FileResult;
+use crate::lint::engine::FileResult;
 
 pub fn render(f: &FileResult, out: &mut String) {
     if f.diagnostics.is_empty() {

@@ -12,8 +12,8 @@ use std::fmt::Write;
 
 use super::escape::terminal;
 use super::{resolve, LineIndex};
-use crate::diagnostic::Severity;
-use crate::engine::FileResult;
+use crate::core::diagnostic::Severity;
+use crate::lint::engine::FileResult;
 
 pub fn render(f: &FileResult, out: &mut String) {
     if f.diagnostics.is_empty() {

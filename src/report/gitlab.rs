@@ -3,15 +3,15 @@
 //! `fingerprint`, `severity` and `location` (`path`, `lines.begin`).
 //!
 //! GitLab tells issues apart by their fingerprint within one report: it is
-//! the finding's own fingerprint ([`crate::fingerprint`]) hashed with the
+//! the finding's own fingerprint ([`crate::lint::fingerprint`]) hashed with the
 //! file's path, since the same finding may stand in two copies of one log.
 
 use serde::Serialize;
 
 use super::{resolve, to_json, LineIndex};
-use crate::diagnostic::Severity;
-use crate::engine::FileResult;
-use crate::fingerprint::{file_key, hash_hex};
+use crate::core::diagnostic::Severity;
+use crate::lint::engine::FileResult;
+use crate::lint::fingerprint::{file_key, hash_hex};
 
 /// One finding.
 #[derive(Serialize)]

@@ -14,9 +14,9 @@
 
 use std::fmt::Write;
 
-use crate::diagnostic::Severity;
+use crate::core::diagnostic::Severity;
+use crate::core::escape::html as esc;
 use crate::model::Ms;
-use crate::report::escape::html as esc;
 
 /// Everything the page shows. Times are milliseconds since the call start,
 /// except `started` (epoch milliseconds).

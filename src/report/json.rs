@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{resolve, to_json, LineIndex, Summary};
-use crate::engine::FileResult;
+use crate::lint::engine::FileResult;
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -244,8 +244,8 @@ pub fn render(files: &[FileResult], summary: &Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::engine::Linter;
+    use crate::lint::config::Config;
+    use crate::lint::engine::Linter;
 
     /// Findings with labels, help, a call and times (a log of the corpus),
     /// broken records, and a file with none.
@@ -261,7 +261,7 @@ mod tests {
             ),
         ];
         for f in &mut files {
-            crate::fingerprint::assign(f);
+            crate::lint::fingerprint::assign(f);
         }
         files
     }

@@ -10,8 +10,8 @@ use std::fmt::Write;
 
 use super::escape::is_unsafe;
 use super::{resolve, LineIndex};
-use crate::diagnostic::Severity;
-use crate::engine::FileResult;
+use crate::core::diagnostic::Severity;
+use crate::lint::engine::FileResult;
 
 /// The test cases of one file.
 pub struct Suite {

@@ -20,8 +20,8 @@ use miette::{
 
 use super::escape::{escaped, file_name, is_unsafe, terminal};
 use super::{resolve, LineIndex};
-use crate::diagnostic::Severity;
-use crate::engine::FileResult;
+use crate::core::diagnostic::Severity;
+use crate::lint::engine::FileResult;
 use crate::model::Span;
 
 /// How to draw.

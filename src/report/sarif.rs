@@ -15,8 +15,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{resolve, to_json, LineIndex, Located};
-use crate::diagnostic::Severity;
-use crate::engine::{FileResult, RuleMeta};
+use crate::core::diagnostic::Severity;
+use crate::core::meta::RuleMeta;
+use crate::lint::engine::FileResult;
 use crate::rules;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -277,7 +278,9 @@ fn rule(m: &'static RuleMeta) -> Rule {
         default_configuration: Configuration {
             level: level(m.default_severity),
         },
-        properties: RuleProperties { rulebook: m.seed },
+        properties: RuleProperties {
+            rulebook: m.rulebook,
+        },
     }
 }
 

@@ -12,9 +12,9 @@ use std::hash::{Hash, Hasher};
 
 use rayon::prelude::*;
 
-use crate::digest::{Digest, Heard};
+use crate::model::digest::{Digest, Heard};
 use crate::model::{Ms, Name, Who};
-use crate::words::{FastHasher, FastMap, FastSet};
+use crate::text::words::{FastHasher, FastMap, FastSet};
 
 /// Copies of one line in different logs are merged when their times are at
 /// most this far apart.

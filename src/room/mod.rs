@@ -1,5 +1,5 @@
 //! The room: several native logs of one call merged into one timeline
-//! (LOG-FORMAT.md §3).
+//! (docs/formats.md: several logs of one call).
 //!
 //! A native log is one agent's view of the call: its own records, and what
 //! the others said as the events it received. [`merge`] puts the lines of
@@ -35,19 +35,19 @@ use std::collections::{HashMap, HashSet};
 use rayon::prelude::*;
 
 pub use self::merge::{merge, Lanes, Line, LineCopy, MERGE_MS};
-pub use crate::digest::dropped_says;
+pub use crate::model::digest::dropped_says;
 
-use crate::addressing::Roster;
-use crate::diagnostic::Diagnostic;
-use crate::digest::Digest;
-use crate::engine::{for_each_call, CallSeen, FileResult, Linter};
+use crate::core::diagnostic::Diagnostic;
+use crate::core::lines::{resolve, LineIndex};
 use crate::input::{self, Format};
+use crate::lint::engine::{for_each_call, CallSeen, FileResult, Linter};
+use crate::model::digest::Digest;
+use crate::model::turns::{name_key, same_name};
 use crate::model::{
     is_voicebot, Anchor, Body, Call, Context, Event, EventKind, FnCall, Join, Line as EventLine,
     Log, Meta, Ms, Op, Record, Role, Say, Span, Text, Thread,
 };
-use crate::report::{resolve, LineIndex};
-use crate::turns::{name_key, same_name};
+use crate::text::addressing::Roster;
 
 /// The server wakes an agent with an `operator` event at most this often;
 /// further lines naming it stay in `operators_said`.
@@ -117,7 +117,7 @@ pub fn pass(linter: &Linter, results: &mut [FileResult]) {
 
 /// A file's findings after the room's were added: in file order, each once.
 pub fn finish(diagnostics: &mut Vec<Diagnostic>) {
-    crate::engine::sort(diagnostics);
+    crate::core::diagnostic::sort(diagnostics);
     diagnostics.dedup_by(|a, b| a == b);
 }
 
@@ -711,7 +711,7 @@ impl<'r> Room<'r, '_> {
             .rfind(|&h| !self.lines[h].dropped)
             .filter(|&h| {
                 let l = &self.lines[h];
-                self.lines[first].ts - l.ts <= crate::turns::WINDOW_MS && names_me(l)
+                self.lines[first].ts - l.ts <= crate::model::turns::WINDOW_MS && names_me(l)
             })
             .unwrap_or(first);
         let langs = &self.langs;
@@ -830,8 +830,8 @@ impl<'r> Room<'r, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
     use crate::input::native::parse;
+    use crate::lint::config::Config;
     use crate::model::Cast;
 
     const A: &str = r#"{"meta":{"format":1,"human":"Oliver"}}
@@ -851,9 +851,11 @@ mod tests {
     /// The rules of the room only: the tiny logs here skip the board and
     /// join steps the other rules want.
     fn linter() -> Linter {
-        let room: Vec<String> = crate::rules::ROOM_SCOPE
+        let room: Vec<String> = crate::rules::all()
             .iter()
-            .map(|s| s.to_string())
+            .map(|r| r.meta())
+            .filter(|m| m.scope == crate::core::meta::Scope::Room)
+            .map(|m| m.name.to_string())
             .collect();
         Linter::new(&Config::default(), Some(&room), &[]).unwrap()
     }

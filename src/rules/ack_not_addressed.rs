@@ -3,18 +3,22 @@
 
 use std::collections::HashSet;
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
-use crate::report::escape::quote;
-use crate::words::Words;
+use crate::core::escape::quote;
+use crate::text::words::Words;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "ack-not-addressed",
-    seed: "hard, 10",
+    rulebook: "hard, 10",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary:
         "a bare acknowledgement or filler (\"On it\", \"Got it\", \"Mach ich\") while not addressed",

@@ -4,17 +4,21 @@
 
 use std::collections::HashMap;
 
-use crate::addressing::{compared_with, LabelKeys};
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::text::addressing::{compared_with, LabelKeys};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{is_voicebot, next_event, Anchor, Call, EventKind, Greet, Line, Op};
-use crate::report::escape::quote;
+use crate::core::escape::quote;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "ambiguous-labels",
-    seed: "5, server",
+    rulebook: "5, server",
+    scope: Scope::Own,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "two participants' labels are equal or similar, so addressing resolves to no one",
     options: &[],
@@ -235,11 +239,11 @@ fn finding(first: &Part<'_>, second: &Part<'_>, at: Anchor) -> Finding {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::Linter;
+    use crate::lint::engine::Linter;
 
     fn run(log: &str) -> Vec<String> {
         let linter = Linter::new(
-            &crate::config::Config::default(),
+            &crate::lint::config::Config::default(),
             Some(&["ambiguous-labels".to_string()]),
             &[],
         )

@@ -1,16 +1,21 @@
 //! `answered-agent`: another agent spoke to the human, and the recorder
 //! answered that agent (seed rule 2).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::report::escape::quote;
-use crate::turns::{self, Breach};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::core::escape::quote;
+use crate::model::turns;
+use crate::model::Breach;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "answered-agent",
-    seed: "2",
+    rulebook: "2",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "another agent spoke to the human, and this agent answered that agent",
     options: &[],
@@ -54,7 +59,7 @@ impl Rule for Check {
 
 #[cfg(test)]
 mod tests {
-    use crate::turns::testlog::*;
+    use crate::model::turns::testlog::*;
 
     const RULE: &str = "answered-agent";
 

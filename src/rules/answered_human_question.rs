@@ -1,16 +1,21 @@
 //! `answered-human-question`: another agent asked the human something, and
 //! the recorder spoke before the human could answer (seed rule 3).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::report::escape::quote;
-use crate::turns::{self, Breach};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::core::escape::quote;
+use crate::model::turns;
+use crate::model::Breach;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "answered-human-question",
-    seed: "3",
+    rulebook: "3",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "another agent asked the human a question, and this agent spoke before the human did",
     options: &[],
@@ -48,7 +53,7 @@ impl Rule for Check {
 
 #[cfg(test)]
 mod tests {
-    use crate::turns::testlog::*;
+    use crate::model::turns::testlog::*;
 
     const RULE: &str = "answered-human-question";
 

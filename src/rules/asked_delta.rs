@@ -1,17 +1,21 @@
 //! `asked-delta`: the recorder addressed the voicebot, which answers only
 //! the human (seed rule 4).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Via, Who};
-use crate::report::escape::quote;
-use crate::turns;
+use crate::core::escape::quote;
+use crate::model::turns;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "asked-delta",
-    seed: "4",
+    rulebook: "4",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "this agent addressed Delta, which answers only the human",
     options: &[],
@@ -59,7 +63,7 @@ impl Rule for Check {
 
 #[cfg(test)]
 mod tests {
-    use crate::turns::testlog::*;
+    use crate::model::turns::testlog::*;
 
     const RULE: &str = "asked-delta";
 

@@ -4,19 +4,23 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
-use crate::report::escape::quote;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
+use crate::core::escape::quote;
 use crate::rules::Once;
-use crate::text::strip_bullet;
-use crate::words::{Phrases, Slice, WordList, Words};
+use crate::text::phrases::strip_bullet;
+use crate::text::words::{Phrases, Slice, WordList, Words};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "board-bundle",
-    seed: "9",
+    rulebook: "9",
+    scope: Scope::Own,
+    when: When::Record,
+    needs: Evidence::BOARDS,
     default_severity: Severity::Warning,
     summary:
         "a board `open`/`done` item that bundles several things (\"6 decisions\", \"A, B and C\")",

@@ -1,16 +1,20 @@
 //! `board-missing-emoji`: a board without an emoji (seed rule 9).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::Path;
-use crate::report::escape::quote;
-use crate::text::has_emoji;
+use crate::core::escape::quote;
+use crate::text::phrases::has_emoji;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "board-missing-emoji",
-    seed: "9",
+    rulebook: "9",
+    scope: Scope::Own,
+    when: When::Record,
+    needs: Evidence::BOARDS,
     default_severity: Severity::Warning,
     summary: "a board set without an `emoji` that shows the agent's current state",
     options: &[],

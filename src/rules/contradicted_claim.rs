@@ -1,21 +1,25 @@
 //! `contradicted-claim`: a claim about the call or the agent itself that
 //! the agent's own data contradicts (rulebook rule 8).
 
-use crate::addressing::sentences;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::language::{claimed_language, Lang};
-use crate::lexicon::Lexicon;
+use crate::text::addressing::sentences;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::language::{claimed_language, Lang};
+use crate::text::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
-use crate::report::escape::quote;
-use crate::text::{find_phrase, lower_words};
-use crate::words::Words;
+use crate::core::escape::quote;
+use crate::text::phrases::{find_phrase, lower_words};
+use crate::text::words::Words;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "contradicted-claim",
-    seed: "8",
+    rulebook: "8",
+    scope: Scope::Own,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "a claim about the call or itself that its own data contradicts",
     options: &[],
@@ -93,7 +97,7 @@ fn reception_claim(
     k: usize,
     w: &Words,
 ) -> Option<(String, usize)> {
-    crate::claims::about_call(lex, w)?;
+    crate::text::claims::about_call(lex, w)?;
     // A claim: rare enough to look at its words one by one.
     let w = &w.to_vec();
     let u = &call.utterances[k];
@@ -143,7 +147,7 @@ mod tests {
         );
         let mut log = vec![join];
         log.extend_from_slice(lines);
-        crate::engine::fired("contradicted-claim", &log.join("\n")).len()
+        crate::lint::engine::fired("contradicted-claim", &log.join("\n")).len()
     }
 
     fn heard(sec: u32, speaker: &str, text: &str) -> String {

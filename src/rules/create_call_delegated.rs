@@ -1,15 +1,19 @@
 //! `create-call-delegated`: `create_call` run from a subagent, a fork or a
 //! background job instead of the main thread (hard rule).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Op, Path};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "create-call-delegated",
-    seed: "hard",
+    rulebook: "hard",
+    scope: Scope::Own,
+    when: When::Record,
+    needs: Evidence::THREADS,
     default_severity: Severity::Error,
     summary: "`create_call` recorded from a thread other than `main` (a subagent, a fork, a background job)",
     options: &[],
@@ -46,7 +50,7 @@ impl Rule for Check {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::fired;
+    use crate::lint::engine::fired;
 
     #[test]
     fn fires_off_the_main_thread_only() {

@@ -1,16 +1,20 @@
 //! `decision-not-yes-no`: an open-ended `decide` question (seed rule 9).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
-use crate::report::escape::quote;
-use crate::text::{lower_words, starts_with_any};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
+use crate::core::escape::quote;
+use crate::text::phrases::{lower_words, starts_with_any};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "decision-not-yes-no",
-    seed: "9",
+    rulebook: "9",
+    scope: Scope::Own,
+    when: When::Record,
+    needs: Evidence::DECISIONS,
     default_severity: Severity::Info,
     summary: "an open-ended `decide` question with no options where a yes/no question would do",
     options: &[],

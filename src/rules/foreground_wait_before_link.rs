@@ -2,8 +2,9 @@
 //! `create_call`, before the turn that hands the link over has ended (hard
 //! rule).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Op, Record};
 use crate::rules::link_not_last::{assistant_turns, chat_text, created_calls, records_chat};
 
@@ -11,7 +12,10 @@ pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "foreground-wait-before-link",
-    seed: "hard",
+    rulebook: "hard",
+    scope: Scope::Own,
+    when: When::After,
+    needs: Evidence::CHAT,
     default_severity: Severity::Error,
     summary:
         "`join` or `next` in the main thread after `create_call`, before the link reached the user",
@@ -74,7 +78,7 @@ fn is_foreground_wait(r: &Record) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::fired;
+    use crate::lint::engine::fired;
 
     const HEAD: &str = r#"{"ts":"2026-10-10T09:00:00.000Z","chat":"user","text":"Open a call."}
 {"ts":"2026-10-10T09:00:01.000Z","fn":"create_call","args":{"lang":"en"},"result":{"call_id":"c-1","link":"https://voicehook.ai/c/abc","share_text":"Join the call: https://voicehook.ai/c/abc"}}

@@ -2,9 +2,9 @@
 //! (`status`), posts one `activity` line and opens a panel with `show`, in
 //! that order (hard rule).
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Board, Op};
 use crate::rules::no_greeting::entering_joins;
 
@@ -12,7 +12,10 @@ pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "join-sequence",
-    seed: "hard",
+    rulebook: "hard",
+    scope: Scope::Own,
+    when: When::After,
+    needs: Evidence::JOIN_FLOW,
     default_severity: Severity::Warning,
     summary:
         "after joining: `status` (doing/open/done), `activity` and `show` missing or out of order",
@@ -145,7 +148,7 @@ fn has_content(b: &Board) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::fired;
+    use crate::lint::engine::fired;
 
     const JOIN: &str = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"join","args":{"call_id":"c-1","label":"Kit","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;
     const STATUS: &str = r#"{"ts":"2026-10-10T09:00:02.000Z","fn":"status","args":{"emoji":"🛠️","doing":"Reading the diff","open":["Review auth.rs"],"done":[]},"result":{}}"#;

@@ -1,16 +1,19 @@
 //! `label-too-long`: a label over the server's limit (seed rule 9).
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Op, Text};
-use crate::report::escape::quote;
+use crate::core::escape::quote;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "label-too-long",
-    seed: "9, server",
+    rulebook: "9, server",
+    scope: Scope::Own,
+    when: When::Record,
+    needs: Evidence::LABELS,
     default_severity: Severity::Error,
     summary: "a label over 22 characters, which the server refuses with 422",
     options: &[OptionMeta {

@@ -2,10 +2,11 @@
 //! user ends with the call link (hard rule). The first turn after
 //! `create_call` is `link-not-last`'s; this rule looks at the turns after it.
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{EventKind, Op, Record};
-use crate::report::escape::quote;
+use crate::core::escape::quote;
 use crate::rules::link_not_last::{
     assistant_turns, chat_anchor, chat_text, created_calls, records_chat,
 };
@@ -14,7 +15,10 @@ pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "link-missing-until-joined",
-    seed: "hard",
+    rulebook: "hard",
+    scope: Scope::Own,
+    when: When::After,
+    needs: Evidence::CHAT,
     default_severity: Severity::Warning,
     summary:
         "a turn to the user that ends without the call link while the human has not joined yet",
@@ -82,7 +86,7 @@ pub(crate) fn shows_human_in(r: &Record) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::fired;
+    use crate::lint::engine::fired;
 
     const HEAD: &str = r#"{"ts":"2026-10-10T09:00:00.000Z","chat":"user","text":"Open a call."}
 {"ts":"2026-10-10T09:00:01.000Z","fn":"create_call","args":{"lang":"en"},"result":{"call_id":"c-1","link":"https://voicehook.ai/c/abc","share_text":"Join the call: https://voicehook.ai/c/abc"}}

@@ -6,16 +6,20 @@
 //! with the link") are shared with `foreground-wait-before-link` and
 //! `link-missing-until-joined`.
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Anchor, Body, Op, Record, Text};
-use crate::report::escape::quote;
+use crate::core::escape::quote;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "link-not-last",
-    seed: "hard",
+    rulebook: "hard",
+    scope: Scope::Own,
+    when: When::After,
+    needs: Evidence::CHAT,
     default_severity: Severity::Error,
     summary: "the turn after `create_call` does not end with `share_text` verbatim as its last line, or something follows the link",
     options: &[],
@@ -334,7 +338,7 @@ fn what(r: &Record) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::fired;
+    use crate::lint::engine::fired;
 
     const CREATE: &str = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"create_call","args":{"lang":"en"},"result":{"call_id":"c-1","link":"https://voicehook.ai/c/abc","share_text":"Join the call: https://voicehook.ai/c/abc"}}"#;
 

@@ -1,15 +1,18 @@
 //! `long-say`: speech that is too long (rulebook rule 10).
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Via, Who};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "long-say",
-    seed: "10",
+    rulebook: "10",
+    scope: Scope::Room,
+    when: When::Record,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "a `say` over 30 words or 2 sentences",
     options: &[
@@ -67,7 +70,7 @@ pub fn measure(text: &str) -> (usize, usize) {
         .split_whitespace()
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .count();
-    let sentences = crate::addressing::sentences(text)
+    let sentences = crate::text::addressing::sentences(text)
         .filter(|r| text[r.clone()].chars().any(char::is_alphanumeric))
         .count();
     (words, sentences)

@@ -14,19 +14,23 @@
 
 use std::collections::HashMap;
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
-use crate::words::Phrases;
-use crate::text::lower_words;
-use crate::words::Words;
+use crate::text::phrases::words;
+use crate::text::words::Phrases;
+use crate::text::words::Words;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "missed-line",
-    seed: "1",
+    rulebook: "1",
+    scope: Scope::Own,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "the agent claims a line did not reach it that its own events delivered (often inside a `timeout` event)",
     options: &[],
@@ -169,20 +173,6 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// Words as the lexicon lists them: lower case, typographic apostrophes
-/// made straight.
-pub(crate) fn words(s: &str) -> Vec<String> {
-    lower_words(&s.replace(['\u{2019}', '\u{2018}'], "'"))
-}
-
-/// If one of the (lower-case, space separated) phrases starts at word `i`,
-/// the number of words the longest match covers. A `*` in a phrase matches
-/// up to three words ("kommt * nichts an" matches "kommt von Promo nichts
-/// an"). The list is compiled and indexed by first word
-/// ([`Lexicon::phrases`]).
-pub(crate) fn phrase_at(w: &[String], i: usize, list: &Phrases) -> Option<usize> {
-    list.gapped_at(w, i)
-}
 
 /// Position and length of the first phrase of `list` in `w`.
 fn find_any(w: &[String], list: &Phrases) -> Option<(usize, usize)> {
@@ -207,12 +197,12 @@ pub(crate) struct Claim {
 
 /// Every claim that a particular line did not arrive, one per sentence at
 /// most. A sentence that claims lines do not come through in general is a
-/// claim about the call, `contradicted-claim`'s (see [`crate::claims`]).
+/// claim about the call, `contradicted-claim`'s (see [`crate::text::claims`]).
 pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
     let missed = lex.phrases("reading.missed-claims");
     let mut out = Vec::new();
     let mut w = Words::default();
-    for range in crate::addressing::sentences(text) {
+    for range in crate::text::addressing::sentences(text) {
         let sentence = &text[range];
         // As `words`: typographic apostrophes made straight first.
         if sentence.contains(['\u{2019}', '\u{2018}']) {
@@ -220,7 +210,7 @@ pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
         } else {
             w.fill(sentence);
         }
-        if crate::claims::about_call(lex, &w).is_some() {
+        if crate::text::claims::about_call(lex, &w).is_some() {
             continue;
         }
         let Some((start, n)) = missed.find_gapped(&w) else {
@@ -498,7 +488,7 @@ mod tests {
     }
 
     fn run(lines: &[String]) -> usize {
-        crate::engine::fired("missed-line", &lines.join("\n")).len()
+        crate::lint::engine::fired("missed-line", &lines.join("\n")).len()
     }
 
     const JOIN: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Orca","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;

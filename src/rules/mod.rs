@@ -1,7 +1,11 @@
 //! The rule catalogue. One module per rule; one line per rule below.
 
-use crate::diagnostic::Severity;
-use crate::engine::{Rule, RuleMeta};
+pub mod api;
+
+pub use api::{Cx, Rule};
+
+use crate::core::diagnostic::Severity;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 
 macro_rules! registry {
     ($($module:ident => $name:literal),* $(,)?) => {
@@ -59,7 +63,10 @@ registry! {
 /// selected, ignored and explained like rules.
 pub static INVALID_RECORD: RuleMeta = RuleMeta {
     name: "invalid-record",
-    seed: "format",
+    rulebook: "format",
+    scope: Scope::Own,
+    when: When::Elsewhere,
+    needs: Evidence::NONE,
     default_severity: Severity::Error,
     summary:
         "a line that breaks the log format (not JSON, not an object, a value of the wrong type)",
@@ -70,7 +77,10 @@ pub static INVALID_RECORD: RuleMeta = RuleMeta {
 /// can be selected, ignored and explained like a rule.
 pub static NO_TIMES: RuleMeta = RuleMeta {
     name: "no-times",
-    seed: "format",
+    rulebook: "format",
+    scope: Scope::Own,
+    when: When::Elsewhere,
+    needs: Evidence::NONE,
     default_severity: Severity::Info,
     summary:
         "an input whose records carry no times, so the rules that measure time could not judge it",
@@ -81,152 +91,51 @@ pub static NO_TIMES: RuleMeta = RuleMeta {
 /// listed here so it can be selected, ignored and explained like a rule.
 pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
     name: "unused-suppression",
-    seed: "format",
+    rulebook: "format",
+    scope: Scope::Own,
+    when: When::Elsewhere,
+    needs: Evidence::NONE,
     default_severity: Severity::Warning,
     summary: "a `callint: ignore[rule]` comment in a prompt or helper code that suppressed no finding, or names no rule",
     options: &[],
 };
 
-/// The rules that cannot judge a call without the times of its records:
-/// each measures how long something took.
-pub const NEEDS_TIMES: &[&str] = &["slow-ack", "unanswered-agent"];
-
-/// Where a rule can judge an agent: from its own log only, or also from the
-/// room that other agents' logs show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// The rule needs the agent's own records: its joins, boards, decisions,
-    /// messages to its user, tools, say outcomes, or the events it received.
-    Own,
-    /// The rule judges what an agent said against what was said in the
-    /// room. With several logs of one call it also judges, on the merged
-    /// room timeline, the agents whose own log is not among them
-    /// ([`crate::room`]).
-    Room,
+/// The rules that need `evidence` of their input, by name, in catalogue
+/// order (`Evidence::TIMES`: the rules that measure how long something
+/// took, which an untimed input cannot show).
+pub fn needing(evidence: Evidence) -> impl Iterator<Item = &'static str> {
+    ALL.iter()
+        .map(|r| r.meta())
+        .filter(move |m| m.needs.covers(evidence))
+        .map(|m| m.name)
 }
 
-impl Scope {
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::Own => "own",
-            Scope::Room => "room",
-        }
-    }
-}
-
-/// The rules in [`Scope::Room`]: each judges a line by its text and by the
-/// lines around it in the room (who was addressed, who spoke before), which
-/// every agent's log holds alike. The others need the agent's own records.
-pub const ROOM_SCOPE: &[&str] = &[
-    "ack-not-addressed",
-    "answered-agent",
-    "answered-human-question",
-    "asked-delta",
-    "long-say",
-    "participant-offered-action",
-    "repeated-say",
-    "spoke-for-addressed",
-    "spoke-over-delta",
-    "unaddressed-request",
-    "unanswered-agent",
-    "wrong-language",
-];
-
-/// The rules that can judge a record an agent is about to send (`callint
-/// guard`, [`crate::engine::Linter::judge_pending`]): each decides from the
-/// record itself and what came before it, so its verdict on the last record
-/// of a call cannot change with what follows.
-///
-/// - by the record alone: `board-bundle`, `board-missing-emoji`,
-///   `question-on-board`, `decision-not-yes-no`, `label-too-long`,
-///   `create-call-delegated`, `long-say`;
-/// - by the record against the room so far (who was addressed, who spoke,
-///   asked or answered last, the call language, the labels of the peers
-///   already in): `ack-not-addressed`, `ambiguous-labels`, `answered-agent`,
-///   `answered-human-question`, `asked-delta`, `repeated-say`,
-///   `spoke-for-addressed`, `spoke-over-delta`, `unaddressed-request`,
-///   `wrong-language`, `participant-offered-action`;
-/// - by what the agent's own events had delivered before it: `missed-line`,
-///   `contradicted-claim`, `resent-dropped-say` (a say the server dropped
-///   before, sent again).
-///
-/// The others cannot, and are left out:
-///
-/// - they judge what did or did not come after a record, which a pending
-///   record has not had yet: `join-sequence` and `no-greeting` (what follows
-///   a join), `unanswered-agent` (no answer to a line), `link-not-last` and
-///   `link-missing-until-joined` (what ends the turn), `foreground-wait-before-link`
-///   (whether the link reached the user before the wait);
-/// - `slow-ack` measures a delay: holding back the late acknowledgement
-///   would only make it later;
-/// - `participant-acted` judges the agent's other tools, and
-///   `timeout-events-dropped` its helper code, neither of which is a call
-///   of voicehook.
-pub const PENDING: &[&str] = &[
-    "ack-not-addressed",
-    "ambiguous-labels",
-    "answered-agent",
-    "answered-human-question",
-    "asked-delta",
-    "board-bundle",
-    "board-missing-emoji",
-    "contradicted-claim",
-    "create-call-delegated",
-    "decision-not-yes-no",
-    "label-too-long",
-    "long-say",
-    "missed-line",
-    "participant-offered-action",
-    "question-on-board",
-    "repeated-say",
-    "resent-dropped-say",
-    "spoke-for-addressed",
-    "spoke-over-delta",
-    "unaddressed-request",
-    "wrong-language",
-];
-
-/// The rules that judge a record by what follows it in the log (a greeting
-/// or the steps due after a join, an answer to a line, the end of a turn,
-/// a delay): a log still being written has not shown it yet, so
-/// `check --follow` holds their findings until the log has moved on, and
-/// none of them is in [`PENDING`].
-pub const LOOKS_AHEAD: &[&str] = &[
-    "join-sequence",
-    "no-greeting",
-    "unanswered-agent",
-    "link-not-last",
-    "link-missing-until-joined",
-    "foreground-wait-before-link",
-    "slow-ack",
-];
-
-/// True when rule `name` can judge a record before it is sent ([`PENDING`]).
+/// True when rule `name` can judge a record before it is sent
+/// ([`RuleMeta::judges_pending`]).
 pub fn judges_pending(name: &str) -> bool {
-    PENDING.contains(&name)
+    meta(name).is_some_and(RuleMeta::judges_pending)
+}
+
+/// True when rule `name` judges a record only once what follows it is
+/// known ([`When::After`]).
+pub fn looks_ahead(name: &str) -> bool {
+    meta(name).is_some_and(|m| m.when == When::After)
 }
 
 /// The scope of a rule.
 pub fn scope(name: &str) -> Scope {
-    if ROOM_SCOPE.contains(&name) {
-        Scope::Room
-    } else {
-        Scope::Own
-    }
+    meta(name).map_or(Scope::Own, |m| m.scope)
 }
 
 /// The rules that can never fire on `format`: its records do not carry
-/// what they look at ([`crate::input::Format::evidence`]).
+/// what they need ([`crate::input::Format::evidence`]), in catalogue order.
 pub fn cannot_show(format: crate::input::Format) -> Vec<&'static str> {
-    use crate::input::Evidence;
-    match format.evidence() {
-        Evidence::AllBut(not) => not.to_vec(),
-        Evidence::Only(only) => all()
-            .iter()
-            .map(|r| r.meta().name)
-            .filter(|n| !only.contains(n))
-            .collect(),
-    }
+    let carried = format.evidence();
+    ALL.iter()
+        .map(|r| r.meta())
+        .filter(|m| !carried.covers(m.needs))
+        .map(|m| m.name)
+        .collect()
 }
 
 /// True when findings of `rule` can come from `format` (every name outside
@@ -251,7 +160,10 @@ pub fn catalogue() -> Vec<&'static RuleMeta> {
 }
 
 pub fn meta(name: &str) -> Option<&'static RuleMeta> {
-    catalogue().into_iter().find(|m| m.name == name)
+    ALL.iter()
+        .map(|r| r.meta())
+        .chain([&INVALID_RECORD, &NO_TIMES, &UNUSED_SUPPRESSION])
+        .find(|m| m.name == name)
 }
 
 /// The known rule name closest to a misspelt one.
@@ -326,27 +238,44 @@ mod tests {
     }
 
     #[test]
-    fn room_scope_names_real_rules() {
-        for name in ROOM_SCOPE {
-            assert!(meta(name).is_some(), "{name}");
-            assert_eq!(scope(name), Scope::Room);
+    fn every_rule_can_fire_on_some_input_and_a_native_log_shows_them_all() {
+        use crate::input::Format;
+        assert!(cannot_show(Format::Native).is_empty());
+        let formats = [
+            Format::Native,
+            Format::Mcp,
+            Format::Transcript,
+            Format::Board,
+            Format::Prompt,
+            Format::Code(crate::input::CodeLang::Python),
+        ];
+        for r in all() {
+            let m = r.meta();
+            assert!(
+                formats.iter().any(|f| shows(*f, m.name)),
+                "{} fires on no input",
+                m.name
+            );
         }
-        assert_eq!(scope("board-bundle"), Scope::Own);
     }
 
     #[test]
-    fn pending_names_real_rules() {
-        for name in PENDING {
-            assert!(meta(name).is_some(), "{name}");
-        }
+    fn what_a_rule_declares_decides_where_and_when_it_judges() {
         assert!(judges_pending("long-say"));
         assert!(!judges_pending("unanswered-agent"));
+        assert!(looks_ahead("no-greeting"));
+        assert_eq!(scope("board-bundle"), Scope::Own);
+        assert_eq!(scope("wrong-language"), Scope::Room);
         // a rule that waits for what follows a record cannot judge one
         // before it is sent
-        for name in LOOKS_AHEAD {
-            assert!(meta(name).is_some(), "{name}");
-            assert!(!judges_pending(name), "{name}");
+        for r in all() {
+            let m = r.meta();
+            assert!(!(m.when == When::After && m.judges_pending()), "{}", m.name);
         }
+        assert_eq!(
+            needing(Evidence::TIMES).collect::<Vec<_>>(),
+            ["slow-ack", "unanswered-agent"]
+        );
     }
 
     #[test]

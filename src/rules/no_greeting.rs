@@ -1,16 +1,19 @@
 //! `no-greeting`: after joining, the agent neither greets with `join` nor
 //! says anything within a few seconds (hard rule).
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{Greet, Join, Op, Path, Record};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "no-greeting",
-    seed: "hard",
+    rulebook: "hard",
+    scope: Scope::Own,
+    when: When::After,
+    needs: Evidence::JOIN_FLOW,
     default_severity: Severity::Warning,
     summary: "after joining: no `greet` on the join and no `say` within 3 seconds",
     options: &[
@@ -133,7 +136,7 @@ fn first_say_after(records: &[Record], i: usize) -> Option<(usize, bool)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::fired;
+    use crate::lint::engine::fired;
 
     const JOIN_NO_GREET: &str = r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"join","args":{"call_id":"c-1","label":"Kit","greet":false},"result":{"status":"joined","context":{"lang":"en"}}}"#;
 

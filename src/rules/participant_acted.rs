@@ -1,18 +1,22 @@
 //! `participant-acted`: a participant runs tools in someone else's call
 //! without being asked (rulebook rule 7).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
 use crate::model::{Body, Call, Op, Tool, Who};
-use crate::report::escape::one_line;
-use crate::text::{lower_words, starts_with_any};
+use crate::core::escape::one_line;
+use crate::text::phrases::{lower_words, starts_with_any};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "participant-acted",
-    seed: "7",
+    rulebook: "7",
+    scope: Scope::Own,
+    when: When::Elsewhere,
+    needs: Evidence::TOOLS,
     default_severity: Severity::Warning,
     summary: "a participant ran tools (edit, shell, deploy, forward) it was not asked for by name",
     options: &[],
@@ -98,7 +102,7 @@ fn human_turns_before(call: &Call<'_>, i: usize) -> Vec<usize> {
 fn asked_by_name(call: &Call<'_>, me: &str, turns: &[usize]) -> bool {
     for &k in turns.iter().take(2) {
         let to = &call.utterances[k].addressed_to;
-        if to.iter().any(|n| crate::turns::same_name(n, me)) {
+        if to.iter().any(|n| crate::model::turns::same_name(n, me)) {
             return true;
         }
         if !to.is_empty() {
@@ -165,7 +169,7 @@ mod tests {
         let join = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Tarn","greet":true},"result":{"status":"joined","role":"participant","context":{"lang":"en"}}}"#;
         let mut log = vec![join.to_string()];
         log.extend(lines.iter().map(|l| l.to_string()));
-        crate::engine::fired("participant-acted", &log.join("\n")).len()
+        crate::lint::engine::fired("participant-acted", &log.join("\n")).len()
     }
 
     const TO_TARN: &str = r#"{"ts":"2026-10-10T10:01:00.000Z","fn":"next","result":{"type":"user","speaker":"Ines","text":"Tarn, restart the mailer.","addressed_to":["Tarn"],"addressed_to_you":true}}"#;

@@ -1,18 +1,22 @@
 //! `participant-offered-action`: a participant offers to change, fix or
 //! forward something nobody asked it for (rulebook rule 7).
 
-use crate::addressing::sentences;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
+use crate::text::addressing::sentences;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
 use crate::model::{Via, Who};
-use crate::words::{WordList, Words};
+use crate::text::words::{WordList, Words};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "participant-offered-action",
-    seed: "7",
+    rulebook: "7",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Info,
     summary: "a participant offered to change, fix, edit or forward something, unasked",
     options: &[],

@@ -1,19 +1,23 @@
 //! `question-on-board`: a question for the human on the board instead of
 //! on the Decision Board (seed rule 9).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
-use crate::report::escape::quote;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
+use crate::core::escape::quote;
 use crate::rules::Once;
-use crate::text::{lower_words, strip_bullet};
-use crate::words::{WordList, Words};
+use crate::text::phrases::{lower_words, strip_bullet};
+use crate::text::words::{WordList, Words};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "question-on-board",
-    seed: "9",
+    rulebook: "9",
+    scope: Scope::Own,
+    when: When::Record,
+    needs: Evidence::BOARDS,
     default_severity: Severity::Warning,
     summary: "a question only the human can decide, put on the board instead of into `decide`",
     options: &[],

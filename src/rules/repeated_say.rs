@@ -3,19 +3,22 @@
 
 use std::collections::HashSet;
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
 use crate::model::{Via, Who};
-use crate::report::escape::quote;
-use crate::words::{NameList, Phrases, Words};
+use crate::core::escape::quote;
+use crate::text::words::{NameList, Phrases, Words};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "repeated-say",
-    seed: "10, checklist",
+    rulebook: "10, checklist",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "a `say` that repeats what another participant said just before",
     options: &[
@@ -62,7 +65,7 @@ impl Rule for Check {
             // A greeting or an acknowledgement says nothing to repeat
             // (whether an acknowledgement was called for is
             // `ack-not-addressed`'s to judge).
-            if crate::turns::is_greeting(lex, u)
+            if crate::model::turns::is_greeting(lex, u)
                 || super::ack_not_addressed::bare_ack(lex, u.text, &names)
             {
                 continue;

@@ -5,18 +5,21 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{next_event, Anchor, Call, EventKind, Ms, Op, Path, Record, Revise, Via, Who};
-use crate::report::escape::quote;
-use crate::text::lower_words;
+use crate::core::escape::quote;
+use crate::text::phrases::lower_words;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "resent-dropped-say",
-    seed: "server",
+    rulebook: "server",
+    scope: Scope::Own,
+    when: When::Before,
+    needs: Evidence::SPEECH.and(Evidence::SAY_OUTCOMES),
     default_severity: Severity::Warning,
     summary: "a `say` dropped for `addressed_other` sent again while still not addressed",
     options: &[OptionMeta {
@@ -245,7 +248,7 @@ mod tests {
     use super::*;
 
     fn run(lines: &[&str]) -> usize {
-        crate::engine::fired("resent-dropped-say", &lines.join("\n")).len()
+        crate::lint::engine::fired("resent-dropped-say", &lines.join("\n")).len()
     }
 
     const JOIN: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Lumen","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;

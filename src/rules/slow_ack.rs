@@ -1,16 +1,19 @@
 //! `slow-ack`: addressed by the human, the agent does not acknowledge at
 //! once (the hard rule on acknowledging within 3 seconds).
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
 use crate::model::{next_event, Body, EventKind, Op, Record, Utterance, Who};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "slow-ack",
-    seed: "hard",
+    rulebook: "hard",
+    scope: Scope::Own,
+    when: When::After,
+    needs: Evidence::SPEECH.and(Evidence::TIMES),
     default_severity: Severity::Warning,
     summary: "addressed by the human, the first `say` comes later than 3 s, or other work comes before it",
     options: &[OptionMeta {
@@ -104,7 +107,7 @@ fn work_first(
         r.head(),
         format!(
             "{me} ran `{}` before acknowledging {human}",
-            crate::report::escape::one_line(what)
+            crate::core::escape::one_line(what)
         ),
     )
     .here("work before the acknowledgement")

@@ -1,16 +1,21 @@
 //! `spoke-for-addressed`: the human addressed another agent, and the
 //! recorder spoke in that turn (seed rule 2).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::report::escape::quote;
-use crate::turns::{self, Breach};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::core::escape::quote;
+use crate::model::turns;
+use crate::model::Breach;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "spoke-for-addressed",
-    seed: "2",
+    rulebook: "2",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "the human addressed another agent by name, and this agent spoke in that turn",
     options: &[],
@@ -48,7 +53,7 @@ impl Rule for Check {
 
 #[cfg(test)]
 mod tests {
-    use crate::turns::testlog::*;
+    use crate::model::turns::testlog::*;
 
     const RULE: &str = "spoke-for-addressed";
 

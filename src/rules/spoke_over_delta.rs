@@ -1,16 +1,21 @@
 //! `spoke-over-delta`: the human addressed the voicebot, and the recorder
 //! spoke in that turn (seed rule 4).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::report::escape::quote;
-use crate::turns::{self, Breach};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::core::escape::quote;
+use crate::model::turns;
+use crate::model::Breach;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "spoke-over-delta",
-    seed: "4",
+    rulebook: "4",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary:
         "the human addressed Delta (or Data, Della, Delter), and this agent spoke in that turn",
@@ -56,7 +61,7 @@ impl Rule for Check {
 
 #[cfg(test)]
 mod tests {
-    use crate::turns::testlog::*;
+    use crate::model::turns::testlog::*;
 
     const RULE: &str = "spoke-over-delta";
 

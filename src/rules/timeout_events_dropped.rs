@@ -26,8 +26,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, When};
+use crate::rules::{Cx, Rule};
 use crate::input::prompt::CODE_TOOL;
 use crate::input::CodeLang;
 use crate::model::{Anchor, Body, Path, Span};
@@ -36,7 +37,10 @@ pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "timeout-events-dropped",
-    seed: "1",
+    rulebook: "1",
+    scope: crate::core::meta::Scope::Own,
+    when: When::Elsewhere,
+    needs: Evidence::CODE,
     default_severity: Severity::Error,
     summary: "helper code that skips `timeout` events before reading their `operators_said`",
     options: &[],

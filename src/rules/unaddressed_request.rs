@@ -1,18 +1,22 @@
 //! `unaddressed-request`: a request or question in the second person that
 //! names no one, in a call where several could take it (seed rule 5).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
-use crate::report::escape::quote;
-use crate::rules::missed_line::words;
+use crate::core::escape::quote;
+use crate::text::phrases::words;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "unaddressed-request",
-    seed: "5",
+    rulebook: "5",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "a request or question in the second person, addressed to no one, with two or more possible addressees",
     options: &[],
@@ -87,16 +91,16 @@ impl Rule for Check {
 /// The first sentence of `text` that asks someone ("you") to do or answer
 /// something.
 fn request<'t>(lex: &Lexicon, text: &'t str) -> Option<&'t str> {
-    crate::addressing::sentences(text)
+    crate::text::addressing::sentences(text)
         .map(|r| text[r].trim())
-        .find(|s| crate::turns::is_request(lex, s))
+        .find(|s| crate::model::turns::is_request(lex, s))
 }
 
 /// The first sentence of `text` that asks for work.
 fn work_request<'t>(lex: &Lexicon, text: &'t str) -> Option<&'t str> {
-    crate::addressing::sentences(text)
+    crate::text::addressing::sentences(text)
         .map(|r| text[r].trim())
-        .find(|s| crate::turns::is_work_request(lex, s))
+        .find(|s| crate::model::turns::is_work_request(lex, s))
 }
 
 /// The say introduces the agent itself ("Hi, this is Pico, ... How can I
@@ -218,7 +222,7 @@ mod tests {
     }
 
     fn run(lines: &[String]) -> usize {
-        crate::engine::fired("unaddressed-request", &lines.join("\n")).len()
+        crate::lint::engine::fired("unaddressed-request", &lines.join("\n")).len()
     }
 
     const JOIN: &str = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"label":"Pico","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;

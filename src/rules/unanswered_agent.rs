@@ -2,19 +2,22 @@
 //! `operator` event) and got no `say` back (seed rule 1, and the server's
 //! wake-up on address).
 
-use crate::config::OptValue;
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, OptionMeta, Rule, RuleMeta};
-use crate::lexicon::Lexicon;
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::lexicon::Lexicon;
 use crate::model::{next_event, Call, EventKind, Line, Ms, Op, Record};
-use crate::report::escape::quote;
-use crate::rules::missed_line::{phrase_at, words};
+use crate::core::escape::quote;
+use crate::text::phrases::{phrase_at, words};
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "unanswered-agent",
-    seed: "1, server",
+    rulebook: "1, server",
+    scope: Scope::Room,
+    when: When::After,
+    needs: Evidence::SPEECH.and(Evidence::TIMES),
     default_severity: Severity::Warning,
     summary: "an `operator` event (another agent addressed this agent by name) that got no `say`",
     options: &[OptionMeta {
@@ -49,7 +52,7 @@ impl Rule for Check {
             let text = line.text.as_ref().map(|t| t.as_str()).unwrap_or("");
             // Thanks, or a line that asks nothing (an answer to this
             // agent's own question: "Tarn, the port is 8443.").
-            if needs_no_reply(lex, &names, text) || !crate::turns::asks(lex, text, &name_words) {
+            if needs_no_reply(lex, &names, text) || !crate::model::turns::asks(lex, text, &name_words) {
                 continue;
             }
             let Some(end) = marks.unanswered(call, i, window) else {
@@ -223,11 +226,11 @@ fn user_anchor(r: &Record) -> crate::model::Anchor {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::Linter;
+    use crate::lint::engine::Linter;
 
     fn run(log: &str) -> Vec<(String, usize)> {
         let linter = Linter::new(
-            &crate::config::Config::default(),
+            &crate::lint::config::Config::default(),
             Some(&["unanswered-agent".to_string()]),
             &[],
         )

@@ -1,17 +1,21 @@
 //! `wrong-language`: speaking another language than the call's (rulebook
 //! rule 6).
 
-use crate::diagnostic::{Finding, Severity};
-use crate::engine::{Cx, Rule, RuleMeta};
-use crate::language::{identify, Lang, NameIndex, Verdict};
+use crate::core::diagnostic::{Finding, Severity};
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::{Cx, Rule};
+use crate::text::language::{identify, Lang, NameIndex, Verdict};
 use crate::model::{Via, Who};
-use crate::report::escape::quote;
+use crate::core::escape::quote;
 
 pub struct Check;
 
 static META: RuleMeta = RuleMeta {
     name: "wrong-language",
-    seed: "6",
+    rulebook: "6",
+    scope: Scope::Room,
+    when: When::Before,
+    needs: Evidence::SPEECH,
     default_severity: Severity::Warning,
     summary: "a `say` or greeting not in the call language (which `context` events may change)",
     options: &[],

@@ -24,7 +24,7 @@ fn corpus_logs() -> Vec<PathBuf> {
     for case in std::fs::read_dir(root().join("corpus")).unwrap().flatten() {
         if case.path().is_dir() {
             for f in std::fs::read_dir(case.path()).unwrap().flatten() {
-                if callint::walk::is_log(&f.path()) {
+                if callint::app::walk::is_log(&f.path()) {
                     v.push(f.path());
                 }
             }
@@ -500,7 +500,7 @@ fn statistics_do_not_go_with_sarif_or_github() {
 /// handed over as well as files.
 #[test]
 fn the_library_run_is_the_command_lines() {
-    use callint::batch::Settings;
+    use callint::app::batch::Settings;
     use callint::report::Format::{Concise, Json};
     let cli = callint(&["check", "corpus", "--format", "json", "--no-cache"]);
     assert_eq!(cli.status.code(), Some(1));

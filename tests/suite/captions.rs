@@ -3,8 +3,8 @@
 
 use crate::common;
 
-use callint::config::Config;
-use callint::engine::{FileResult, Linter};
+use callint::lint::config::Config;
+use callint::lint::engine::{FileResult, Linter};
 use callint::report::{resolve, LineIndex};
 
 fn lint_with(config: &str, name: &str, src: &str) -> FileResult {

@@ -125,7 +125,7 @@ fn walk_count(dir: &str) -> usize {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if callint::walk::is_log(&p) {
+            } else if callint::app::walk::is_log(&p) {
                 n += 1;
             }
         }
@@ -535,22 +535,38 @@ fn tee_halves_are_paired() {
 
 #[test]
 fn the_docs_say_what_the_tool_does() {
-    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).unwrap();
-    // Every rule of the catalogue has its row in the README's table.
+    let root = crate::common::root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    // README and the reference in docs/, as one text.
+    let mut docs = readme.clone();
+    for e in std::fs::read_dir(root.join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            docs.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    // The catalogue page is what the rules declare, as `callint rules`
+    // writes it.
     let o = callint(&["rules", "--format", "json"]);
     let rules: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(rules.len(), callint::rules::catalogue().len());
+    let page = std::fs::read_to_string(root.join("docs/rules.md")).unwrap();
+    assert_eq!(
+        page,
+        stdout(&callint(&["rules", "--format", "markdown"])),
+        "docs/rules.md is not what `callint rules --format markdown` writes"
+    );
     for r in &rules {
         let name = r["name"].as_str().unwrap();
         let row = format!("| `{name}` | {} |", r["seed"].as_str().unwrap());
-        assert!(readme.contains(&row), "no README row {row}");
+        assert!(page.contains(&row), "no row {row} in docs/rules.md");
     }
     // Every ending a folder walk reads is named in the README and in
     // `check --help`.
     let help = stdout(&callint(&["check", "--help"]));
-    for ext in callint::walk::LOG_EXTENSIONS {
+    for ext in callint::app::walk::LOG_EXTENSIONS {
         let e = format!("`.{ext}`");
-        assert!(readme.contains(&e), "README does not name {e}");
+        assert!(docs.contains(&e), "the docs do not name {e}");
         assert!(
             help.contains(&format!(".{ext}")),
             "check --help does not name .{ext}"

@@ -177,7 +177,7 @@ fn a_log_left_out_is_made_up_for_by_the_room() {
             let mut want: Vec<String> = expected
                 .iter()
                 .filter(|(f, _, r)| {
-                    f == file && callint::rules::scope(r) == callint::rules::Scope::Room
+                    f == file && callint::rules::scope(r) == callint::core::meta::Scope::Room
                 })
                 .map(|e| e.2.clone())
                 .collect();

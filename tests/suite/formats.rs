@@ -194,7 +194,7 @@ fn every_call_in_every_format() {
             // recording agents.
             let in_room = |e: &Finding| {
                 format.room
-                    || callint::rules::scope(&e.2) != callint::rules::Scope::Room
+                    || callint::rules::scope(&e.2) != callint::core::meta::Scope::Room
                     || about.get(e).is_none_or(|a| recorders.contains(a))
             };
             let known = |e: &Finding| {
@@ -213,12 +213,12 @@ fn every_call_in_every_format() {
                 .collect();
             let mut got: BTreeSet<Finding> = BTreeSet::new();
             for f in common::lint_together(&conv.files) {
-                let index = callint::report::LineIndex::new(&f.source);
+                let index = callint::core::lines::LineIndex::new(&f.source);
                 for d in &f.diagnostics {
                     if !shown(d.rule) || d.agent.as_ref().is_some_and(|a| !judged.contains(a)) {
                         continue;
                     }
-                    let at = callint::report::resolve(&f.source, &index, &d.primary.at);
+                    let at = callint::core::lines::resolve(&f.source, &index, &d.primary.at);
                     let at = (f.path.clone(), at.line);
                     let (file, line) = conv.alias.get(&at).cloned().unwrap_or(at);
                     let found = (file, line, d.rule.to_string());

@@ -3,7 +3,7 @@
 
 #[allow(dead_code)]
 #[path = "../../benches/support/genlog.rs"]
-mod generator;
+pub(crate) mod generator;
 
 /// A long call's rules run side by side; what they find, and in which
 /// order, is what one after the other finds (a pool of one thread runs
@@ -13,7 +13,8 @@ fn a_long_calls_rules_side_by_side_find_what_one_after_the_other_finds() {
     let mut log = Vec::new();
     generator::write(2_500, &mut log).unwrap();
     let linter =
-        callint::engine::Linter::new(&callint::config::Config::default(), None, &[]).unwrap();
+        callint::lint::engine::Linter::new(&callint::lint::config::Config::default(), None, &[])
+            .unwrap();
     let lint = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -13,9 +13,7 @@ use std::process::Command;
 
 use crate::common::{root, scratch};
 
-#[allow(dead_code)]
-#[path = "../../benches/support/genlog.rs"]
-mod generator;
+use crate::genlog::generator;
 
 /// Every renderer `check` has, with the flags that make it deterministic.
 const FORMATS: &[(&str, &[&str])] = &[

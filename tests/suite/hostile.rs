@@ -5,7 +5,7 @@
 //! timestamps that are no dates or go backwards, unknown functions and
 //! event types, and terminal escape sequences in every kind of text.
 //!
-//! For each: every invariant of `callint::harness` holds (which includes
+//! For each: every invariant of `callint::app::harness` holds (which includes
 //! that the pretty output shows no raw control character), the broken line
 //! gets its diagnostic, and the lines around it are still linted. The
 //! `callint` binary exits 0 or 1 on each.
@@ -14,9 +14,9 @@
 //! binary; `tests/properties.rs` throws generated inputs at the harness.
 
 use crate::common;
-use callint::engine::FileResult;
-use callint::harness;
+use callint::app::harness;
 use callint::input::Format;
+use callint::lint::engine::FileResult;
 use callint::report::{resolve, LineIndex};
 use serde_json::{json, Value};
 
@@ -709,8 +709,8 @@ fn thousands_of_speakers_alike() {
     );
     log.push('\n');
     // Every finding listed: none summed up after the first hundred.
-    let all = callint::config::Config::parse("max-repeats = 0", None).unwrap();
-    let f = callint::engine::Linter::new(&all, None, &[])
+    let all = callint::lint::config::Config::parse("max-repeats = 0", None).unwrap();
+    let f = callint::lint::engine::Linter::new(&all, None, &[])
         .unwrap()
         .lint("many.jsonl", log.as_bytes().to_vec());
     let ambiguous: Vec<_> = f

@@ -15,9 +15,9 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use callint::config::Config;
-use callint::engine::{FileResult, Linter};
 use callint::input::{self, Client, CodeLang, Format, Recorder};
+use callint::lint::config::Config;
+use callint::lint::engine::{FileResult, Linter};
 use callint::report::{resolve, LineIndex};
 
 fn case_files(case: &str) -> Vec<PathBuf> {
@@ -44,7 +44,7 @@ fn lint_as(name: &str, bytes: &[u8], format: Format) -> FileResult {
 
 /// The text a finding points at: a JSON string decoded, a record-level
 /// anchor (an object) as nothing.
-fn subject(f: &FileResult, d: &callint::diagnostic::Diagnostic) -> String {
+fn subject(f: &FileResult, d: &callint::core::diagnostic::Diagnostic) -> String {
     let idx = LineIndex::new(&f.source);
     let at = resolve(&f.source, &idx, &d.primary.at);
     let raw = String::from_utf8_lossy(&f.source[at.span.start..at.span.end]).to_string();
@@ -545,10 +545,16 @@ fn the_formats_name_only_real_rules() {
             assert!(names.contains(r), "{n}: {r}");
             assert!(!callint::rules::shows(f, r), "{n}: {r}");
         }
-        if let callint::input::Evidence::Only(only) = f.evidence() {
-            for r in only {
-                assert!(names.contains(r), "{n}: {r}");
-            }
+        // What a format cannot show is exactly the rules that need more
+        // than it carries.
+        for r in callint::rules::all() {
+            let m = r.meta();
+            assert_eq!(
+                callint::rules::shows(f, m.name),
+                f.evidence().covers(m.needs),
+                "{n}: {}",
+                m.name
+            );
         }
         assert!(callint::rules::shows(f, "invalid-record"));
     }
@@ -727,8 +733,13 @@ fn broken_recordings_keep_the_rest() {
             Format::Recording(format),
             "{name}"
         );
-        let f = callint::harness::lint(&callint::harness::linter(), name, src.as_bytes(), None)
-            .unwrap();
+        let f = callint::app::harness::lint(
+            &callint::app::harness::linter(),
+            name,
+            src.as_bytes(),
+            None,
+        )
+        .unwrap();
         let rules: Vec<&str> = f.diagnostics.iter().map(|d| d.rule).collect();
         assert!(rules.contains(&"board-bundle"), "{name}: {rules:?}");
         assert_eq!(
@@ -851,7 +862,7 @@ fn a_log_without_times_says_once_what_was_not_judged() {
         .filter(|d| d.rule == "no-times")
         .collect();
     assert_eq!(notes.len(), 1, "{:#?}", f.diagnostics);
-    assert_eq!(notes[0].severity, callint::diagnostic::Severity::Info);
+    assert_eq!(notes[0].severity, callint::core::diagnostic::Severity::Info);
     assert!(
         notes[0].message.contains("slow-ack"),
         "{}",

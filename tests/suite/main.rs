@@ -2,6 +2,7 @@
 //! against the library once, instead of once per file.
 
 mod adoption;
+mod architecture;
 mod batch;
 mod browser;
 mod captions;

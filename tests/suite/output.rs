@@ -113,7 +113,7 @@ fn a_folder_with_nothing_to_read_is_no_pass() {
     let err = stderr(&o);
     assert!(err.contains("nothing to check below"), "{err}");
     // It says what it looked for, every ending a walk picks up.
-    for ext in callint::walk::LOG_EXTENSIONS {
+    for ext in callint::app::walk::LOG_EXTENSIONS {
         assert!(err.contains(&format!(".{ext}")), "{ext}: {err}");
     }
     assert!(!stdout(&o).contains("All checks passed"));

@@ -1,6 +1,6 @@
 //! Property tests: whatever the bytes, read in every input format and by
 //! format detection, linted with every rule and written by every renderer,
-//! the invariants of `callint::harness` hold (no panic, positions inside
+//! the invariants of `callint::app::harness` hold (no panic, positions inside
 //! the input, no raw control character in the pretty output, JSON and
 //! SARIF that parse).
 //!
@@ -9,9 +9,9 @@
 //! invalid UTF-8 and deep nesting; and the same records in the shapes of
 //! the other inputs (MCP envelopes, transcript lines, fenced blocks).
 
-use callint::engine::Linter;
-use callint::harness;
+use callint::app::harness;
 use callint::input::Format;
+use callint::lint::engine::Linter;
 use proptest::prelude::*;
 use proptest::test_runner::Config as PropConfig;
 
@@ -35,7 +35,7 @@ fn holds_everywhere(bytes: &[u8], formats: &[Format]) -> Result<(), String> {
     Ok(())
 }
 
-/// Keys of LOG-FORMAT.md: record keys, arguments, results, events, lines,
+/// Keys of the call log (docs/formats.md): record keys, arguments, results, events, lines,
 /// MCP and board keys.
 const KEYS: &[&str] = &[
     "ts",

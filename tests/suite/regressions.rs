@@ -1,11 +1,11 @@
-//! Inputs that once broke an invariant of `callint::harness` (found by the
+//! Inputs that once broke an invariant of `callint::app::harness` (found by the
 //! fuzz targets in `fuzz/`, or by hand), kept in `tests/regressions/`: each
 //! file is linted in every format and under every name the harness knows,
 //! and every invariant must hold. The corpus is checked the same way.
 
 use crate::common;
 
-use callint::harness;
+use callint::app::harness;
 
 fn check_all(what: &str, bytes: &[u8]) {
     let linter = harness::linter();
@@ -47,7 +47,7 @@ fn every_regression_input_keeps_the_invariants() {
 /// The harness itself catches what it promises to catch.
 #[test]
 fn the_harness_catches_broken_promises() {
-    use callint::diagnostic::{Diagnostic, Label, Severity};
+    use callint::core::diagnostic::{Diagnostic, Label, Severity};
     use callint::model::{Anchor, Span};
 
     assert_eq!(harness::raw_control("ok\nfine"), None);

@@ -84,7 +84,7 @@ fn pages_have_the_sections_users_look_for() {
             "rules/{}.md should say `{line}` on its third line",
             meta.name
         );
-        if scope == rules::Scope::Room {
+        if scope == callint::core::meta::Scope::Room {
             assert!(
                 page.contains("With several logs of one call"),
                 "rules/{}.md should say what the room adds",

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use callint::config::Config;
-use callint::engine::{FileResult, Linter};
+use callint::lint::config::Config;
+use callint::lint::engine::{FileResult, Linter};
 
 /// Run the `callint` binary in `dir` (colour left to its own choice).
 pub fn callint_in(dir: &Path, args: &[&str]) -> Output {
@@ -106,11 +106,11 @@ pub fn lint_together(files: &[(String, Vec<u8>)]) -> Vec<FileResult> {
 
 /// Findings as `(line, rule)` pairs.
 pub fn lines_and_rules(f: &FileResult) -> Vec<(usize, String)> {
-    let index = callint::report::LineIndex::new(&f.source);
+    let index = callint::core::lines::LineIndex::new(&f.source);
     f.diagnostics
         .iter()
         .map(|d| {
-            let at = callint::report::resolve(&f.source, &index, &d.primary.at);
+            let at = callint::core::lines::resolve(&f.source, &index, &d.primary.at);
             (at.line, d.rule.to_string())
         })
         .collect()

@@ -1,0 +1,853 @@
+//! `callint guard`: judge a voicehook call an agent is about to make, before
+//! it is made.
+//!
+//! Claude Code runs a command before each tool call (a `PreToolUse` hook)
+//! and hands it, as JSON on standard input, the tool's name, its input and
+//! the path of the session transcript. The guard reads the end of that
+//! transcript (from the last `join` or `create_call` of the same server on:
+//! everything the call so far consists of, see [`read_tail`]), appends the
+//! pending call to it as the client would write it, reads the whole through
+//! the session reader ([`crate::input::claude`]) and lets the engine judge
+//! the pending record alone ([`Linter::judge_pending`]).
+//!
+//! The guard never stands in an agent's way by failing: whatever it cannot
+//! read or judge, it lets through, and says why ([`Verdict::Allow`]).
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::core::diagnostic::{Diagnostic, Severity};
+use crate::core::escape::one_line;
+use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
+use crate::input::{claude, ts};
+use crate::lint::engine::Linter;
+use crate::model::{Body, Ms};
+
+mod kept;
+
+pub use kept::default_dir as default_cache_dir;
+
+type Obj = Map<String, Value>;
+
+/// The tool-use id the pending call is given in the transcript it is
+/// appended to.
+const PENDING_ID: &str = "callint-pending";
+
+/// What a `PreToolUse` hook input holds that the guard needs.
+#[derive(Debug)]
+pub struct Hook {
+    pub transcript_path: Option<PathBuf>,
+    /// The session the call is made in: what the guard keeps between
+    /// calls is kept per session.
+    pub session_id: Option<String>,
+    /// The folder the agent works in: where `callint.toml` is looked for.
+    pub cwd: Option<PathBuf>,
+    /// The tool about to be called, as Claude Code names it
+    /// (`mcp__<server>__<tool>`).
+    pub tool_name: String,
+    pub tool_input: Obj,
+    /// Set when the call comes from a subagent rather than the main thread.
+    pub agent_id: Option<String>,
+    /// The id of the pending `tool_use`: the client may have written it to
+    /// the transcript already.
+    pub tool_use_id: Option<String>,
+}
+
+/// Read a hook input: one JSON object. The error says what is wrong with it.
+pub fn read_hook(bytes: &[u8]) -> Result<Hook, String> {
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("the hook input is not JSON ({e})"))?;
+    let Value::Object(mut o) = v else {
+        return Err("the hook input is not a JSON object".into());
+    };
+    let string = |o: &Obj, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    if let Some(event) = o.get("hook_event_name") {
+        if event.as_str() != Some("PreToolUse") {
+            return Err(format!(
+                "the hook input is for {}, not PreToolUse",
+                one_line(&event.to_string())
+            ));
+        }
+    }
+    let tool_name =
+        string(&o, "tool_name").ok_or_else(|| "the hook input has no `tool_name`".to_string())?;
+    let tool_input = match o.remove("tool_input") {
+        None | Some(Value::Null) => Obj::new(),
+        Some(Value::Object(i)) => i,
+        Some(_) => return Err("the hook input's `tool_input` is not an object".into()),
+    };
+    Ok(Hook {
+        transcript_path: string(&o, "transcript_path").map(PathBuf::from),
+        session_id: string(&o, "session_id").filter(|s| !s.is_empty()),
+        cwd: string(&o, "cwd").map(PathBuf::from),
+        tool_name,
+        tool_input,
+        agent_id: string(&o, "agent_id").filter(|s| !s.is_empty()),
+        tool_use_id: string(&o, "tool_use_id").filter(|s| !s.is_empty()),
+    })
+}
+
+/// What the guard makes of one pending call.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Let it through without judging it, for the reason given.
+    Allow(String),
+    /// The findings on the pending call (none: it breaks no rule).
+    Judged(Vec<Diagnostic>),
+}
+
+/// Judge the call `hook` announces, at time `now` (or the transcript's last
+/// time, when that is later).
+pub fn judge(linter: &Linter, hook: &Hook, now: Ms) -> Verdict {
+    judge_kept(linter, hook, now, None)
+}
+
+/// Where and how often the guard keeps the state of a session's call
+/// ([`kept`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Keep<'a> {
+    /// The folder of the states, one file per session.
+    pub dir: &'a Path,
+    /// How many more bytes of the transcript must have been read since
+    /// the kept state before it is written again: writing it costs more
+    /// than reading a few lines again on the next run.
+    pub rewrite_after: u64,
+}
+
+/// What [`Keep::rewrite_after`] is unless told otherwise.
+pub const REWRITE_AFTER: u64 = 256 << 10;
+
+/// [`judge`], keeping the state of the session's call as `keep` says (when
+/// given) for the next call to start from.
+pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_>>) -> Verdict {
+    let name = one_line(&hook.tool_name);
+    let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
+        return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
+    };
+    if !FUNCTIONS.contains(&function_name(tool)) {
+        return Verdict::Allow(format!("{name} is no voicehook function"));
+    }
+    let Some(path) = &hook.transcript_path else {
+        return Verdict::Allow("the hook input names no transcript".into());
+    };
+    let cannot = |e: io::Error| {
+        Verdict::Allow(format!(
+            "cannot read the transcript {}: {e}",
+            crate::core::escape::file_name(&path.to_string_lossy())
+        ))
+    };
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => return cannot(e),
+    };
+    let room = pending_entry(hook, now).len() + 64;
+    let opts = linter.read_options();
+    let slot = keeping.map(|k| {
+        kept::Slot::new(
+            k.dir,
+            hook.session_id.as_deref(),
+            path,
+            server,
+            &format!("{opts:?}"),
+        )
+    });
+    // The state kept from the last run, with the bytes written since, if
+    // it still holds and the call did not start again since.
+    let resumed = slot
+        .as_ref()
+        .and_then(|s| s.load(&mut file))
+        .filter(|(k, new)| {
+            call_start_in(new, server).is_none()
+                && hook
+                    .tool_use_id
+                    .as_ref()
+                    .is_none_or(|id| !k.ids.contains(id.as_bytes()))
+        });
+    let loaded = resumed.as_ref().map(|(k, _)| k.end);
+    let (mut kept, mut bytes) = match resumed {
+        Some(r) => r,
+        None => match read_tail(&mut file, server, room) {
+            Ok((tail, bytes)) => (kept::Kept::fresh(claude::Partial::new(opts), tail), bytes),
+            Err(e) => return cannot(e),
+        },
+    };
+    if cut_off(&bytes) {
+        // The entry being written could change the verdict (an event that
+        // addressed this agent): better no judgment than a wrong one.
+        return Verdict::Allow(
+            "the transcript's last line is cut off (still being written); the call was not judged"
+                .into(),
+        );
+    }
+    let taken = match &hook.tool_use_id {
+        Some(id) => drop_block(&mut bytes, id),
+        None => None,
+    };
+    // What is kept for the next run: the whole lines, up to the one the
+    // pending call was taken out of.
+    let whole = memchr::memrchr(b'\n', &bytes).map_or(0, |k| k + 1);
+    let keep = taken.map_or(whole, |t| t.min(whole));
+    let mut recent = times(&bytes);
+    recent.extend(kept.times.iter().copied());
+    recent.truncate(TIME_TRIES);
+    let when = recent
+        .into_iter()
+        .flatten()
+        .next()
+        .map_or(now, |t| t.max(now));
+    let done = calls_only(&bytes[..keep], server, 0, &mut kept.ids);
+    kept.reader.read(&done, false);
+    let rewrite = keep > 0
+        && loaded.is_none_or(|end| {
+            kept.end + keep as u64 - end >= keeping.map_or(0, |k| k.rewrite_after)
+        });
+    let state = match &slot {
+        Some(s) if rewrite => {
+            kept.advance(&bytes[..keep], times(&bytes[..keep]));
+            file.metadata().ok().and_then(|m| s.serialize(&kept, &m))
+        }
+        _ => None,
+    };
+    let mut rest = calls_only(&bytes[keep..], server, room, &mut kept.ids);
+    drop(bytes);
+    if !rest.is_empty() && rest.last() != Some(&b'\n') {
+        rest.push(b'\n');
+    }
+    let base = kept.reader.bytes() + rest.len();
+    rest.extend_from_slice(pending_entry(hook, when).as_bytes());
+    kept.reader.read(&rest, true);
+    let parsed = kept.reader.finish();
+    if let (Some(slot), Some(state)) = (&slot, state) {
+        slot.write(&state);
+    }
+    let Some(log) = parsed.logs.into_iter().next() else {
+        return Verdict::Allow(format!(
+            "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
+        ));
+    };
+    let mut records = log.records;
+    let Some(k) = records.iter().rposition(|r| r.span.start >= base) else {
+        return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
+    };
+    let pending = records.remove(k);
+    if !matches!(pending.body, Body::Fn(_)) {
+        return Verdict::Allow(format!(
+            "the server {} is not known to be voicehook (name it in callint.toml's `servers`)",
+            one_line(server)
+        ));
+    }
+    Verdict::Judged(linter.judge_pending(log.meta.as_ref(), records, pending))
+}
+
+/// The lines of `tail` that the rules judging a pending call read: the
+/// calls of `server` (`mcp__<server>__...`) and the results that answer
+/// them (by `tool_use_id`), with `room` bytes to spare. A session's other lines (file reads, shell
+/// output, chat with the user) can be most of its bytes; none of the rules
+/// in [`crate::rules::PENDING`] reads them, so they are not parsed.
+///
+/// `ids` holds the ids of the server's calls read before `tail`, and gets
+/// those of `tail`'s: reading a transcript in parts keeps the same lines
+/// as reading it whole.
+fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>) -> Vec<u8> {
+    use memchr::memmem;
+    let tool = format!("\"mcp__{server}__");
+    let is_call = memmem::Finder::new(tool.as_bytes());
+    let id_key = memmem::Finder::new(b"\"id\":\"");
+    let result_key = memmem::Finder::new(b"\"tool_use_id\":\"");
+    // The string value that starts at `at` (just after its opening quote).
+    fn value(line: &[u8], at: usize) -> &[u8] {
+        let rest = &line[at..];
+        &rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())]
+    }
+    // Room for all of it and the pending call: pages never written to cost
+    // nothing, while growing the buffer would copy it.
+    let mut out = Vec::with_capacity(tail.len().saturating_add(room));
+    let mut start = 0;
+    while start < tail.len() {
+        let end = memchr::memchr(b'\n', &tail[start..]).map_or(tail.len(), |k| start + k + 1);
+        let line = &tail[start..end];
+        start = end;
+        let keep = if is_call.find(line).is_some() {
+            ids.extend(id_key.find_iter(line).map(|k| value(line, k + 6).to_vec()));
+            true
+        } else {
+            result_key
+                .find_iter(line)
+                .any(|k| ids.contains(value(line, k + 15)))
+        };
+        if keep {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// The session entry Claude Code writes for the pending call: an assistant
+/// message with its `tool_use`, on a subagent's sidechain when a subagent
+/// makes it.
+fn pending_entry(hook: &Hook, when: Ms) -> String {
+    let mut e = json!({
+        "type": "assistant",
+        "timestamp": ts::format_rfc3339(when),
+        "isSidechain": hook.agent_id.is_some(),
+        "message": {
+            "role": "assistant",
+            "content": [{
+                "type": "tool_use",
+                "id": PENDING_ID,
+                "name": hook.tool_name,
+                "input": hook.tool_input,
+            }],
+        },
+    });
+    if let Some(a) = &hook.agent_id {
+        e["agentId"] = Value::String(a.clone());
+    }
+    e.to_string()
+}
+
+/// True when the last line of `bytes` is an entry the client has not
+/// finished writing: no line break after it, and no complete JSON value.
+fn cut_off(bytes: &[u8]) -> bool {
+    if bytes.last().is_none_or(|&b| b == b'\n') {
+        return false;
+    }
+    let start = memchr::memrchr(b'\n', bytes).map_or(0, |k| k + 1);
+    let last = &bytes[start..];
+    !last.iter().all(u8::is_ascii_whitespace)
+        && serde_json::from_slice::<serde::de::IgnoredAny>(last).is_err()
+}
+
+/// Take the `tool_use` block with id `id` out of the entry that holds it,
+/// if the client wrote the pending call to the transcript before it ran
+/// the hook: the call is judged once, as the pending one. Returns where
+/// the line changed starts, when one did.
+fn drop_block(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(id).ok()?;
+    let needle = format!("\"id\":{quoted}");
+    let at = memchr::memmem::rfind(bytes, needle.as_bytes())?;
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
+    let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+    let mut entry = serde_json::from_slice::<Value>(&bytes[start..end]).ok()?;
+    let blocks = entry
+        .pointer_mut("/message/content")
+        .and_then(Value::as_array_mut)?;
+    let before = blocks.len();
+    blocks.retain(|b| {
+        !(b.get("type").and_then(Value::as_str) == Some("tool_use")
+            && b.get("id").and_then(Value::as_str) == Some(id))
+    });
+    if blocks.len() == before {
+        return None;
+    }
+    let line = entry.to_string();
+    bytes.splice(start..end, line.into_bytes());
+    Some(start)
+}
+
+/// How many `"timestamp"` keys are tried, from the end, for the time of
+/// the last entry: a key inside some text is no entry's time.
+const TIME_TRIES: usize = 16;
+
+/// The time of the last entry of a transcript that carries one.
+#[cfg(test)]
+fn last_time(bytes: &[u8]) -> Option<Ms> {
+    times(bytes).into_iter().flatten().next()
+}
+
+/// The values of the last [`TIME_TRIES`] `"timestamp"` keys of `bytes`,
+/// the latest first, each as a time if it reads as one: the last entry's
+/// time is the first of them (of these and those of the bytes before,
+/// for a transcript read in parts).
+fn times(bytes: &[u8]) -> Vec<Option<Ms>> {
+    let key = b"\"timestamp\":\"";
+    let finder = memchr::memmem::FinderRev::new(key);
+    let mut end = bytes.len();
+    let mut out = Vec::new();
+    while out.len() < TIME_TRIES {
+        let Some(at) = finder.rfind(&bytes[..end]) else {
+            break;
+        };
+        let from = at + key.len();
+        let rest = &bytes[from..bytes.len().min(from + 40)];
+        out.push(memchr::memchr(b'"', rest).and_then(|q| {
+            std::str::from_utf8(&rest[..q])
+                .ok()
+                .and_then(ts::parse_rfc3339)
+        }));
+        end = at;
+    }
+    out
+}
+
+/// The end of a transcript from the line of the last `join` or
+/// `create_call` of `server` on: the call the pending one belongs to, as
+/// far as the rules that judge a pending call look back (its language,
+/// peers and turns all come after its join). A transcript without one is
+/// read whole. `room` is spare capacity asked for at the end (for the
+/// pending call), so that appending it copies nothing.
+///
+/// The file is searched backwards a block at a time, then read once from
+/// that line on: a long session costs the bytes of its last call. A
+/// candidate line is taken only when it reads as an entry whose `tool_use`
+/// names that function of that server: a mention of the name inside some
+/// text does not cut the call short.
+///
+/// Returns the offset the tail starts at, and its bytes.
+pub fn read_tail(file: &mut File, server: &str, room: usize) -> io::Result<(u64, Vec<u8>)> {
+    read_tail_by(file, server, room, BLOCK)
+}
+
+fn read_tail_by(
+    file: &mut File,
+    server: &str,
+    room: usize,
+    block: u64,
+) -> io::Result<(u64, Vec<u8>)> {
+    let len = file.metadata()?.len();
+    let from = last_call_start(file, len, server, block.max(1))?.unwrap_or(0);
+    file.seek(SeekFrom::Start(from))?;
+    let size = usize::try_from(len - from).unwrap_or(0);
+    let mut buf = Vec::with_capacity(size.saturating_add(room));
+    file.read_to_end(&mut buf)?;
+    Ok((from, buf))
+}
+
+/// The offset in `bytes` of the first line that starts a call of `server`
+/// ([`starts_call`]), if one does.
+fn call_start_in(bytes: &[u8], server: &str) -> Option<usize> {
+    let needles = [
+        memchr::memmem::Finder::new(b"join\""),
+        memchr::memmem::Finder::new(b"create_call\""),
+    ];
+    let mut start = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if needles.iter().any(|n| n.find(line).is_some()) && starts_call(line, server) {
+            return Some(start);
+        }
+        start += line.len();
+    }
+    None
+}
+
+/// The size of the blocks [`last_call_start`] reads.
+const BLOCK: u64 = 1 << 20;
+
+/// The file offset of the line of the last `join` or `create_call` of
+/// `server`, searched from the end.
+fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::Result<Option<u64>> {
+    // Searched forwards (vectorized) within each window, the candidates
+    // then tried latest first.
+    let needles = [
+        memchr::memmem::Finder::new(b"join\""),
+        memchr::memmem::Finder::new(b"create_call\""),
+    ];
+    let mut pos = len;
+    // The window: the block just read, then the first line of the window
+    // before it (which may have started in this block), so every line is
+    // searched whole once its start is read.
+    let mut win: Vec<u8> = Vec::new();
+    let mut found: Vec<usize> = Vec::new();
+    while pos > 0 {
+        let n = block.min(pos);
+        pos -= n;
+        let carry = match memchr::memchr(b'\n', &win) {
+            Some(k) => k + 1,
+            None => win.len(),
+        };
+        let mut next = Vec::with_capacity(n as usize + carry);
+        file.seek(SeekFrom::Start(pos))?;
+        file.by_ref().take(n).read_to_end(&mut next)?;
+        if next.len() as u64 != n {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        next.extend_from_slice(&win[..carry]);
+        win = next;
+        found.clear();
+        for needle in &needles {
+            found.extend(needle.find_iter(&win));
+        }
+        found.sort_unstable();
+        // Candidates latest first; a line is tried once, for its last one.
+        let mut done = win.len();
+        for &at in found.iter().rev() {
+            if at >= done {
+                continue;
+            }
+            let start = match memchr::memrchr(b'\n', &win[..at]) {
+                Some(nl) => nl + 1,
+                // The line started before this window: searched with the
+                // next one.
+                None if pos > 0 => break,
+                None => 0,
+            };
+            let stop = memchr::memchr(b'\n', &win[at..]).map_or(win.len(), |e| at + e);
+            if starts_call(&win[start..stop], server) {
+                return Ok(Some(pos + start as u64));
+            }
+            // The whole line is done with: go on before it.
+            done = start;
+        }
+    }
+    Ok(None)
+}
+
+/// True when `line` is an assistant entry with a `tool_use` of `server`'s
+/// `join` or `create_call`.
+fn starts_call(line: &[u8], server: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Entry<'a> {
+        #[serde(borrow, default)]
+        message: Option<Message<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow, default)]
+        content: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Block {
+        #[serde(rename = "type", default)]
+        kind: Option<String>,
+        #[serde(default)]
+        name: Option<String>,
+    }
+    let Ok(e) = serde_json::from_slice::<Entry<'_>>(line) else {
+        return false;
+    };
+    let Some(content) = e.message.and_then(|m| m.content) else {
+        return false;
+    };
+    let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
+        return false;
+    };
+    blocks.iter().any(|b| {
+        b.kind.as_deref() == Some("tool_use")
+            && b.name
+                .as_deref()
+                .and_then(split_mcp_name)
+                .is_some_and(|(s, t)| {
+                    s == server && matches!(function_name(t), "join" | "create_call")
+                })
+    })
+}
+
+/// The findings that deny the call: at `deny` or above, never an `info`.
+pub fn denying(findings: &[Diagnostic], deny: Severity) -> Vec<&Diagnostic> {
+    let mut d: Vec<&Diagnostic> = findings
+        .iter()
+        .filter(|d| d.severity >= deny && d.severity > Severity::Info)
+        .collect();
+    // The most severe first; in file order among equals (already sorted).
+    d.sort_by_key(|x| std::cmp::Reverse(x.severity));
+    d
+}
+
+/// The reason the agent reads when the call is denied: the first finding's
+/// rule, what is wrong and what to do instead, and the names of the other
+/// rules it broke. Plain text on one line, control characters escaped.
+pub fn reason(denied: &[&Diagnostic]) -> String {
+    let Some(first) = denied.first() else {
+        return String::new();
+    };
+    let mut s = format!(
+        "callint {}: {}.",
+        first.rule,
+        one_line(first.message.trim_end_matches('.'))
+    );
+    let help = first
+        .help
+        .as_deref()
+        .unwrap_or("rephrase the line so that it keeps the rule, or stay silent");
+    s.push(' ');
+    s.push_str(&capitalized(&one_line(help.trim_end_matches('.'))));
+    s.push('.');
+    let mut others: Vec<&str> = denied[1..].iter().map(|d| d.rule).collect();
+    others.dedup();
+    others.retain(|r| *r != first.rule);
+    if !others.is_empty() {
+        s.push_str(&format!(" It also breaks {}.", others.join(", ")));
+    }
+    s
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// The JSON Claude Code reads from a `PreToolUse` hook that denies the
+/// call, with `reason` shown to the model.
+pub fn deny_output(reason: &str) -> String {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(name: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"t","name":"{name}","input":{{}}}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_tail_starts_at_the_last_join_of_the_server() {
+        let dir = crate::app::harness::scratch("guard");
+        let path = dir.join("s.jsonl");
+        let filler =
+            r#"{"type":"user","message":{"content":"the word join" and create_call" in text"}}"#;
+        let mut src = String::new();
+        src.push_str(&line("mcp__vh__join"));
+        src.push('\n');
+        for _ in 0..5000 {
+            src.push_str(filler);
+            src.push('\n');
+        }
+        let second = line("mcp__vh__join");
+        src.push_str(&second);
+        src.push('\n');
+        // another server's join, and mentions in text, do not count
+        src.push_str(&line("mcp__chat__join"));
+        src.push('\n');
+        for _ in 0..3000 {
+            src.push_str(filler);
+            src.push('\n');
+        }
+        std::fs::write(&path, &src).unwrap();
+        let at = src.rfind(&second).unwrap();
+        // blocks of every size: lines and names across their seams
+        for block in [1, 7, 100, 4096, 1 << 20] {
+            let mut file = File::open(&path).unwrap();
+            let (from, tail) = read_tail_by(&mut file, "vh", 0, block).unwrap();
+            assert_eq!(tail, &src.as_bytes()[at..], "{block}");
+            assert_eq!(from, at as u64);
+        }
+        // no join of that server: the whole file
+        let (from, all) = read_tail(&mut File::open(&path).unwrap(), "other", 0).unwrap();
+        assert_eq!((from, all.len()), (0, src.len()));
+        // a join in appended bytes is found at the start of its line
+        let appended = format!("{filler}\n{second}\n{filler}\n");
+        assert_eq!(
+            call_start_in(appended.as_bytes(), "vh"),
+            Some(filler.len() + 1)
+        );
+        assert_eq!(call_start_in(appended.as_bytes(), "chat"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_next_run_goes_on_from_the_kept_state() {
+        let dir = crate::app::harness::scratch("guard-kept");
+        let path = dir.join("s.jsonl");
+        let result = |id: &str, text: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{}}}]}}}}"#,
+                serde_json::to_string(text).unwrap()
+            )
+        };
+        let mut src = format!(
+            "{}\n{}\n",
+            line("mcp__vh__join").replace("\"id\":\"t\"", "\"id\":\"j\""),
+            result("j", r#"{"status":"joined","context":{"lang":"en"}}"#)
+        );
+        std::fs::write(&path, &src).unwrap();
+        let hook = read_hook(
+            format!(
+                r#"{{"session_id":"k","transcript_path":{},"tool_name":"mcp__vh__say","tool_input":{{"text":"Hello there, I am on it."}}}}"#,
+                serde_json::to_string(&path).unwrap()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let linter = Linter::new(&crate::lint::config::Config::default(), None, &[]).unwrap();
+        let cache = dir.join("cache");
+        let slot = kept::Slot::new(
+            &cache,
+            Some("k"),
+            &path,
+            "vh",
+            &format!("{:?}", linter.read_options()),
+        );
+        let every = Keep {
+            dir: &cache,
+            rewrite_after: 0,
+        };
+        let run = || judge_kept(&linter, &hook, 0, Some(every));
+        assert!(matches!(run(), Verdict::Judged(_)));
+        let mut file = File::open(&path).unwrap();
+        let (k, new) = slot.load(&mut file).expect("the state was kept");
+        assert_eq!((k.tail, k.end, new.len()), (0, src.len() as u64, 0));
+        // a say and its answer appended: only they are new
+        let more = format!(
+            "{}\n{}\n",
+            line("mcp__vh__say").replace("\"id\":\"t\"", "\"id\":\"s\""),
+            result("s", r#"{"say_id":"s1"}"#)
+        );
+        src.push_str(&more);
+        std::fs::write(&path, &src).unwrap();
+        let (k, new) = slot.load(&mut file).unwrap();
+        assert_eq!(new, more.as_bytes());
+        assert!(k.ids.contains(b"j".as_slice()));
+        // not written again for so few new bytes ...
+        let seldom = Keep {
+            rewrite_after: more.len() as u64 + 1,
+            ..every
+        };
+        assert!(matches!(
+            judge_kept(&linter, &hook, 0, Some(seldom)),
+            Verdict::Judged(_)
+        ));
+        let (_, new) = slot.load(&mut file).unwrap();
+        assert_eq!(new, more.as_bytes());
+        // ... and written again for enough of them
+        assert!(matches!(run(), Verdict::Judged(_)));
+        let (k, new) = slot.load(&mut file).unwrap();
+        assert_eq!((k.end, new.len()), (src.len() as u64, 0));
+        // another session's state is not this one's
+        let other = kept::Slot::new(&cache, Some("other"), &path, "vh", "");
+        assert!(other.load(&mut file).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_new_join_is_judged_as_a_fresh_read_would() {
+        let dir = crate::app::harness::scratch("guard-join");
+        let path = dir.join("s.jsonl");
+        let call = |id: &str, name: &str, input: &str| {
+            format!(
+                r#"{{"type":"assistant","timestamp":"2026-10-10T09:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}]}}}}"#
+            ) + "\n"
+        };
+        let result = |id: &str, text: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{}}}]}}}}"#,
+                serde_json::to_string(text).unwrap()
+            ) + "\n"
+        };
+        let joined = |lang: &str| format!(r#"{{"status":"joined","context":{{"lang":"{lang}"}}}}"#);
+        let mut src =
+            call("j1", "mcp__vh__join", r#"{"call_id":"c-1"}"#) + &result("j1", &joined("en"));
+        std::fs::write(&path, &src).unwrap();
+        let hook = read_hook(
+            format!(
+                r#"{{"session_id":"n","transcript_path":{},"tool_name":"mcp__vh__say","tool_input":{{"text":"Yes, the build is green and the tests pass."}}}}"#,
+                serde_json::to_string(&path).unwrap()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let linter = Linter::new(&crate::lint::config::Config::default(), None, &[]).unwrap();
+        let keep = Keep {
+            dir: &dir.join("cache"),
+            rewrite_after: 0,
+        };
+        let both = || {
+            let kept = format!("{:?}", judge_kept(&linter, &hook, 0, Some(keep)));
+            let fresh = format!("{:?}", judge(&linter, &hook, 0));
+            assert_eq!(kept, fresh);
+            fresh
+        };
+        let slot = kept::Slot::new(
+            keep.dir,
+            Some("n"),
+            &path,
+            "vh",
+            &format!("{:?}", linter.read_options()),
+        );
+        let tail = || {
+            let (k, new) = slot.load(&mut File::open(&path).unwrap()).unwrap();
+            assert!(new.is_empty());
+            k.tail
+        };
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), 0);
+        // the agent joins another call: read from its join on
+        let second = src.len() as u64;
+        src += &call("j2", "mcp__vh__join", r#"{"call_id":"c-2"}"#);
+        src += &result("j2", &joined("de"));
+        std::fs::write(&path, &src).unwrap();
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), second);
+        // a say of the new call, then the pending one again
+        src += &call("s1", "mcp__vh__say", r#"{"text":"Ja, ich bin dabei."}"#);
+        src += &result("s1", r#"{"say_id":"s1"}"#);
+        std::fs::write(&path, &src).unwrap();
+        assert!(both().starts_with("Judged"));
+        assert_eq!(tail(), second);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn hook_inputs_are_checked() {
+        assert!(read_hook(b"").is_err());
+        assert!(read_hook(b"[]").is_err());
+        assert!(read_hook(br#"{"tool_input":{}}"#).is_err());
+        assert!(read_hook(br#"{"hook_event_name":"Stop","tool_name":"x"}"#).is_err());
+        assert!(read_hook(br#"{"tool_name":"x","tool_input":5}"#).is_err());
+        let h = read_hook(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"mcp__vh__say","tool_input":{"text":"hi"},"transcript_path":"/t.jsonl","agent_id":"a1"}"#,
+        )
+        .unwrap();
+        assert_eq!(h.tool_name, "mcp__vh__say");
+        assert_eq!(h.agent_id.as_deref(), Some("a1"));
+        assert_eq!(h.transcript_path.as_deref(), Some(Path::new("/t.jsonl")));
+    }
+
+    #[test]
+    fn a_pending_call_already_written_is_taken_out() {
+        let first = r#"{"type":"user","message":{"content":"hi"}}"#;
+        let mut b = format!(
+            "{first}\n{}\n",
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"toolu_7","name":"mcp__vh__say","input":{"text":"x"}}]}}"#
+        )
+        .into_bytes();
+        drop_block(&mut b, "toolu_7");
+        let s = String::from_utf8(b).unwrap();
+        assert!(s.starts_with(first) && s.ends_with('\n'), "{s}");
+        assert!(
+            !s.contains("toolu_7") && s.contains(r#""text":"ok""#),
+            "{s}"
+        );
+        // an id nowhere in the file changes nothing
+        let mut c = s.clone().into_bytes();
+        drop_block(&mut c, "toolu_8");
+        assert_eq!(c, s.as_bytes());
+        assert!(cut_off(
+            br#"{"a":1}
+{"type":"assistant","mess"#
+        ));
+        assert!(!cut_off(b"{\"a\":1}\n"));
+        assert!(!cut_off(b"{\"a\":1}"));
+        assert!(!cut_off(b""));
+    }
+
+    #[test]
+    fn the_last_time_is_found_from_the_end() {
+        let src = br#"{"timestamp":"2026-10-10T09:00:00.000Z"}
+{"timestamp":"2026-10-10T09:00:05.000Z","x":"\"timestamp\":\"nonsense"}
+{"type":"summary"}"#;
+        assert_eq!(
+            last_time(src),
+            ts::parse_rfc3339("2026-10-10T09:00:05.000Z")
+        );
+        assert_eq!(last_time(b"{}"), None);
+    }
+}

@@ -1,0 +1,119 @@
+//! What rules report.
+
+use std::fmt;
+
+use crate::core::span::{Anchor, Ms};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A place a finding points at, with what to say there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub at: Anchor,
+    pub text: Option<String>,
+}
+
+/// One finding of one rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// The agent whose behaviour the finding is about.
+    pub agent: Option<String>,
+    pub primary: Label,
+    /// Secondary places: the line the rule was broken against, and so on.
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+    /// The id of the call the finding is about, when the input names one.
+    pub call: Option<String>,
+    /// The time of the record the finding points at, when it has one.
+    pub ts: Option<Ms>,
+    /// What the finding is about, as a stable key ([`crate::lint::fingerprint`]);
+    /// set once the file's findings are final.
+    pub fingerprint: Option<String>,
+}
+
+/// What a rule hands to the engine; the engine adds rule name, severity and
+/// agent.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub message: String,
+    pub primary: Label,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+    pub agent: Option<String>,
+}
+
+impl Finding {
+    pub fn new(at: Anchor, message: impl Into<String>) -> Finding {
+        Finding {
+            message: message.into(),
+            primary: Label { at, text: None },
+            labels: Vec::new(),
+            help: None,
+            agent: None,
+        }
+    }
+    /// The text under the primary underline.
+    pub fn here(mut self, text: impl Into<String>) -> Finding {
+        self.primary.text = Some(text.into());
+        self
+    }
+    /// A secondary place.
+    pub fn label(mut self, at: Anchor, text: impl Into<String>) -> Finding {
+        self.labels.push(Label {
+            at,
+            text: Some(text.into()),
+        });
+        self
+    }
+    pub fn help(mut self, text: impl Into<String>) -> Finding {
+        self.help = Some(text.into());
+        self
+    }
+    /// The agent at fault, when it is not the recorder.
+    pub fn agent(mut self, agent: impl Into<String>) -> Finding {
+        self.agent = Some(agent.into());
+        self
+    }
+}
+/// Findings in file order; ties by rule name.
+pub fn sort(d: &mut [Diagnostic]) {
+    d.sort_by(|a, b| {
+        (a.primary.at.span.start, a.rule, &a.message).cmp(&(
+            b.primary.at.span.start,
+            b.rule,
+            &b.message,
+        ))
+    });
+}

@@ -1,0 +1,1242 @@
+//! The call model: what was recorded (`Log`, `Record`) and what it means
+//! (`Call`: participants, roles, language over time, utterances, turns).
+//!
+//! Inputs build a [`Log`]; [`Call::build`] derives the room from it. Rules
+//! read the model only, never the bytes of a file.
+
+pub mod digest;
+pub mod turns;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::core::name::{Interner, Name};
+pub use crate::core::span::{Anchor, Ms, Path, Seg, Segs, Span};
+
+/// A text value of a record with the path it was read from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Text {
+    /// Boxed to its length: a log holds a text for nearly every line.
+    pub value: Box<str>,
+    /// Path of the value inside the JSON text it came from.
+    pub path: Path,
+    /// The bytes that JSON text covers, when it is not the record's own
+    /// (an MCP call's arguments are on its request line, its result on the
+    /// response line; a transcript's text is part of its line). Boxed: a
+    /// native log, the most of what is read, never has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Box<Span>>,
+}
+
+impl Text {
+    /// A text at `path` inside its record.
+    pub fn new(value: String, path: Path) -> Text {
+        Text {
+            value: value.into_boxed_str(),
+            path,
+            within: None,
+        }
+    }
+
+    /// A text whose value is exactly the bytes `span` (no JSON path).
+    pub fn at_bytes(value: String, span: Span) -> Text {
+        Text {
+            value: value.into_boxed_str(),
+            path: Path::ROOT,
+            within: Some(Box::new(span)),
+        }
+    }
+
+    /// A text at `path` inside the JSON text that `span` covers.
+    pub fn inside(value: String, path: Path, span: Span) -> Text {
+        Text {
+            value: value.into_boxed_str(),
+            path,
+            within: Some(Box::new(span)),
+        }
+    }
+
+    /// The bytes of the JSON text the value is in, when not its record's.
+    pub fn within(&self) -> Option<Span> {
+        self.within.as_deref().copied()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.value
+    }
+}
+
+/// Which thread of the recording client made a record.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Thread {
+    #[default]
+    Main,
+    Subagent,
+    Fork,
+    Background,
+    Other(String),
+}
+
+impl Thread {
+    pub fn parse(s: &str) -> Thread {
+        match s {
+            "main" => Thread::Main,
+            "subagent" => Thread::Subagent,
+            "fork" => Thread::Fork,
+            "background" => Thread::Background,
+            other => Thread::Other(other.to_string()),
+        }
+    }
+    pub fn name(&self) -> &str {
+        match self {
+            Thread::Main => "main",
+            Thread::Subagent => "subagent",
+            Thread::Fork => "fork",
+            Thread::Background => "background",
+            Thread::Other(s) => s,
+        }
+    }
+}
+
+/// Everything read from one input file.
+#[derive(Debug, Default)]
+pub struct Log {
+    pub meta: Option<Meta>,
+    pub records: Vec<Record>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voicebot: Option<String>,
+}
+
+/// One recorded line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Record {
+    /// 1-based line number of the record in its file.
+    pub line: u32,
+    /// The bytes of the record (one line for native logs).
+    pub span: Span,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<Ms>,
+    /// The agent, call and thread the record names, boxed: most records
+    /// name none (a log is one agent's, of one call, from its main thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Box<Origin>>,
+    pub body: Body,
+}
+
+/// Who made a record, in which call, from which thread: the keys `agent`,
+/// `call` and `thread`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Origin {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<Name>,
+    pub thread: Thread,
+}
+
+/// The thread of a record that names none.
+static MAIN: Thread = Thread::Main;
+
+impl Record {
+    /// A record of the main thread with no time, agent or call id.
+    pub fn new(line: u32, span: Span, body: Body) -> Record {
+        Record {
+            line,
+            span,
+            ts: None,
+            origin: None,
+            body,
+        }
+    }
+
+    /// This record, made by `agent` in `call` from `thread`.
+    pub fn from(mut self, agent: Option<Name>, call: Option<Name>, thread: Thread) -> Record {
+        self.origin = (agent.is_some() || call.is_some() || thread != Thread::Main).then(|| {
+            Box::new(Origin {
+                agent,
+                call,
+                thread,
+            })
+        });
+        self
+    }
+
+    /// The label of the agent that recorded this record, if it names one.
+    pub fn agent(&self) -> Option<&str> {
+        self.origin.as_ref()?.agent.as_deref()
+    }
+    /// The call id the record names.
+    pub fn call(&self) -> Option<&str> {
+        self.origin.as_ref()?.call.as_deref()
+    }
+    /// The thread of the client that made the record.
+    pub fn thread(&self) -> &Thread {
+        self.origin.as_ref().map_or(&MAIN, |o| &o.thread)
+    }
+
+    /// An anchor on the value at `path` inside this record.
+    pub fn at(&self, path: Path) -> Anchor {
+        Anchor {
+            span: self.span,
+            path,
+        }
+    }
+    /// An anchor on a text value of this record.
+    pub fn text(&self, t: &Text) -> Anchor {
+        Anchor {
+            span: t.within().unwrap_or(self.span),
+            path: t.path,
+        }
+    }
+    /// The anchor a finding about the whole record points at: the value
+    /// naming what the record is (`fn`, `chat`, `tool`).
+    pub fn head(&self) -> Anchor {
+        if let Body::Tool(t) = &self.body {
+            if let Some(at) = t.at {
+                return at;
+            }
+        }
+        let key = match &self.body {
+            Body::Fn(_) => "fn",
+            Body::Chat(_) => "chat",
+            Body::Tool(_) => "tool",
+            Body::Meta(_) => "meta",
+        };
+        self.at(Path::ROOT.key(key))
+    }
+    pub fn as_fn(&self) -> Option<&FnCall> {
+        match &self.body {
+            Body::Fn(f) => Some(f),
+            _ => None,
+        }
+    }
+    pub fn is_main(&self) -> bool {
+        *self.thread() == Thread::Main
+    }
+}
+
+/// What a record is. Every variant but the function call is boxed: a log
+/// is mostly function calls, which keep their payload in [`Op`]'s boxes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Body {
+    Meta(Box<Meta>),
+    Fn(FnCall),
+    Chat(Box<Chat>),
+    Tool(Box<Tool>),
+}
+
+/// A voicehook function call with its outcome.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FnCall {
+    pub name: Name,
+    pub op: Op,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Box<ApiError>>,
+}
+
+impl FnCall {
+    /// A call of `name` that the server answered without an error.
+    pub fn new(name: &str, op: Op) -> FnCall {
+        FnCall {
+            name: name.into(),
+            op,
+            error: None,
+        }
+    }
+
+    pub fn ok(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// What a function call did, per function. Unknown functions are `Other`.
+/// Payloads are boxed so that a record costs what it holds: a log has
+/// hundreds of thousands of records of very different sizes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Op {
+    CreateCall(Box<CreateCall>),
+    Join(Box<Join>),
+    Next(Option<Box<Event>>),
+    Say(Box<Say>),
+    Status(Box<Board>),
+    Activity(Option<Box<Text>>),
+    Decide(Box<Decide>),
+    Show(Option<String>),
+    Share(Option<Box<Text>>),
+    Notice(Option<Box<Text>>),
+    Leave,
+    Other,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CreateCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_text: Option<Text>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Greet {
+    Flag(bool),
+    Text(Text),
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Join {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub greet: Option<Greet>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+}
+
+impl Join {
+    /// The join went through and the agent is in the call.
+    pub fn joined(&self) -> bool {
+        self.status.as_deref() != Some("waiting_for_human")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    Owner,
+    Participant,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Context {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Say {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub say_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A board: the arguments of `status`, or a board payload.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Board {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Text>,
+    /// `None` when the key is absent (or null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doing: Option<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub open: Vec<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub done: Vec<Text>,
+    /// For `status`: the names its answer listed (`peers`, `operators`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub listed: Vec<Text>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Decide {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<Text>,
+    /// `None` when no `options` were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<Text>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_id: Option<String>,
+}
+
+/// The result of `next`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Event {
+    pub kind: EventKind,
+    /// Boxed to their length: a long call has a list of each per event.
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub operators_said: Box<[Line]>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub agent_said: Box<[Line]>,
+}
+
+impl Event {
+    /// An event of `kind` that carries no other lines.
+    pub fn new(kind: EventKind) -> Event {
+        Event {
+            kind,
+            operators_said: Box::default(),
+            agent_said: Box::default(),
+        }
+    }
+}
+
+impl Op {
+    /// A `next` call that returned `ev`.
+    pub fn next(ev: Event) -> Op {
+        Op::Next(Some(Box::new(ev)))
+    }
+}
+
+/// The event types a `next` answers with (docs/formats.md: events).
+pub const EVENT_TYPES: &[&str] = &[
+    "user",
+    "timeout",
+    "operator",
+    "revise",
+    "context",
+    "decision",
+    "status_request",
+    "waiting_for_human",
+];
+
+/// What kind of event `next` returned. The payloads are boxed: a long call
+/// is mostly `timeout` events, which carry none.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum EventKind {
+    User(Box<Line>),
+    Timeout,
+    Operator(Box<Line>),
+    Revise(Box<Revise>),
+    Context(Box<Context>),
+    Decision(Box<Decision>),
+    StatusRequest,
+    WaitingForHuman,
+    Other(Box<str>),
+}
+
+/// A `revise` event: the server dropped or changed one of the agent's says.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Revise {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+}
+
+/// A `decision` event: the human answered one of the agent's `decide`s.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Decision {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Text>,
+}
+
+impl EventKind {
+    pub fn name(&self) -> &str {
+        match self {
+            EventKind::User(_) => "user",
+            EventKind::Timeout => "timeout",
+            EventKind::Operator(_) => "operator",
+            EventKind::Revise(_) => "revise",
+            EventKind::Context(_) => "context",
+            EventKind::Decision(_) => "decision",
+            EventKind::StatusRequest => "status_request",
+            EventKind::WaitingForHuman => "waiting_for_human",
+            EventKind::Other(s) => s,
+        }
+    }
+}
+
+/// A spoken line as a recorder reports it: the human's turn in a `user`
+/// event, another agent's line in an `operator` event or `operators_said`,
+/// Delta's line in `agent_said`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Line {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<Ms>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addressed_to: Option<Box<[Name]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addressed_to_you: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_human: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Chat {
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+    pub turn_end: bool,
+}
+
+impl Chat {
+    pub fn is_assistant(&self) -> bool {
+        self.role == "assistant"
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Value>,
+    /// Where the tool's name is, when not at the record's `tool` key (an
+    /// agent client's session file names its tools in its own places).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Anchor>,
+}
+
+// ---------------------------------------------------------------------------
+// The room, derived from a log.
+// ---------------------------------------------------------------------------
+
+/// Who spoke a line, relative to the recording agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Who {
+    Human,
+    Voicebot,
+    /// The agent whose log this is.
+    Me,
+    /// Another agent.
+    Agent,
+}
+
+/// How an utterance came to be in the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Via {
+    /// The recorder's own `say`.
+    Say,
+    /// The recorder's `join` with a greeting text.
+    Greet,
+    /// A `user` event.
+    UserEvent,
+    /// An `operator` event (another agent addressed the recorder).
+    OperatorEvent,
+    /// An `operators_said` line of any event.
+    OperatorsSaid,
+    /// An `agent_said` line of any event.
+    AgentSaid,
+}
+
+/// One thing said in the call, as the recording agent saw it.
+#[derive(Clone, Debug)]
+pub struct Utterance<'a> {
+    /// Index of the record it came from.
+    pub record: usize,
+    pub speaker: &'a str,
+    pub who: Who,
+    pub text: &'a str,
+    pub ts: Option<Ms>,
+    /// Names addressed: as recorded (borrowed from the record), else
+    /// computed with the server's rule.
+    pub addressed_to: Addressees<'a>,
+    pub addressed_to_you: Option<bool>,
+    pub to_human: Option<bool>,
+    pub via: Via,
+    pub anchor: Anchor,
+    /// Index into `Call::turns` of the human turn it falls in.
+    pub turn: Option<u32>,
+}
+
+/// The names a line addresses: borrowed from its record when the recorder
+/// wrote them down, else computed. Reads as a slice of names either way.
+#[derive(Clone, Debug)]
+pub enum Addressees<'a> {
+    Recorded(&'a [Name]),
+    Computed(Box<[Name]>),
+}
+
+impl Addressees<'_> {
+    /// True when the names were computed, not recorded.
+    pub fn computed(&self) -> bool {
+        matches!(self, Addressees::Computed(_))
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Addressees<'_> {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.len() == N && self.iter().zip(other).all(|(a, b)| **a == **b)
+    }
+}
+
+impl std::ops::Deref for Addressees<'_> {
+    type Target = [Name];
+    fn deref(&self) -> &[Name] {
+        match self {
+            Addressees::Recorded(n) => n,
+            Addressees::Computed(n) => n,
+        }
+    }
+}
+
+/// A human turn: from one of the human's lines to the next.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    /// Index into `Call::utterances` of the human's line.
+    pub start: usize,
+    /// One past the last utterance of the turn.
+    pub end: usize,
+}
+
+/// The call language in force from a record on.
+#[derive(Clone, Debug)]
+pub struct LangSetting<'a> {
+    pub record: usize,
+    pub lang: &'a str,
+    pub anchor: Anchor,
+}
+
+/// An agent in the call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agent {
+    pub label: String,
+    pub role: Option<Role>,
+}
+
+/// The call as one agent's log shows it.
+#[derive(Debug)]
+pub struct Call<'a> {
+    pub records: &'a [Record],
+    pub call_id: Option<&'a str>,
+    /// Label of the recording agent.
+    pub recorder: Option<&'a str>,
+    pub recorder_role: Option<Role>,
+    pub human: Option<&'a str>,
+    pub voicebot: &'a str,
+    /// Every agent seen, the recorder first.
+    pub agents: Vec<Agent>,
+    /// The server's addressing rule over the call's names: the human, the
+    /// voicebot and every agent, folded once for every rule that asks.
+    pub roster: crate::text::addressing::Roster,
+    pub langs: Vec<LangSetting<'a>>,
+    pub utterances: Vec<Utterance<'a>>,
+    pub turns: Vec<Turn>,
+    /// Analyses several rules share, computed once per call on first use.
+    pub memo: Memo,
+}
+
+/// Analyses shared by several rules, computed at most once per call.
+#[derive(Debug, Default)]
+pub struct Memo {
+    /// Turn-taking breaches of the recorder (see `turns::verdicts`).
+    pub turn_verdicts: std::sync::OnceLock<Vec<TurnBreach>>,
+}
+
+/// What a say did wrong, from the most specific to the least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Breach {
+    /// The human addressed Delta; the recorder spoke in that turn.
+    OverDelta,
+    /// Another agent asked the human; the recorder spoke before the human.
+    HumanQuestion,
+    /// The human addressed another agent; the recorder spoke in that turn.
+    ForAddressed,
+    /// Another agent spoke to the human; the recorder answered that agent.
+    AnsweredAgent,
+}
+
+/// One breach: the offending say, the line it broke the rule against, and
+/// later says of the same breach against the same line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnBreach {
+    pub breach: Breach,
+    /// Index into `Call::utterances` of the say.
+    pub say: usize,
+    /// Index into `Call::utterances` of the human's or other agent's line.
+    pub against: usize,
+    /// Further says of the same breach against the same line.
+    pub again: Vec<usize>,
+}
+
+impl TurnBreach {
+    /// `f` with a label on every further say of this breach.
+    pub fn with_repeats(
+        &self,
+        call: &Call<'_>,
+        mut f: crate::core::diagnostic::Finding,
+        text: &str,
+    ) -> crate::core::diagnostic::Finding {
+        for &k in &self.again {
+            f = f.label(call.utterances[k].anchor, text);
+        }
+        f
+    }
+}
+
+/// Who is who, as the configuration or the caller knows it.
+#[derive(Clone, Debug, Default)]
+pub struct Cast {
+    pub human: Option<String>,
+    pub voicebot: Option<String>,
+}
+
+impl<'a> Call<'a> {
+    /// Derive the room from the records of one call.
+    pub fn build(meta: Option<&'a Meta>, records: &'a [Record], cast: &'a Cast) -> Call<'a> {
+        let mut call = Call {
+            records,
+            call_id: None,
+            recorder: None,
+            recorder_role: None,
+            human: cast.human.as_deref(),
+            voicebot: cast
+                .voicebot
+                .as_deref()
+                .or_else(|| meta.and_then(|m| m.voicebot.as_deref()))
+                .unwrap_or("Delta"),
+            agents: Vec::new(),
+            roster: Default::default(),
+            langs: Vec::new(),
+            utterances: Vec::new(),
+            turns: Vec::new(),
+            memo: Memo::default(),
+        };
+        if call.human.is_none() {
+            call.human = meta.and_then(|m| m.human.as_deref());
+        }
+        call.find_cast();
+        let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
+        call.roster = crate::text::addressing::Roster::new(call.human, call.voicebot, &labels);
+        call.collect_utterances();
+        call.compute_turns();
+        call
+    }
+
+    fn find_cast(&mut self) {
+        let records = self.records;
+        let mut created = false;
+        for (i, r) in records.iter().enumerate() {
+            if self.call_id.is_none() {
+                self.call_id = r.call();
+            }
+            if self.recorder.is_none() {
+                self.recorder = r.agent();
+            }
+            let Body::Fn(f) = &r.body else { continue };
+            match &f.op {
+                Op::CreateCall(c) if f.ok() => {
+                    created = true;
+                    if self.call_id.is_none() {
+                        self.call_id = c.call_id.as_deref();
+                    }
+                }
+                Op::Join(j) if f.ok() => {
+                    if let Some(l) = &j.label {
+                        self.recorder.get_or_insert(l.as_str());
+                    }
+                    if let Some(role) = j.role {
+                        self.recorder_role = Some(role);
+                    }
+                    if let Some(ctx) = &j.context {
+                        if let Some(lang) = &ctx.lang {
+                            self.langs.push(LangSetting {
+                                record: i,
+                                lang: lang.as_str(),
+                                anchor: r.text(lang),
+                            });
+                        }
+                    }
+                }
+                Op::Next(Some(ev)) => {
+                    if let EventKind::User(l) = &ev.kind {
+                        if self.human.is_none() {
+                            self.human = l.speaker.as_deref();
+                        }
+                    }
+                    if let EventKind::Context(ctx) = &ev.kind {
+                        if let Some(lang) = &ctx.lang {
+                            self.langs.push(LangSetting {
+                                record: i,
+                                lang: lang.as_str(),
+                                anchor: r.text(lang),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if created {
+            self.recorder_role = Some(Role::Owner);
+        }
+        if let Some(me) = self.recorder {
+            self.agents.push(Agent {
+                label: me.to_string(),
+                role: self.recorder_role,
+            });
+        }
+        let mut seen: HashMap<&str, ()> = HashMap::new();
+        if let Some(me) = self.recorder {
+            seen.insert(me, ());
+        }
+        for r in records {
+            let Some(Event {
+                kind,
+                operators_said,
+                ..
+            }) = next_event(r)
+            else {
+                continue;
+            };
+            let op_line = match kind {
+                EventKind::Operator(l) => Some(&**l),
+                _ => None,
+            };
+            for l in operators_said.iter().chain(op_line) {
+                if let Some(s) = l.speaker.as_deref() {
+                    if seen.insert(s, ()).is_none() {
+                        self.agents.push(Agent {
+                            label: s.to_string(),
+                            role: None,
+                        });
+                    }
+                }
+            }
+        }
+        // A log without `call` keys names its call by the join that
+        // entered it, as the room pass groups logs.
+        if self.call_id.is_none() {
+            self.call_id = call_id(records.iter());
+        }
+    }
+
+    /// True for the voicebot's name and the names speech recognition hears
+    /// for it.
+    pub fn is_voicebot(&self, name: &str) -> bool {
+        is_voicebot(self.voicebot, name)
+    }
+
+    fn collect_utterances(&mut self) {
+        let records = self.records;
+        let roster = &self.roster;
+        let (me, human, voicebot) = (self.recorder, self.human, self.voicebot);
+        // At most this many: sized once, as a long call has many.
+        let bound: usize = records
+            .iter()
+            .map(|r| match r.as_fn().map(|f| &f.op) {
+                Some(Op::Say(_) | Op::Join(_)) => 1,
+                Some(Op::Next(Some(ev))) => 1 + ev.agent_said.len() + ev.operators_said.len(),
+                _ => 0,
+            })
+            .sum();
+        let mut out: Vec<Utterance<'a>> = Vec::with_capacity(bound);
+        for (i, r) in records.iter().enumerate() {
+            let Body::Fn(f) = &r.body else { continue };
+            match &f.op {
+                Op::Say(s) => {
+                    if let (Some(t), Some(me)) = (&s.text, self.recorder) {
+                        out.push(self.own_line(i, r, me, t, Via::Say));
+                    }
+                }
+                Op::Join(j) if f.ok() => {
+                    if let (Some(Greet::Text(t)), Some(me)) = (&j.greet, self.recorder) {
+                        out.push(self.own_line(i, r, me, t, Via::Greet));
+                    }
+                }
+                Op::Next(Some(ev)) => {
+                    let mut push = |l: &'a Line, via: Via, default: Who| {
+                        let Some(t) = &l.text else { return };
+                        let speaker: &'a str = l.speaker.as_deref().unwrap_or(match default {
+                            Who::Voicebot => voicebot,
+                            _ => "?",
+                        });
+                        let addressed_to = match &l.addressed_to {
+                            Some(a) => Addressees::Recorded(a),
+                            None => Addressees::Computed(roster.addressee_names(t.as_str())),
+                        };
+                        out.push(Utterance {
+                            record: i,
+                            speaker,
+                            who: who(speaker, me, human, voicebot, default),
+                            text: t.as_str(),
+                            ts: l.ts.or(r.ts),
+                            addressed_to,
+                            addressed_to_you: l.addressed_to_you,
+                            to_human: l.to_human,
+                            via,
+                            anchor: r.text(t),
+                            turn: None,
+                        });
+                    };
+                    // What others said before this event's own line.
+                    for l in &ev.agent_said {
+                        push(l, Via::AgentSaid, Who::Voicebot);
+                    }
+                    for l in &ev.operators_said {
+                        push(l, Via::OperatorsSaid, Who::Agent);
+                    }
+                    match &ev.kind {
+                        EventKind::User(l) => push(l, Via::UserEvent, Who::Human),
+                        EventKind::Operator(l) => {
+                            // A recorder may also list the waking line in
+                            // operators_said; keep it once.
+                            let dup = ev.operators_said.iter().any(|o| {
+                                o.speaker == l.speaker
+                                    && o.text.as_ref().map(|t| &t.value)
+                                        == l.text.as_ref().map(|t| &t.value)
+                            });
+                            if !dup {
+                                push(l, Via::OperatorEvent, Who::Agent)
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Order by the time each line was spoken where known; lines without
+        // a time keep their place in the log.
+        let mut last = i64::MIN;
+        let keys: Vec<i64> = out
+            .iter()
+            .map(|u| {
+                if let Some(t) = u.ts {
+                    last = last.max(t);
+                    t
+                } else {
+                    last
+                }
+            })
+            .collect();
+        let mut idx: Vec<usize> = (0..out.len()).collect();
+        idx.sort_by_key(|&k| (keys[k], k));
+        permute(&mut out, &idx);
+        self.utterances = out;
+    }
+
+    fn own_line(
+        &self,
+        i: usize,
+        r: &'a Record,
+        me: &'a str,
+        t: &'a Text,
+        via: Via,
+    ) -> Utterance<'a> {
+        Utterance {
+            record: i,
+            speaker: me,
+            who: Who::Me,
+            text: t.as_str(),
+            ts: r.ts,
+            addressed_to: Addressees::Computed(self.roster.addressee_names(t.as_str())),
+            addressed_to_you: None,
+            to_human: None,
+            via,
+            anchor: r.text(t),
+            turn: None,
+        }
+    }
+
+    fn compute_turns(&mut self) {
+        let mut current: Option<usize> = None;
+        for (k, u) in self.utterances.iter_mut().enumerate() {
+            if u.who == Who::Human {
+                if let Some(t) = current {
+                    self.turns[t].end = k;
+                }
+                self.turns.push(Turn {
+                    start: k,
+                    end: k + 1,
+                });
+                current = Some(self.turns.len() - 1);
+            }
+            u.turn = current.map(|t| t as u32);
+        }
+        if let Some(t) = current {
+            self.turns[t].end = self.utterances.len();
+        }
+    }
+
+    /// The type of the event an utterance arrived in, for the lines of
+    /// `next` events.
+    pub fn event_of(&self, u: &Utterance<'_>) -> Option<&'a str> {
+        next_event(self.records.get(u.record)?).map(|e| e.kind.name())
+    }
+
+    /// The call language in force at record `record`, with where it was set.
+    pub fn lang_at(&self, record: usize) -> Option<&LangSetting<'a>> {
+        let k = self.langs.partition_point(|l| l.record <= record);
+        k.checked_sub(1).map(|k| &self.langs[k])
+    }
+
+    /// Every function call, with its record.
+    pub fn fn_calls(&self) -> impl Iterator<Item = (&'a Record, &'a FnCall)> + 'a {
+        self.records
+            .iter()
+            .filter_map(|r| r.as_fn().map(|f| (r, f)))
+    }
+
+    /// Every board the recorder set (`status` calls the server accepted).
+    pub fn boards(&self) -> impl Iterator<Item = (&'a Record, &'a Board)> + 'a {
+        self.fn_calls().filter_map(|(r, f)| match &f.op {
+            Op::Status(b) if f.ok() => Some((r, &**b)),
+            _ => None,
+        })
+    }
+
+    /// Every `decide` the recorder made.
+    pub fn decides(&self) -> impl Iterator<Item = (&'a Record, &'a Decide)> + 'a {
+        self.fn_calls().filter_map(|(r, f)| match &f.op {
+            Op::Decide(d) => Some((r, &**d)),
+            _ => None,
+        })
+    }
+
+    /// Every word of every participant's name, lower-cased: the agents'
+    /// labels, the human, the voicebot. Lines are compared without them.
+    pub fn name_words(&self) -> std::collections::HashSet<String> {
+        let mut v: std::collections::HashSet<String> = self
+            .agents
+            .iter()
+            .flat_map(|a| crate::text::phrases::lower_words(&a.label))
+            .collect();
+        v.extend(
+            self.human
+                .map(crate::text::phrases::lower_words)
+                .unwrap_or_default(),
+        );
+        v.extend(crate::text::phrases::lower_words(self.voicebot));
+        v
+    }
+
+    /// The recorder is a participant (not the owner) of this call.
+    pub fn recorder_is_participant(&self) -> bool {
+        self.recorder_role == Some(Role::Participant)
+    }
+}
+
+fn who(speaker: &str, me: Option<&str>, human: Option<&str>, voicebot: &str, default: Who) -> Who {
+    if Some(speaker) == me {
+        Who::Me
+    } else if is_voicebot(voicebot, speaker) {
+        Who::Voicebot
+    } else if human == Some(speaker) {
+        Who::Human
+    } else {
+        default
+    }
+}
+
+/// True for the voicebot's name and, for Delta, the names speech
+/// recognition hears for it.
+pub fn is_voicebot(voicebot: &str, name: &str) -> bool {
+    name.eq_ignore_ascii_case(voicebot)
+        || (voicebot.eq_ignore_ascii_case("delta")
+            && ["data", "della", "delter", "delta's"]
+                .iter()
+                .any(|a| name.eq_ignore_ascii_case(a)))
+}
+
+/// The event a `next` record returned, if any.
+pub fn next_event(r: &Record) -> Option<&Event> {
+    match &r.body {
+        Body::Fn(FnCall {
+            op: Op::Next(Some(ev)),
+            ..
+        }) => Some(ev),
+        _ => None,
+    }
+}
+
+/// Reorder `v` in place so that position `i` holds what was at `order[i]`
+/// (`order` a permutation of the indices), without a second vector of `T`.
+fn permute<T>(v: &mut [T], order: &[usize]) {
+    let mut done = vec![false; v.len()];
+    for start in 0..v.len() {
+        if done[start] {
+            continue;
+        }
+        let mut j = start;
+        loop {
+            done[j] = true;
+            let k = order[j];
+            if k == start {
+                break;
+            }
+            v.swap(j, k);
+            j = k;
+        }
+    }
+}
+
+/// The call id of a call's records: the first `call` key; else the id of the
+/// call a successful `join` entered or a `create_call` made. `None` when the
+/// log names no call: such a log is never merged with others.
+pub fn call_id<'r>(records: impl Iterator<Item = &'r Record>) -> Option<&'r str> {
+    let mut from_fn: Option<&'r str> = None;
+    for r in records {
+        if let Some(c) = r.call() {
+            return Some(c);
+        }
+        let Some(f) = r.as_fn() else { continue };
+        if from_fn.is_some() || !f.ok() {
+            continue;
+        }
+        from_fn = match &f.op {
+            Op::Join(j) => j.call_id.as_deref(),
+            Op::CreateCall(c) => c.call_id.as_deref(),
+            _ => None,
+        };
+    }
+    from_fn
+}
+
+/// The record whose bytes hold `offset`, among records in file order.
+pub fn record_at(records: &[Record], offset: usize) -> Option<&Record> {
+    record_index(records, offset).map(|k| &records[k])
+}
+
+/// The index of [`record_at`]'s record.
+pub fn record_index(records: &[Record], offset: usize) -> Option<usize> {
+    let k = records
+        .partition_point(|r| r.span.start <= offset)
+        .checked_sub(1)?;
+    let r = &records[k];
+    (offset < r.span.end.max(r.span.start + 1)).then_some(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::native::parse;
+
+    const LOG: &str = r#"{"meta":{"format":1,"human":"Oliver"}}
+{"ts":"2026-10-10T10:00:00.000Z","fn":"join","args":{"call_id":"c1","label":"opencode","greet":"Hi, this is opencode."},"result":{"status":"joined","role":"participant","context":{"lang":"en","mode":"normal"}}}
+{"ts":"2026-10-10T10:00:05.000Z","fn":"next","result":{"type":"timeout","operators_said":[{"speaker":"Promo","text":"Oliver, two quick questions?","ts":"2026-10-10T10:00:03.000Z","addressed_to":["Oliver"],"to_human":true}]}}
+{"ts":"2026-10-10T10:00:09.000Z","fn":"next","result":{"type":"user","speaker":"Oliver","text":"Promo, is the build green?"},"agent_said":[]}
+{"ts":"2026-10-10T10:00:10.000Z","fn":"say","args":{"text":"Yes, it is."},"result":{"say_id":"s1","say_status":"queued"}}
+{"ts":"2026-10-10T10:00:20.000Z","fn":"next","result":{"type":"context","context":{"lang":"de"},"agent_said":[{"text":"Sure.","ts":"2026-10-10T10:00:19.000Z"}]}}
+{"ts":"2026-10-10T10:00:30.000Z","fn":"next","result":{"type":"operator","speaker":"Promo","text":"opencode, check the logs?","addressed_to":["opencode"],"addressed_to_you":true,"operators_said":[{"speaker":"Promo","text":"opencode, check the logs?"}]}}
+"#;
+
+    fn with_call(f: impl FnOnce(&Call<'_>)) {
+        let (log, problems) = parse(LOG.as_bytes());
+        assert!(problems.is_empty(), "{problems:?}");
+        let cast = Cast::default();
+        let call = Call::build(log.meta.as_ref(), &log.records, &cast);
+        f(&call)
+    }
+
+    #[test]
+    fn cast_and_roles() {
+        with_call(|c| {
+            assert_eq!(c.recorder, Some("opencode"));
+            assert_eq!(c.recorder_role, Some(Role::Participant));
+            assert!(c.recorder_is_participant());
+            assert_eq!(c.human, Some("Oliver"));
+            assert_eq!(c.voicebot, "Delta");
+            let labels: Vec<&str> = c.agents.iter().map(|a| a.label.as_str()).collect();
+            assert_eq!(labels, ["opencode", "Promo"]);
+            assert!(c.is_voicebot("Data") && !c.is_voicebot("data-bot"));
+        });
+    }
+
+    #[test]
+    fn language_over_time() {
+        with_call(|c| {
+            assert!(c.lang_at(0).is_none());
+            assert_eq!(c.lang_at(1).unwrap().lang, "en");
+            assert_eq!(c.lang_at(4).unwrap().lang, "en");
+            assert_eq!(c.lang_at(5).unwrap().lang, "de");
+            assert_eq!(c.lang_at(99).unwrap().record, 5);
+        });
+    }
+
+    #[test]
+    fn utterances_in_spoken_order_with_turns() {
+        with_call(|c| {
+            let seen: Vec<(&str, Who, Via)> = c
+                .utterances
+                .iter()
+                .map(|u| (u.text, u.who, u.via))
+                .collect();
+            assert_eq!(
+                seen,
+                [
+                    ("Hi, this is opencode.", Who::Me, Via::Greet),
+                    (
+                        "Oliver, two quick questions?",
+                        Who::Agent,
+                        Via::OperatorsSaid
+                    ),
+                    ("Promo, is the build green?", Who::Human, Via::UserEvent),
+                    ("Yes, it is.", Who::Me, Via::Say),
+                    ("Sure.", Who::Voicebot, Via::AgentSaid),
+                    // the waking line is listed once, not twice
+                    ("opencode, check the logs?", Who::Agent, Via::OperatorsSaid),
+                ]
+            );
+            assert_eq!(c.turns.len(), 1);
+            assert_eq!((c.turns[0].start, c.turns[0].end), (2, 6));
+            assert_eq!(c.utterances[1].turn, None);
+            assert_eq!(c.utterances[3].turn, Some(0));
+            // recorded addressees are kept; missing ones are computed
+            assert_eq!(c.utterances[1].addressed_to, ["Oliver"]);
+            assert!(!c.utterances[1].addressed_to.computed());
+            assert_eq!(c.utterances[2].addressed_to, ["Promo"]);
+            assert!(c.utterances[2].addressed_to.computed());
+            assert_eq!(c.utterances[4].speaker, "Delta");
+            assert_eq!(c.event_of(&c.utterances[2]), Some("user"));
+            assert_eq!(c.event_of(&c.utterances[3]), None);
+        });
+    }
+
+    #[test]
+    fn owner_from_create_call_and_several_calls_in_one_file() {
+        let src = r#"{"call":"a","fn":"create_call","result":{"call_id":"a","share_text":"x"}}
+{"call":"b","fn":"join","args":{"label":"B"},"result":{"status":"joined","role":"participant"}}
+{"fn":"say","args":{"text":"hi"}}
+"#;
+        let (log, _) = parse(src.as_bytes());
+        let cast = Cast::default();
+        let call = Call::build(None, &log.records[..1], &cast);
+        assert_eq!(call.recorder_role, Some(Role::Owner));
+        assert_eq!(call.call_id, Some("a"));
+        let call = Call::build(None, &log.records[1..], &cast);
+        assert_eq!(call.recorder, Some("B"));
+        assert_eq!(call.utterances.len(), 1);
+    }
+}
