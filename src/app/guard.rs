@@ -247,24 +247,28 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
 
 /// The lines of `tail` that the rules judging a pending call read: the
 /// calls of `server` (`mcp__<server>__...`) and the results that answer
-/// them (by `tool_use_id`), with `room` bytes to spare. A session's other lines (file reads, shell
-/// output, chat with the user) can be most of its bytes; none of the rules
-/// in [`crate::rules::PENDING`] reads them, so they are not parsed.
+/// them (by `tool_use_id`), with `room` bytes to spare. A session's other
+/// lines (file reads, shell output, chat with the user) can be most of its
+/// bytes; none of the rules that judge a pending call reads them, so they
+/// are not parsed.
+///
+/// This only chooses which lines the session reader reads; it never reads
+/// them itself. A line is left out only when it surely cannot be one of
+/// those: it holds neither the server's tool prefix nor the key
+/// `tool_use_id`, or it answers no call of the server. The prefix and the
+/// key can be written other ways only with `\u` escapes, so a line with
+/// one is always kept, and a call's ids are read from its JSON, whatever
+/// its spacing or key order.
 ///
 /// `ids` holds the ids of the server's calls read before `tail`, and gets
 /// those of `tail`'s: reading a transcript in parts keeps the same lines
 /// as reading it whole.
 fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>) -> Vec<u8> {
     use memchr::memmem;
-    let tool = format!("\"mcp__{server}__");
+    let tool = format!("mcp__{server}__");
     let is_call = memmem::Finder::new(tool.as_bytes());
-    let id_key = memmem::Finder::new(b"\"id\":\"");
-    let result_key = memmem::Finder::new(b"\"tool_use_id\":\"");
-    // The string value that starts at `at` (just after its opening quote).
-    fn value(line: &[u8], at: usize) -> &[u8] {
-        let rest = &line[at..];
-        &rest[..memchr::memchr(b'"', rest).unwrap_or(rest.len())]
-    }
+    let result_key = memmem::Finder::new(b"tool_use_id");
+    let escape = memmem::Finder::new(b"\\u");
     // Room for all of it and the pending call: pages never written to cost
     // nothing, while growing the buffer would copy it.
     let mut out = Vec::with_capacity(tail.len().saturating_add(room));
@@ -273,19 +277,84 @@ fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>
         let end = memchr::memchr(b'\n', &tail[start..]).map_or(tail.len(), |k| start + k + 1);
         let line = &tail[start..end];
         start = end;
-        let keep = if is_call.find(line).is_some() {
-            ids.extend(id_key.find_iter(line).map(|k| value(line, k + 6).to_vec()));
-            true
-        } else {
-            result_key
-                .find_iter(line)
-                .any(|k| ids.contains(value(line, k + 15)))
-        };
+        let escaped = escape.find(line).is_some();
+        let call = escaped || is_call.find(line).is_some();
+        if call {
+            ids.extend(call_ids(line, server));
+        }
+        let keep = call
+            || (result_key.find(line).is_some()
+                && answered_ids(line)
+                    .is_none_or(|found| found.iter().any(|id| ids.contains(id.as_bytes()))));
         if keep {
             out.extend_from_slice(line);
         }
     }
     out
+}
+
+/// The entry of a session line, as far as the guard looks into it.
+#[derive(Deserialize)]
+struct Entry<'a> {
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+    #[serde(borrow, default)]
+    timestamp: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+/// A content block, as far as the guard looks into it.
+#[derive(Deserialize)]
+struct Block {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    tool_use_id: Option<String>,
+}
+
+/// The content blocks of a session line (none when it is not an entry
+/// with a list of them).
+fn blocks(line: &[u8]) -> Vec<Block> {
+    serde_json::from_slice::<Entry<'_>>(line)
+        .ok()
+        .and_then(|e| e.message?.content)
+        .and_then(|c| serde_json::from_str::<Vec<Block>>(c.get()).ok())
+        .unwrap_or_default()
+}
+
+/// The ids of the `tool_use` blocks of `line` that call a tool of `server`.
+fn call_ids(line: &[u8], server: &str) -> Vec<Vec<u8>> {
+    blocks(line)
+        .into_iter()
+        .filter(|b| {
+            b.kind.as_deref() == Some("tool_use")
+                && b.name
+                    .as_deref()
+                    .and_then(split_mcp_name)
+                    .is_some_and(|(s, _)| s == server)
+        })
+        .filter_map(|b| b.id.map(String::into_bytes))
+        .collect()
+}
+
+/// The ids a line's tool results answer, read from its JSON; None when
+/// the line is no entry (then it is kept, and the reader decides).
+fn answered_ids(line: &[u8]) -> Option<Vec<String>> {
+    let e = serde_json::from_slice::<Entry<'_>>(line).ok()?;
+    let Some(content) = e.message.and_then(|m| m.content) else {
+        return Some(Vec::new());
+    };
+    let blocks = serde_json::from_str::<Vec<Block>>(content.get()).unwrap_or_default();
+    Some(blocks.into_iter().filter_map(|b| b.tool_use_id).collect())
 }
 
 /// The session entry Claude Code writes for the pending call: an assistant
@@ -329,30 +398,39 @@ fn cut_off(bytes: &[u8]) -> bool {
 /// the hook: the call is judged once, as the pending one. Returns where
 /// the line changed starts, when one did.
 fn drop_block(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+    // The id as a JSON string: a value, so whatever the spacing around it.
     let quoted = serde_json::to_string(id).ok()?;
-    let needle = format!("\"id\":{quoted}");
-    let at = memchr::memmem::rfind(bytes, needle.as_bytes())?;
-    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
-    let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
-    let mut entry = serde_json::from_slice::<Value>(&bytes[start..end]).ok()?;
-    let blocks = entry
-        .pointer_mut("/message/content")
-        .and_then(Value::as_array_mut)?;
-    let before = blocks.len();
-    blocks.retain(|b| {
-        !(b.get("type").and_then(Value::as_str) == Some("tool_use")
-            && b.get("id").and_then(Value::as_str) == Some(id))
-    });
-    if blocks.len() == before {
-        return None;
+    let mut before = bytes.len();
+    while let Some(at) = memchr::memmem::rfind(&bytes[..before], quoted.as_bytes()) {
+        before = at;
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+        let Ok(mut entry) = serde_json::from_slice::<Value>(&bytes[start..end]) else {
+            continue;
+        };
+        let Some(blocks) = entry
+            .pointer_mut("/message/content")
+            .and_then(Value::as_array_mut)
+        else {
+            continue;
+        };
+        let n = blocks.len();
+        blocks.retain(|b| {
+            !(b.get("type").and_then(Value::as_str) == Some("tool_use")
+                && b.get("id").and_then(Value::as_str) == Some(id))
+        });
+        if blocks.len() == n {
+            continue;
+        }
+        let line = entry.to_string();
+        bytes.splice(start..end, line.into_bytes());
+        return Some(start);
     }
-    let line = entry.to_string();
-    bytes.splice(start..end, line.into_bytes());
-    Some(start)
+    None
 }
 
-/// How many `"timestamp"` keys are tried, from the end, for the time of
-/// the last entry: a key inside some text is no entry's time.
+/// How many entries are tried, from the end, for the time of the last
+/// entry that has one.
 const TIME_TRIES: usize = 16;
 
 /// The time of the last entry of a transcript that carries one.
@@ -361,29 +439,23 @@ fn last_time(bytes: &[u8]) -> Option<Ms> {
     times(bytes).into_iter().flatten().next()
 }
 
-/// The values of the last [`TIME_TRIES`] `"timestamp"` keys of `bytes`,
-/// the latest first, each as a time if it reads as one: the last entry's
-/// time is the first of them (of these and those of the bytes before,
-/// for a transcript read in parts).
+/// The times (`timestamp`) of the last [`TIME_TRIES`] lines of `bytes`,
+/// the latest first, each as a time if the line is an entry with one: the
+/// last entry's time is the first of them (of these and those of the bytes
+/// before, for a transcript read in parts).
 fn times(bytes: &[u8]) -> Vec<Option<Ms>> {
-    let key = b"\"timestamp\":\"";
-    let finder = memchr::memmem::FinderRev::new(key);
-    let mut end = bytes.len();
-    let mut out = Vec::new();
-    while out.len() < TIME_TRIES {
-        let Some(at) = finder.rfind(&bytes[..end]) else {
-            break;
-        };
-        let from = at + key.len();
-        let rest = &bytes[from..bytes.len().min(from + 40)];
-        out.push(memchr::memchr(b'"', rest).and_then(|q| {
-            std::str::from_utf8(&rest[..q])
+    bytes
+        .split(|&b| b == b'\n')
+        .rev()
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .take(TIME_TRIES)
+        .map(|l| {
+            serde_json::from_slice::<Entry<'_>>(l)
                 .ok()
-                .and_then(ts::parse_rfc3339)
-        }));
-        end = at;
-    }
-    out
+                .and_then(|e| e.timestamp)
+                .and_then(|t| ts::parse_rfc3339(&t))
+        })
+        .collect()
 }
 
 /// The end of a transcript from the line of the last `join` or
@@ -422,9 +494,12 @@ fn read_tail_by(
 /// The offset in `bytes` of the first line that starts a call of `server`
 /// ([`starts_call`]), if one does.
 fn call_start_in(bytes: &[u8], server: &str) -> Option<usize> {
+    // A line with a `\u` escape may spell the names another way: it is
+    // tried too.
     let needles = [
         memchr::memmem::Finder::new(b"join\""),
         memchr::memmem::Finder::new(b"create_call\""),
+        memchr::memmem::Finder::new(b"\\u"),
     ];
     let mut start = 0;
     for line in bytes.split_inclusive(|&b| b == b'\n') {
@@ -444,9 +519,12 @@ const BLOCK: u64 = 1 << 20;
 fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::Result<Option<u64>> {
     // Searched forwards (vectorized) within each window, the candidates
     // then tried latest first.
+    // A line with a `\u` escape may spell the names another way: it is a
+    // candidate too.
     let needles = [
         memchr::memmem::Finder::new(b"join\""),
         memchr::memmem::Finder::new(b"create_call\""),
+        memchr::memmem::Finder::new(b"\\u"),
     ];
     let mut pos = len;
     // The window: the block just read, then the first line of the window
@@ -501,33 +579,7 @@ fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::R
 /// True when `line` is an assistant entry with a `tool_use` of `server`'s
 /// `join` or `create_call`.
 fn starts_call(line: &[u8], server: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Entry<'a> {
-        #[serde(borrow, default)]
-        message: Option<Message<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct Message<'a> {
-        #[serde(borrow, default)]
-        content: Option<&'a RawValue>,
-    }
-    #[derive(Deserialize)]
-    struct Block {
-        #[serde(rename = "type", default)]
-        kind: Option<String>,
-        #[serde(default)]
-        name: Option<String>,
-    }
-    let Ok(e) = serde_json::from_slice::<Entry<'_>>(line) else {
-        return false;
-    };
-    let Some(content) = e.message.and_then(|m| m.content) else {
-        return false;
-    };
-    let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
-        return false;
-    };
-    blocks.iter().any(|b| {
+    blocks(line).iter().any(|b| {
         b.kind.as_deref() == Some("tool_use")
             && b.name
                 .as_deref()

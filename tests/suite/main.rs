@@ -15,6 +15,7 @@ mod formats;
 mod genlog;
 mod golden;
 mod guard;
+mod guard_agrees;
 mod guard_cache;
 mod hostile;
 mod inputs;
