@@ -201,6 +201,24 @@ pub const LOOKS_AHEAD: &[&str] = &[
     "slow-ack",
 ];
 
+/// The rules of [`PENDING`] that judge a pending record by itself: its
+/// own text, board or arguments, and whether a subagent sends it. When
+/// the client names no session callint can read (the guard of a client
+/// whose hook input carries no transcript), only these are judged: the
+/// others need the call so far (who spoke last, who was addressed, which
+/// language the call is in, what was said before), and judged without it
+/// they would guess. An "On it." looks unaddressed when the question
+/// that addressed the agent is not there to see.
+pub const ALONE: &[&str] = &[
+    "board-bundle",
+    "board-missing-emoji",
+    "create-call-delegated",
+    "decision-not-yes-no",
+    "label-too-long",
+    "long-say",
+    "question-on-board",
+];
+
 /// True when rule `name` can judge a record before it is sent ([`PENDING`]).
 pub fn judges_pending(name: &str) -> bool {
     PENDING.contains(&name)
@@ -338,6 +356,9 @@ mod tests {
     fn pending_names_real_rules() {
         for name in PENDING {
             assert!(meta(name).is_some(), "{name}");
+        }
+        for name in ALONE {
+            assert!(judges_pending(name), "{name}");
         }
         assert!(judges_pending("long-say"));
         assert!(!judges_pending("unanswered-agent"));

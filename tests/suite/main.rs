@@ -14,6 +14,7 @@ mod formats;
 mod genlog;
 mod guard;
 mod guard_cache;
+mod guard_clients;
 mod hostile;
 mod inputs;
 mod output;
