@@ -226,6 +226,39 @@ mod tests {
     }
 
     #[test]
+    fn a_reason_too_long_counts_what_it_leaves_out() {
+        let linter = Linter::new(&crate::config::Config::default(), None, &[]).unwrap();
+        let pending = Client::Gemini
+            .read(
+                br#"{"tool_name":"mcp_voicehook_status","tool_input":{"doing":"Release prep","open":["Should we ship on Friday or wait for QA?","Fix login, update the docs and bump the version"]}}"#,
+            )
+            .unwrap();
+        let (Verdict::Judged(found), Some(_)) = judge(&linter, &pending, 0, None) else {
+            panic!("judged by the call alone, with a note");
+        };
+        let denied = super::super::denying(&found, crate::diagnostic::Severity::Warning);
+        let rules: Vec<&str> = denied.iter().map(|d| d.rule).collect();
+        assert_eq!(
+            rules,
+            ["board-bundle", "board-missing-emoji", "question-on-board"]
+        );
+        let whole = super::super::reason(&denied);
+        for r in &rules {
+            assert!(whole.contains(&format!("{r}:")), "{whole}");
+        }
+        // shorter: the first whole, the rest counted
+        let first = super::super::reason_within(&denied[..1], usize::MAX);
+        let short = super::super::reason_within(&denied, first.len() + 60);
+        assert!(short.len() <= first.len() + 60, "{short}");
+        assert!(short.starts_with(&first), "{short}");
+        assert!(short.contains(" more"), "{short}");
+        assert!(!short.contains("Also"), "{short}");
+        // a limit below the first finding cuts it
+        let cut = super::super::reason_within(&denied, 40);
+        assert!(cut.len() <= 40 && cut.ends_with("..."), "{cut}");
+    }
+
+    #[test]
     fn arguments_may_come_as_a_string() {
         assert_eq!(
             arguments(Some(json!("{\"text\":\"hi\"}"))).unwrap()["text"],
