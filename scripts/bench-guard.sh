@@ -35,11 +35,19 @@
 #
 # The pending call is a `say` ("Got it.", which the guard denies: the whole
 # path, reason and output included, is measured).
-# Usage: scripts/bench-guard.sh [TURNS] [RUNS]   (default 1200 turns: ~10 MB; 200 runs)
+#
+# With a CLIENT other than claude-code, the same pending say is handed to
+# `callint guard --client CLIENT` in that client's hook input: for codex the
+# one-call session written as a Codex rollout file (read whole on every run:
+# the rollout has no kept state), for gemini, cursor and opencode the call
+# alone (their hook inputs name no session callint reads).
+# Usage: scripts/bench-guard.sh [TURNS] [RUNS] [CLIENT]
+#   (default 1200 turns: ~10 MB; 200 runs; claude-code)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 turns=${1:-1200}
 runs=${2:-200}
+client=${3:-claude-code}
 dir=target/bench-guard
 mkdir -p "$dir"
 cargo build --release --locked --quiet --bin callint --example genlog
@@ -48,6 +56,74 @@ bin=target/release
 python3 scripts/corpus/claude-session.py --noise 10 "$dir/native.jsonl" "$dir/one-call.jsonl"
 cat "$dir/one-call.jsonl" corpus/seed-incident-claude/opencode.jsonl > "$dir/late-call.jsonl"
 rm -rf "$dir/cache"
+
+if [ "$client" != claude-code ]; then
+python3 - "$bin/callint" "$dir" "$runs" "$client" <<'EOF'
+import json, os, resource, subprocess, sys, time
+
+callint, d, runs, client = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+say = {"text": "Got it."}
+if client == "codex":
+    # The one-call session as Codex writes a rollout: a session_meta line,
+    # then each tool call, its output and the assistant's text.
+    rollout = os.path.join(d, "one-call.rollout.jsonl")
+    with open(os.path.join(d, "one-call.jsonl")) as src, open(rollout, "w") as out:
+        out.write(json.dumps({"timestamp": "2026-10-10T09:00:00.000Z", "type": "session_meta",
+                              "payload": {"id": "bench", "cwd": "/w", "originator": "codex_cli_rs", "source": "cli"}}) + "\n")
+        for line in src:
+            e = json.loads(line)
+            ts, content = e.get("timestamp"), (e.get("message") or {}).get("content")
+            if not isinstance(content, list):
+                continue
+            for b in content:
+                if b.get("type") == "tool_use":
+                    p = {"type": "function_call", "name": b["name"], "arguments": json.dumps(b.get("input", {})), "call_id": b["id"]}
+                elif b.get("type") == "tool_result":
+                    c = b.get("content")
+                    text = c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [])
+                    p = {"type": "function_call_output", "call_id": b["tool_use_id"], "output": text}
+                elif b.get("type") == "text":
+                    p = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": b["text"]}]}
+                else:
+                    continue
+                out.write(json.dumps({"timestamp": ts, "type": "response_item", "payload": p}) + "\n")
+    hook = {"session_id": "bench", "turn_id": "t", "transcript_path": rollout, "cwd": d, "hook_event_name": "PreToolUse",
+            "model": "m", "permission_mode": "default", "tool_name": "mcp__voicehook__say", "tool_input": say, "tool_use_id": "call_bench"}
+    what = f"rollout {os.path.getsize(rollout) / 1e6:5.1f} MB"
+elif client == "gemini":
+    hook = {"session_id": "bench", "cwd": d, "hook_event_name": "BeforeTool", "tool_name": "mcp_voicehook_say", "tool_input": say,
+            "mcp_context": {"server_name": "voicehook", "tool_name": "say"}}
+    what = "the call alone"
+elif client == "cursor":
+    hook = {"conversation_id": "bench", "hook_event_name": "beforeMCPExecution", "workspace_roots": [d],
+            "tool_name": "MCP:voicehook:say", "tool_input": say}
+    what = "the call alone"
+elif client == "opencode":
+    hook = {"hook_event_name": "tool.execute.before", "tool": "voicehook_say", "session_id": "bench", "call_id": "c", "tool_input": say, "cwd": d}
+    what = "the call alone"
+else:
+    sys.exit(f"no such client: {client}")
+body = json.dumps(hook).encode()
+times, cpu = [], []
+for i in range(runs + 3):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    s = time.perf_counter()
+    p = subprocess.run([callint, "guard", "--client", client, "--no-cache"], input=body, capture_output=True)
+    t = (time.perf_counter() - s) * 1000
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if i == 0:
+        first = "deny" if b"deny" in p.stdout else "allow"
+    if i >= 3:
+        times.append(t)
+        cpu.append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
+times.sort()
+cpu.sort()
+pct = lambda v, q: v[min(len(v) - 1, int(q * len(v)))]
+print(f"{client:9} {what}  {first:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
+      f"  | cpu p50 {pct(cpu, 0.50):6.1f} ms  p99 {pct(cpu, 0.99):6.1f} ms")
+EOF
+exit 0
+fi
 
 python3 - "$bin/callint" "$dir" "$runs" <<'EOF'
 import json, os, resource, shutil, subprocess, sys, time

@@ -29,6 +29,8 @@ use crate::input::{claude, ts};
 use crate::lint::engine::Linter;
 use crate::model::{Body, Ms};
 
+pub mod client;
+pub mod install;
 mod kept;
 
 pub use kept::default_dir as default_cache_dir;
@@ -590,21 +592,35 @@ fn starts_call(line: &[u8], server: &str) -> bool {
     })
 }
 
-/// The findings that deny the call: at `deny` or above, never an `info`.
+/// The findings that deny the call: at `deny` or above, never an `info`;
+/// the most severe first, and among equals by rule name, then in file
+/// order.
 pub fn denying(findings: &[Diagnostic], deny: Severity) -> Vec<&Diagnostic> {
     let mut d: Vec<&Diagnostic> = findings
         .iter()
         .filter(|d| d.severity >= deny && d.severity > Severity::Info)
         .collect();
-    // The most severe first; in file order among equals (already sorted).
-    d.sort_by_key(|x| std::cmp::Reverse(x.severity));
+    // A stable sort: file order stays among findings of one rule.
+    d.sort_by_key(|x| (std::cmp::Reverse(x.severity), x.rule));
     d
 }
 
-/// The reason the agent reads when the call is denied: the first finding's
-/// rule, what is wrong and what to do instead, and the names of the other
-/// rules it broke. Plain text on one line, control characters escaped.
+/// How long a reason is at most unless a client needs it shorter: every
+/// client shows this much to its model.
+pub const REASON_MAX: usize = 1000;
+
+/// [`reason_within`] [`REASON_MAX`].
 pub fn reason(denied: &[&Diagnostic]) -> String {
+    reason_within(denied, REASON_MAX)
+}
+
+/// The reason the agent reads when the call is denied: every finding, in
+/// the order given ([`denying`]). The first with its rule, what is wrong
+/// and what to do instead; each other one with its rule and what is
+/// wrong. Plain text on one line, control characters escaped, at most
+/// `max` bytes: the findings that do not fit are counted at the end
+/// ("And 2 more: ..."), and a first finding longer than that is cut.
+pub fn reason_within(denied: &[&Diagnostic], max: usize) -> String {
     let Some(first) = denied.first() else {
         return String::new();
     };
@@ -620,13 +636,59 @@ pub fn reason(denied: &[&Diagnostic]) -> String {
     s.push(' ');
     s.push_str(&capitalized(&one_line(help.trim_end_matches('.'))));
     s.push('.');
-    let mut others: Vec<&str> = denied[1..].iter().map(|d| d.rule).collect();
-    others.dedup();
-    others.retain(|r| *r != first.rule);
-    if !others.is_empty() {
-        s.push_str(&format!(" It also breaks {}.", others.join(", ")));
+    if s.len() > max {
+        return cut(&s, max);
+    }
+    let items: Vec<String> = denied[1..]
+        .iter()
+        .map(|d| {
+            format!(
+                " Also {}: {}.",
+                d.rule,
+                one_line(d.message.trim_end_matches('.'))
+            )
+        })
+        .collect();
+    for (k, item) in items.iter().enumerate() {
+        let left = &denied[1 + k..];
+        let rest = if left.len() > 1 {
+            more(&left[1..])
+        } else {
+            String::new()
+        };
+        if s.len() + item.len() + rest.len() <= max {
+            s.push_str(item);
+            continue;
+        }
+        let tail = more(left);
+        if s.len() + tail.len() <= max {
+            s.push_str(&tail);
+        } else {
+            let short = format!(" And {} more.", left.len());
+            if s.len() + short.len() <= max {
+                s.push_str(&short);
+            }
+        }
+        break;
     }
     s
+}
+
+/// " And N more: rule, rule." for the findings left out of a reason.
+fn more(left: &[&Diagnostic]) -> String {
+    let mut rules: Vec<&str> = left.iter().map(|d| d.rule).collect();
+    rules.dedup();
+    format!(" And {} more: {}.", left.len(), rules.join(", "))
+}
+
+/// `s` cut to at most `max` bytes at a character boundary, ending in "...".
+fn cut(s: &str, max: usize) -> String {
+    let room = max.saturating_sub(3);
+    let end = (0..=room.min(s.len()))
+        .rev()
+        .find(|&k| s.is_char_boundary(k))
+        .unwrap_or(0);
+    format!("{}...", &s[..end])
 }
 
 fn capitalized(s: &str) -> String {

@@ -11,6 +11,7 @@ use crate::report::{self, Format, Summary};
 use crate::rules;
 
 mod adopt;
+mod guard_install;
 mod outputs;
 mod postmortem;
 mod settings;
@@ -51,7 +52,7 @@ enum Command {
         /// The rule's name, as `callint rules` lists it.
         rule: String,
     },
-    /// Judge a voicehook call before it is made: a PreToolUse hook for Claude Code (hook input on standard input; a denial as JSON on standard output).
+    /// Judge a voicehook call before it is made: a hook for Claude Code, Codex, Gemini CLI, Cursor or opencode (hook input on standard input, the client's denial on standard output); `guard install` writes the hook's configuration.
     Guard(GuardArgs),
     /// Show whom a line addresses, by the server's addressing rule.
     Addressing {
@@ -179,7 +180,34 @@ struct CheckArgs {
 }
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+#[command(
+    after_help = "The hook input is read from standard input, as the client writes it. A call
+that breaks a rule is denied in the client's own way (Claude Code and Codex:
+hookSpecificOutput.permissionDecision \"deny\"; Gemini CLI and opencode:
+{\"decision\": \"deny\", \"reason\"}; Cursor: {\"permission\": \"deny\"}), with a reason
+that lists every rule the line breaks. The guard always exits 0: whatever it
+cannot read or judge, it lets through and says why on standard error.
+
+Claude Code and Codex calls are judged from the session so far (the
+transcript, the rollout file). Gemini CLI, Cursor and opencode name no
+session callint reads: there the call is judged by itself, by the rules that
+need nothing before it (board-bundle, board-missing-emoji,
+create-call-delegated, decision-not-yes-no, label-too-long, long-say,
+question-on-board), and standard error names the rules left unjudged.
+
+Examples:
+  callint guard install --client codex       write the hook into .codex/hooks.json
+  callint guard install --client cursor --user --print
+  callint guard --client gemini < input.json   judge one hook input by hand"
+)]
 struct GuardArgs {
+    #[command(subcommand)]
+    action: Option<GuardAction>,
+    /// The client that runs the hook: how its input reads and how it is
+    /// answered.
+    #[arg(long, value_enum, default_value_t = crate::app::guard::client::Client::ClaudeCode)]
+    client: crate::app::guard::client::Client,
     /// The lowest severity that denies a call. Findings of severity info
     /// never deny.
     #[arg(long, value_enum, default_value_t = DenyAt::Warning)]
@@ -210,6 +238,12 @@ struct GuardArgs {
     /// were read since it (0: after every call).
     #[arg(long, value_name = "BYTES", default_value_t = crate::app::guard::REWRITE_AFTER, hide = true)]
     cache_rewrite: u64,
+}
+
+#[derive(Subcommand)]
+enum GuardAction {
+    /// Write a client's hook configuration so that it runs the guard.
+    Install(guard_install::InstallArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -267,7 +301,11 @@ where
         Ok(cli) => cli,
         // A hook that exits with 2 blocks the agent's call: a guard
         // started with a wrong flag says so and lets the call through.
-        Err(e) if args.get(1).is_some_and(|a| a == "guard") && e.use_stderr() => {
+        Err(e)
+            if args.get(1).is_some_and(|a| a == "guard")
+                && args.get(2).is_none_or(|a| a != "install")
+                && e.use_stderr() =>
+        {
             warn(format_args!("guard: {}", e.to_string().trim_end()));
             return 1;
         }
@@ -416,10 +454,36 @@ fn follow(args: CheckArgs) -> u8 {
 /// kilobytes.
 const MAX_HOOK_INPUT: u64 = 16 << 20;
 
-/// `callint guard`: exit 0 always; a denial is JSON on standard output,
-/// everything else (what would be denied in a dry run, why a call was let
-/// through unjudged) goes to standard error.
+/// `callint guard`: exit 0 always; a denial (and for Cursor an allowance
+/// too) is the client's JSON on standard output, everything else (what
+/// would be denied in a dry run, why a call was let through unjudged, what
+/// was not judged) goes to standard error.
 fn guard(args: GuardArgs) -> u8 {
+    if let Some(GuardAction::Install(a)) = &args.action {
+        return guard_install::run(a);
+    }
+    let client = args.client;
+    match guard_reason(&args) {
+        Some(reason) => {
+            let (mut out, code) = client.deny(&reason);
+            out.push('\n');
+            // A denial that cannot be written lets the call through:
+            // nothing else to do, and no reason to block.
+            emit(out.as_bytes(), code)
+        }
+        None => match client.allow() {
+            Some(mut out) => {
+                out.push('\n');
+                emit(out.as_bytes(), 0)
+            }
+            None => 0,
+        },
+    }
+}
+
+/// The reason to deny the call the hook input announces, if it is to be
+/// denied.
+fn guard_reason(args: &GuardArgs) -> Option<String> {
     use crate::app::guard::{self, Verdict};
     use std::io::Read;
     let mut input = Vec::new();
@@ -431,13 +495,13 @@ fn guard(args: GuardArgs) -> u8 {
         warn(format_args!(
             "guard: allowed: cannot read the hook input: {e}"
         ));
-        return 0;
+        return None;
     }
-    let hook = match guard::read_hook(&input) {
-        Ok(h) => h,
+    let pending = match args.client.read(&input) {
+        Ok(p) => p,
         Err(e) => {
             warn(format_args!("guard: allowed: {e}"));
-            return 0;
+            return None;
         }
     };
     let now = match &args.now {
@@ -448,14 +512,18 @@ fn guard(args: GuardArgs) -> u8 {
                     "guard: allowed: --now {} is no RFC 3339 time",
                     one_line(t)
                 ));
-                return 0;
+                return None;
             }
         },
         None => std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
     };
-    let dir = hook.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let dir = pending
+        .hook
+        .cwd
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
     // The configuration in force in the hook's working folder, as a batch
     // run there finds it; every rule it enables.
     let settings = crate::app::batch::Settings {
@@ -466,7 +534,7 @@ fn guard(args: GuardArgs) -> u8 {
         Ok(l) => l,
         Err(e) => {
             warn(format_args!("guard: allowed: {e}"));
-            return 0;
+            return None;
         }
     };
     let cache = if args.no_cache {
@@ -478,10 +546,14 @@ fn guard(args: GuardArgs) -> u8 {
         dir,
         rewrite_after: args.cache_rewrite,
     });
-    let findings = match guard::judge_kept(&linter, &hook, now, keep) {
+    let (verdict, note) = guard::client::judge(&linter, &pending, now, keep);
+    if let Some(note) = note {
+        warn(format_args!("guard: {note}"));
+    }
+    let findings = match verdict {
         Verdict::Allow(why) => {
             warn(format_args!("guard: allowed without judging: {why}"));
-            return 0;
+            return None;
         }
         Verdict::Judged(f) => f,
     };
@@ -491,22 +563,17 @@ fn guard(args: GuardArgs) -> u8 {
     };
     let denied = guard::denying(&findings, at);
     if denied.is_empty() {
-        return 0;
+        return None;
     }
-    let reason = guard::reason(&denied);
+    let reason = guard::reason_within(&denied, args.client.reason_max());
     if args.dry_run {
         warn(format_args!(
             "guard: would deny {}: {reason}",
-            one_line(&hook.tool_name)
+            one_line(&pending.hook.tool_name)
         ));
-        return 0;
+        return None;
     }
-    let mut out = guard::deny_output(&reason);
-    out.push('\n');
-    // A denial that cannot be written lets the call through: nothing else
-    // to do, and no reason to block.
-    emit(out.as_bytes(), 0);
-    0
+    Some(reason)
 }
 
 fn check(mut args: CheckArgs) -> u8 {

@@ -116,6 +116,16 @@ pub fn judges_pending(name: &str) -> bool {
     meta(name).is_some_and(RuleMeta::judges_pending)
 }
 
+/// True when rule `name` judges a pending record by itself ([`When::Record`]):
+/// its own text, board or arguments, and whether a subagent sends it. When a
+/// client names no session callint can read, only these are judged: the
+/// others need the call so far (who spoke last, who was addressed, the call
+/// language), and without it they would guess: an "On it." looks unaddressed
+/// when the question that addressed the agent is not there to see.
+pub fn judges_alone(name: &str) -> bool {
+    meta(name).is_some_and(|m| m.when == When::Record)
+}
+
 /// True when rule `name` judges a record only once what follows it is
 /// known ([`When::After`]).
 pub fn looks_ahead(name: &str) -> bool {
@@ -264,6 +274,8 @@ mod tests {
         assert!(judges_pending("long-say"));
         assert!(!judges_pending("unanswered-agent"));
         assert!(looks_ahead("no-greeting"));
+        assert!(judges_alone("board-bundle") && judges_pending("board-bundle"));
+        assert!(!judges_alone("ack-not-addressed"));
         assert_eq!(scope("board-bundle"), Scope::Own);
         assert_eq!(scope("wrong-language"), Scope::Room);
         // a rule that waits for what follows a record cannot judge one

@@ -17,6 +17,7 @@ mod golden;
 mod guard;
 mod guard_agrees;
 mod guard_cache;
+mod guard_clients;
 mod hostile;
 mod inputs;
 mod output;

@@ -1,0 +1,271 @@
+//! The guard for each agent client that can run a command (or a plugin)
+//! before an MCP tool call: one small adapter per client maps its hook
+//! input (JSON on standard input) to the guard's [`Hook`] and says where
+//! the session so far can be read ([`History`]); the same judge decides
+//! for all of them ([`judge`]), and the adapter writes the client's own
+//! answer ([`Client::deny`], [`Client::allow`]).
+//!
+//! | client | hook | session read |
+//! |---|---|---|
+//! | Claude Code | `PreToolUse` | its transcript ([`super::judge_kept`]) |
+//! | Codex | `PreToolUse` | its rollout file ([`rollout`]) |
+//! | Gemini CLI | `BeforeTool` | none ([`alone`]) |
+//! | Cursor | `beforeMCPExecution` | none ([`alone`]) |
+//! | opencode | plugin `tool.execute.before` | none ([`alone`]) |
+
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+
+use super::{Hook, Keep, Verdict};
+use crate::core::escape::one_line;
+use crate::input::server::FUNCTIONS;
+use crate::lint::engine::Linter;
+use crate::model::Ms;
+
+pub mod alone;
+mod codex;
+mod cursor;
+mod gemini;
+mod opencode;
+pub mod rollout;
+
+type Obj = Map<String, Value>;
+
+/// The clients the guard answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Client {
+    /// Claude Code: a `PreToolUse` command hook.
+    ClaudeCode,
+    /// Codex CLI: a `PreToolUse` command hook (`hooks.json`).
+    Codex,
+    /// Gemini CLI: a `BeforeTool` command hook (`settings.json`).
+    Gemini,
+    /// Cursor: a `beforeMCPExecution` command hook (`hooks.json`).
+    Cursor,
+    /// opencode: the plugin `integrations/opencode/callint-guard.js`.
+    Opencode,
+}
+
+/// Where the session the pending call belongs to can be read.
+#[derive(Debug)]
+pub enum History {
+    /// A Claude Code transcript: the hook's `transcript_path`.
+    Claude,
+    /// A Codex rollout file.
+    Rollout(PathBuf),
+    /// Nowhere callint can read, for the reason given: the pending call
+    /// is judged by itself ([`alone`]).
+    None(String),
+}
+
+/// A pending call as a client announced it.
+#[derive(Debug)]
+pub struct Pending {
+    /// The call, its tool named `mcp__<server>__<tool>` whatever the
+    /// client calls it.
+    pub hook: Hook,
+    pub history: History,
+    /// What else tells the server apart (the command or address the client
+    /// starts or reaches it by), when the client says.
+    pub server_hint: Option<String>,
+}
+
+impl Client {
+    /// The name `--client` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "claude-code",
+            Client::Codex => "codex",
+            Client::Gemini => "gemini",
+            Client::Cursor => "cursor",
+            Client::Opencode => "opencode",
+        }
+    }
+
+    /// Read the client's hook input.
+    pub fn read(self, bytes: &[u8]) -> Result<Pending, String> {
+        match self {
+            Client::ClaudeCode => super::read_hook(bytes).map(|hook| Pending {
+                hook,
+                history: History::Claude,
+                server_hint: None,
+            }),
+            Client::Codex => codex::read(bytes),
+            Client::Gemini => gemini::read(bytes),
+            Client::Cursor => cursor::read(bytes),
+            Client::Opencode => opencode::read(bytes),
+        }
+    }
+
+    /// The longest reason the client is given.
+    pub fn reason_max(self) -> usize {
+        super::REASON_MAX
+    }
+
+    /// What the guard writes on standard output to deny the call with
+    /// `reason`, and its exit status.
+    pub fn deny(self, reason: &str) -> (String, u8) {
+        let out = match self {
+            Client::ClaudeCode | Client::Codex => super::deny_output(reason),
+            Client::Gemini | Client::Opencode => json!({
+                "decision": "deny",
+                "reason": reason,
+            })
+            .to_string(),
+            Client::Cursor => cursor::answer("deny", Some(reason)),
+        };
+        (out, 0)
+    }
+
+    /// What the guard writes on standard output to let the call through
+    /// (nothing, for most clients).
+    pub fn allow(self) -> Option<String> {
+        match self {
+            Client::Cursor => Some(cursor::answer("allow", None)),
+            _ => None,
+        }
+    }
+}
+
+/// Judge `pending` at time `now`: from the session where it can be read,
+/// else by itself. The note, when there is one, says what was not judged
+/// and why (for standard error).
+pub fn judge(
+    linter: &Linter,
+    pending: &Pending,
+    now: Ms,
+    keep: Option<Keep<'_>>,
+) -> (Verdict, Option<String>) {
+    match &pending.history {
+        History::Claude => (super::judge_kept(linter, &pending.hook, now, keep), None),
+        History::Rollout(path) => (rollout::judge(linter, &pending.hook, path, now), None),
+        History::None(why) => alone::judge(linter, pending, now, why),
+    }
+}
+
+/// A string field of `o`, when it is a non-empty string.
+fn string(o: &Obj, k: &str) -> Option<String> {
+    o.get(k)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// The hook input as a JSON object.
+fn object(bytes: &[u8]) -> Result<Obj, String> {
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("the hook input is not JSON ({e})"))?;
+    match v {
+        Value::Object(o) => Ok(o),
+        _ => Err("the hook input is not a JSON object".into()),
+    }
+}
+
+/// Check the hook input's event name, when it has one.
+fn event(o: &Obj, want: &str) -> Result<(), String> {
+    match o.get("hook_event_name") {
+        None => Ok(()),
+        Some(e) if e.as_str() == Some(want) => Ok(()),
+        Some(e) => Err(format!(
+            "the hook input is for {}, not {want}",
+            one_line(&e.to_string())
+        )),
+    }
+}
+
+/// The tool's arguments: an object, or (as some clients send them) a JSON
+/// string holding one.
+fn arguments(v: Option<Value>) -> Result<Obj, String> {
+    match v {
+        None | Some(Value::Null) => Ok(Obj::new()),
+        Some(Value::Object(o)) => Ok(o),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(Obj::new()),
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
+            Ok(Value::Object(o)) => Ok(o),
+            _ => Err("the hook input's `tool_input` is not an object".into()),
+        },
+        Some(_) => Err("the hook input's `tool_input` is not an object".into()),
+    }
+}
+
+/// `<server>_<tool>` (the one-underscore names Gemini CLI and opencode
+/// give MCP tools) split where a voicehook function ends it: `vh_say` is
+/// `vh` and `say`, `my_server_create_call` is `my_server` and
+/// `create_call`. `None` when it ends in no voicehook function.
+fn split_single(name: &str) -> Option<(&str, &str)> {
+    let mut fns: Vec<&str> = FUNCTIONS.to_vec();
+    // `create_call` before `call`-like shorter names that end it
+    fns.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    fns.into_iter().find_map(|f| {
+        let server = name.strip_suffix(f)?.strip_suffix('_')?;
+        (!server.is_empty()).then_some((server, &name[name.len() - f.len()..]))
+    })
+}
+
+/// The guard's name of a server's tool.
+fn mcp_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_underscore_names_split_at_the_function() {
+        assert_eq!(split_single("vh_say"), Some(("vh", "say")));
+        assert_eq!(
+            split_single("my_server_create_call"),
+            Some(("my_server", "create_call"))
+        );
+        assert_eq!(split_single("voicehook_join"), Some(("voicehook", "join")));
+        assert_eq!(split_single("say"), None);
+        assert_eq!(split_single("github_create_issue"), None);
+        assert_eq!(split_single("_say"), None);
+    }
+
+    #[test]
+    fn a_reason_too_long_counts_what_it_leaves_out() {
+        let linter = Linter::new(&crate::lint::config::Config::default(), None, &[]).unwrap();
+        let pending = Client::Gemini
+            .read(
+                br#"{"tool_name":"mcp_voicehook_status","tool_input":{"doing":"Release prep","open":["Should we ship on Friday or wait for QA?","Fix login, update the docs and bump the version"]}}"#,
+            )
+            .unwrap();
+        let (Verdict::Judged(found), Some(_)) = judge(&linter, &pending, 0, None) else {
+            panic!("judged by the call alone, with a note");
+        };
+        let denied = super::super::denying(&found, crate::core::diagnostic::Severity::Warning);
+        let rules: Vec<&str> = denied.iter().map(|d| d.rule).collect();
+        assert_eq!(
+            rules,
+            ["board-bundle", "board-missing-emoji", "question-on-board"]
+        );
+        let whole = super::super::reason(&denied);
+        for r in &rules {
+            assert!(whole.contains(&format!("{r}:")), "{whole}");
+        }
+        // shorter: the first whole, the rest counted
+        let first = super::super::reason_within(&denied[..1], usize::MAX);
+        let short = super::super::reason_within(&denied, first.len() + 60);
+        assert!(short.len() <= first.len() + 60, "{short}");
+        assert!(short.starts_with(&first), "{short}");
+        assert!(short.contains(" more"), "{short}");
+        assert!(!short.contains("Also"), "{short}");
+        // a limit below the first finding cuts it
+        let cut = super::super::reason_within(&denied, 40);
+        assert!(cut.len() <= 40 && cut.ends_with("..."), "{cut}");
+    }
+
+    #[test]
+    fn arguments_may_come_as_a_string() {
+        assert_eq!(
+            arguments(Some(json!("{\"text\":\"hi\"}"))).unwrap()["text"],
+            "hi"
+        );
+        assert!(arguments(Some(json!(5))).is_err());
+        assert!(arguments(Some(json!("[1]"))).is_err());
+        assert!(arguments(None).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,495 @@
+//! `callint guard install`: write a client's hook configuration so that
+//! it runs the guard before each MCP tool call.
+//!
+//! | client | project file | user file | what is added |
+//! |---|---|---|---|
+//! | Claude Code | `.claude/settings.json` | `~/.claude/settings.json` | `hooks.PreToolUse`, matcher `mcp__.*` |
+//! | Codex | `.codex/hooks.json` | `$CODEX_HOME/hooks.json` (`~/.codex`) | `hooks.PreToolUse`, matcher `mcp__.*` |
+//! | Gemini CLI | `.gemini/settings.json` | `~/.gemini/settings.json` | `hooks.BeforeTool`, matcher `mcp_.*` |
+//! | Cursor | `.cursor/hooks.json` | `~/.cursor/hooks.json` | `hooks.beforeMCPExecution` |
+//! | opencode | `.opencode/plugins/callint-guard.js` | `$XDG_CONFIG_HOME/opencode/plugins/` (`~/.config`) | the plugin file |
+//!
+//! The hook is merged into what the file holds (keys keep their order,
+//! other hooks stay), once: a second run finds it and changes nothing. A
+//! file that changes is copied to `FILE.bak` first. `--uninstall` takes
+//! out the guard's hook command (and the groups and lists it leaves
+//! empty), nothing else. A file that is not JSON, or whose `hooks` is not
+//! what the client reads, is an error naming it, and is left untouched.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::client::Client;
+
+/// The opencode plugin, as shipped in `integrations/opencode/`.
+pub const OPENCODE_PLUGIN: &str = include_str!("../../../integrations/opencode/callint-guard.js");
+
+/// Where the configuration is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// In the project folder.
+    Project,
+    /// In the user's home (every project).
+    User,
+}
+
+/// What an install (or uninstall) does to one file.
+#[derive(Debug)]
+pub struct Plan {
+    pub file: PathBuf,
+    /// The file's content before (`None`: there is no file).
+    pub before: Option<String>,
+    /// The content to write; `None`: remove the file.
+    pub after: Option<String>,
+}
+
+impl Plan {
+    /// True when carrying it out changes nothing.
+    pub fn unchanged(&self) -> bool {
+        self.before == self.after
+    }
+
+    /// Write it: the old file copied to `FILE.bak` first. Returns the
+    /// backup's path, when one was made.
+    pub fn apply(&self) -> Result<Option<PathBuf>, String> {
+        if self.unchanged() {
+            return Ok(None);
+        }
+        let shown = self.file.display();
+        let backup = match &self.before {
+            Some(_) => {
+                let mut name = self.file.clone().into_os_string();
+                name.push(".bak");
+                let bak = PathBuf::from(name);
+                std::fs::copy(&self.file, &bak)
+                    .map_err(|e| format!("cannot back {shown} up to {}: {e}", bak.display()))?;
+                Some(bak)
+            }
+            None => None,
+        };
+        match &self.after {
+            Some(text) => {
+                if let Some(dir) = self.file.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                }
+                if !crate::app::cache::write_whole(&self.file, text.as_bytes()) {
+                    return Err(format!("cannot write {shown}"));
+                }
+            }
+            None => std::fs::remove_file(&self.file)
+                .map_err(|e| format!("cannot remove {shown}: {e}"))?,
+        }
+        Ok(backup)
+    }
+}
+
+/// The command the hook runs.
+pub fn command(client: Client) -> String {
+    match client {
+        Client::ClaudeCode => "callint guard".into(),
+        c => format!("callint guard --client {}", c.name()),
+    }
+}
+
+/// The file `client`'s hook configuration goes to, for `scope`, with the
+/// project folder `project` and the home folder `home`; `env` reads the
+/// environment (`CODEX_HOME`, `XDG_CONFIG_HOME`).
+pub fn file(
+    client: Client,
+    scope: Scope,
+    project: &Path,
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<PathBuf, String> {
+    let home = || {
+        home.map(Path::to_path_buf).ok_or_else(|| {
+            "HOME is not set: cannot tell where the user's configuration is".to_string()
+        })
+    };
+    let absolute = |k: &str| env(k).map(PathBuf::from).filter(|p| p.is_absolute());
+    Ok(match (client, scope) {
+        (Client::ClaudeCode, Scope::Project) => project.join(".claude/settings.json"),
+        (Client::ClaudeCode, Scope::User) => home()?.join(".claude/settings.json"),
+        (Client::Codex, Scope::Project) => project.join(".codex/hooks.json"),
+        (Client::Codex, Scope::User) => match absolute("CODEX_HOME") {
+            Some(h) => h.join("hooks.json"),
+            None => home()?.join(".codex/hooks.json"),
+        },
+        (Client::Gemini, Scope::Project) => project.join(".gemini/settings.json"),
+        (Client::Gemini, Scope::User) => home()?.join(".gemini/settings.json"),
+        (Client::Cursor, Scope::Project) => project.join(".cursor/hooks.json"),
+        (Client::Cursor, Scope::User) => home()?.join(".cursor/hooks.json"),
+        (Client::Opencode, Scope::Project) => project.join(".opencode/plugins/callint-guard.js"),
+        (Client::Opencode, Scope::User) => match absolute("XDG_CONFIG_HOME") {
+            Some(c) => c.join("opencode/plugins/callint-guard.js"),
+            None => home()?.join(".config/opencode/plugins/callint-guard.js"),
+        },
+    })
+}
+
+/// What installing (or, with `uninstall`, removing) the guard's hook does
+/// to `file`.
+pub fn plan(client: Client, file: &Path, uninstall: bool) -> Result<Plan, String> {
+    let before = match std::fs::read(file) {
+        Ok(b) => {
+            Some(String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", file.display()))?)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+    };
+    if client == Client::Opencode {
+        let after = match (&before, uninstall) {
+            (_, false) => Some(OPENCODE_PLUGIN.to_string()),
+            (Some(b), true) if b != OPENCODE_PLUGIN => {
+                return Err(format!(
+                    "{} is not the plugin this callint installs (it was changed since): remove it by hand",
+                    file.display()
+                ))
+            }
+            (_, true) => None,
+        };
+        return Ok(Plan {
+            file: file.to_path_buf(),
+            before,
+            after,
+        });
+    }
+    let mut doc = match before.as_deref() {
+        None => Json::Obj(Vec::new()),
+        Some(t) if t.trim().is_empty() => Json::Obj(Vec::new()),
+        Some(t) => serde_json::from_str::<Json>(t).map_err(|e| {
+            format!(
+                "{}:{}:{}: not JSON ({}); the file was left as it is",
+                file.display(),
+                e.line(),
+                e.column(),
+                strip_position(&e.to_string())
+            )
+        })?,
+    };
+    let changed = edit(client, &mut doc, uninstall)
+        .map_err(|e| format!("{}: {e}; the file was left as it is", file.display()))?;
+    let after = if changed {
+        let mut s = String::new();
+        doc.write(&mut s, 0);
+        s.push('\n');
+        Some(s)
+    } else {
+        before.clone()
+    };
+    Ok(Plan {
+        file: file.to_path_buf(),
+        before,
+        after,
+    })
+}
+
+/// serde_json's message without its " at line L column C".
+fn strip_position(msg: &str) -> &str {
+    msg.rfind(" at line ").map_or(msg, |k| &msg[..k])
+}
+
+/// The hook event `client` runs the guard on, the matcher, and the hook
+/// entry.
+fn entry(client: Client) -> (&'static str, Option<&'static str>, Json) {
+    let cmd = Json::Str(command(client));
+    let s = |v: &str| Json::Str(v.to_string());
+    match client {
+        Client::ClaudeCode | Client::Codex => (
+            "PreToolUse",
+            Some("mcp__.*"),
+            Json::Obj(vec![("type".into(), s("command")), ("command".into(), cmd)]),
+        ),
+        Client::Gemini => (
+            "BeforeTool",
+            Some("mcp_.*"),
+            Json::Obj(vec![
+                ("name".into(), s("callint-guard")),
+                ("type".into(), s("command")),
+                ("command".into(), cmd),
+            ]),
+        ),
+        Client::Cursor | Client::Opencode => (
+            "beforeMCPExecution",
+            None,
+            Json::Obj(vec![("command".into(), cmd)]),
+        ),
+    }
+}
+
+/// Add (or take out) the guard's hook in `doc`; true when it changed.
+fn edit(client: Client, doc: &mut Json, uninstall: bool) -> Result<bool, String> {
+    let (event, matcher, hook) = entry(client);
+    let cmd = command(client);
+    let Json::Obj(top) = doc else {
+        return Err("the file is not a JSON object".into());
+    };
+    let is_ours = |h: &Json| h.get("command").and_then(Json::as_str) == Some(cmd.as_str());
+    if uninstall {
+        let Some(hooks) = get_mut(top, "hooks") else {
+            return Ok(false);
+        };
+        let Json::Obj(events) = hooks else {
+            return Err("`hooks` is not an object".into());
+        };
+        let Some(Json::Arr(list)) = get_mut(events, event) else {
+            return Ok(false);
+        };
+        let before = list.len();
+        let mut changed = false;
+        if matcher.is_some() {
+            // A group is taken out when the guard's hook was all it held.
+            let mut emptied = Vec::new();
+            for group in list.iter_mut() {
+                let mut gone = false;
+                if let Some(Json::Arr(hs)) = group.get_mut("hooks") {
+                    let n = hs.len();
+                    hs.retain(|h| !is_ours(h));
+                    changed |= hs.len() != n;
+                    gone = hs.len() != n && hs.is_empty();
+                }
+                emptied.push(gone);
+            }
+            let mut k = 0;
+            list.retain(|_| {
+                k += 1;
+                !emptied[k - 1]
+            });
+        } else {
+            list.retain(|h| !is_ours(h));
+        }
+        changed |= list.len() != before;
+        if list.is_empty() {
+            events.retain(|(k, _)| k != event);
+        }
+        if events.is_empty() {
+            top.retain(|(k, _)| k != "hooks");
+            // With no hook left, the format Cursor's file was given for it
+            // goes too.
+            if client == Client::Cursor && changed {
+                top.retain(|(k, v)| !(k == "version" && *v == Json::Num(1.into())));
+            }
+        }
+        return Ok(changed);
+    }
+    // Cursor's file says its format; one that has hooks already is read
+    // as it is.
+    if client == Client::Cursor
+        && get_mut(top, "version").is_none()
+        && get_mut(top, "hooks").is_none()
+    {
+        top.insert(0, ("version".into(), Json::Num(1.into())));
+    }
+    if get_mut(top, "hooks").is_none() {
+        top.push(("hooks".into(), Json::Obj(Vec::new())));
+    }
+    let Some(Json::Obj(events)) = get_mut(top, "hooks") else {
+        return Err("`hooks` is not an object".into());
+    };
+    if get_mut(events, event).is_none() {
+        events.push((event.into(), Json::Arr(Vec::new())));
+    }
+    let Some(Json::Arr(list)) = get_mut(events, event) else {
+        return Err(format!("`hooks.{event}` is not a list"));
+    };
+    let there = match matcher {
+        Some(_) => list
+            .iter()
+            .any(|g| matches!(g.get("hooks"), Some(Json::Arr(hs)) if hs.iter().any(is_ours))),
+        None => list.iter().any(is_ours),
+    };
+    if there {
+        return Ok(false);
+    }
+    list.push(match matcher {
+        Some(m) => Json::Obj(vec![
+            ("matcher".into(), Json::Str(m.into())),
+            ("hooks".into(), Json::Arr(vec![hook])),
+        ]),
+        None => hook,
+    });
+    Ok(true)
+}
+
+fn get_mut<'a>(o: &'a mut [(String, Json)], key: &str) -> Option<&'a mut Json> {
+    o.iter_mut().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// A JSON value whose objects keep their keys in the order written, so
+/// that a configuration file merged into reads as it did.
+#[derive(Clone, Debug, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(serde_json::Number),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(o) => o.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Obj(o) => get_mut(o, key),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Written with two spaces a level, as the clients write their own.
+    fn write(&self, out: &mut String, level: usize) {
+        let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n("  ", n));
+        let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        match self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => {
+                let _ = write!(out, "{b}");
+            }
+            Json::Num(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Json::Str(s) => out.push_str(&string(s)),
+            Json::Arr(a) if a.is_empty() => out.push_str("[]"),
+            Json::Obj(o) if o.is_empty() => out.push_str("{}"),
+            Json::Arr(a) => {
+                out.push_str("[\n");
+                for (k, v) in a.iter().enumerate() {
+                    pad(out, level + 1);
+                    v.write(out, level + 1);
+                    out.push_str(if k + 1 < a.len() { ",\n" } else { "\n" });
+                }
+                pad(out, level);
+                out.push(']');
+            }
+            Json::Obj(o) => {
+                out.push_str("{\n");
+                for (k, (key, v)) in o.iter().enumerate() {
+                    pad(out, level + 1);
+                    out.push_str(&string(key));
+                    out.push_str(": ");
+                    v.write(out, level + 1);
+                    out.push_str(if k + 1 < o.len() { ",\n" } else { "\n" });
+                }
+                pad(out, level);
+                out.push('}');
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Json;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+                Ok(Json::Bool(b))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
+                Ok(Json::Num(n.into()))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
+                Ok(Json::Num(n.into()))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Json, E> {
+                Ok(serde_json::Number::from_f64(n).map_or(Json::Null, Json::Num))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+                Ok(Json::Str(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Json, E> {
+                Ok(Json::Str(s))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    v.push(x);
+                }
+                Ok(Json::Arr(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Json, A::Error> {
+                let mut v: Vec<(String, Json)> = Vec::new();
+                while let Some((k, x)) = m.next_entry::<String, Json>()? {
+                    v.push((k, x));
+                }
+                Ok(Json::Obj(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(client: Client, text: &str, uninstall: bool) -> Result<String, String> {
+        let dir = crate::app::harness::scratch("install");
+        let f = dir.join("f.json");
+        std::fs::write(&f, text).unwrap();
+        let p = plan(client, &f, uninstall)?;
+        std::fs::remove_dir_all(&dir).unwrap();
+        Ok(p.after.unwrap_or_default())
+    }
+
+    #[test]
+    fn keys_keep_their_order_and_numbers_their_value() {
+        let src = "{\"z\": 1.5, \"a\": [true, null, -3], \"m\": {\"y\": \"\\u00e9\", \"b\": {}}}";
+        let j: Json = serde_json::from_str(src).unwrap();
+        let mut s = String::new();
+        j.write(&mut s, 0);
+        assert!(s.find("\"z\"").unwrap() < s.find("\"a\"").unwrap(), "{s}");
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(
+            back,
+            serde_json::from_str::<serde_json::Value>(src).unwrap()
+        );
+    }
+
+    #[test]
+    fn every_client_merges_once_and_comes_out_again() {
+        for c in [
+            Client::ClaudeCode,
+            Client::Codex,
+            Client::Gemini,
+            Client::Cursor,
+        ] {
+            let other = "{\"theme\": \"dark\", \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify\"}]}]}}";
+            let once = run(c, other, false).unwrap();
+            assert!(once.contains(&command(c)), "{once}");
+            assert!(once.contains("notify") && once.contains("dark"), "{once}");
+            assert_eq!(run(c, &once, false).unwrap(), once, "{c:?}");
+            let out = run(c, &once, true).unwrap();
+            assert!(!out.contains("callint"), "{out}");
+            assert!(out.contains("notify"), "{out}");
+            // out again changes nothing
+            assert_eq!(run(c, &out, true).unwrap(), out);
+        }
+        assert!(run(Client::Codex, "{\"hooks\": []}", false).is_err());
+        assert!(run(Client::Codex, "[1]", false).is_err());
+        let e = run(Client::Gemini, "{\n  \"a\": 1,\n  oops\n}", false).unwrap_err();
+        assert!(e.contains("f.json:3:"), "{e}");
+    }
+}

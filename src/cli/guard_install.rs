@@ -1,0 +1,94 @@
+//! `callint guard install`: the command line of [`crate::app::guard::install`].
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::app::guard::client::Client;
+use crate::app::guard::install::{self, Scope};
+
+#[derive(Args)]
+#[command(after_help = "Files written (project / --user):
+  claude-code  .claude/settings.json        ~/.claude/settings.json
+  codex        .codex/hooks.json            $CODEX_HOME/hooks.json (~/.codex)
+  gemini       .gemini/settings.json        ~/.gemini/settings.json
+  cursor       .cursor/hooks.json           ~/.cursor/hooks.json
+  opencode     .opencode/plugins/callint-guard.js
+                                            ~/.config/opencode/plugins/callint-guard.js
+
+The hook is merged into what the file holds, once; a changed file is copied
+to FILE.bak first. A file that is not JSON is an error (exit 2), and is left
+untouched.")]
+pub struct InstallArgs {
+    /// The client whose hook to write.
+    #[arg(long, value_enum)]
+    client: Client,
+    /// Into the project's configuration (the default).
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// Into the user's configuration, for every project.
+    #[arg(long)]
+    user: bool,
+    /// The project folder [default: the working folder].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Only show what would be written, and where.
+    #[arg(long)]
+    print: bool,
+    /// Take the guard's hook out again.
+    #[arg(long)]
+    uninstall: bool,
+}
+
+/// Run it: 0 when done (or nothing to do), 2 on an error.
+pub fn run(a: &InstallArgs) -> u8 {
+    let scope = if a.user { Scope::User } else { Scope::Project };
+    let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    // Said as a whole path, so that the message tells where it went.
+    let project = std::path::absolute(&project).unwrap_or(project);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let plan = install::file(a.client, scope, &project, home.as_deref(), &env)
+        .and_then(|f| install::plan(a.client, &f, a.uninstall));
+    let plan = match plan {
+        Ok(p) => p,
+        Err(e) => return super::fail(e),
+    };
+    let file = plan.file.display().to_string();
+    let what = format!("the guard hook for {}", a.client.name());
+    if a.print {
+        let mut out = match (&plan.after, plan.unchanged()) {
+            (_, true) => format!("{file}: nothing to change for {what}\n"),
+            (Some(text), false) => format!("would write {file}:\n{text}"),
+            (None, false) => format!("would remove {file}\n"),
+        };
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        return super::emit(out.as_bytes(), 0);
+    }
+    if plan.unchanged() {
+        let msg = if a.uninstall {
+            format!("{what} is not in {file}: nothing changed\n")
+        } else {
+            format!("{what} is already in {file}: nothing changed\n")
+        };
+        return super::emit(msg.as_bytes(), 0);
+    }
+    match plan.apply() {
+        Ok(backup) => {
+            let done = match (a.uninstall, plan.after.is_some()) {
+                (false, _) => format!("wrote {what} to {file}"),
+                (true, true) => format!("removed {what} from {file}"),
+                (true, false) => format!("removed {file}"),
+            };
+            let bak = backup.map_or(String::new(), |b| {
+                format!(" (the file before: {})", b.display())
+            });
+            super::emit(format!("{done}{bak}\n").as_bytes(), 0)
+        }
+        Err(e) => super::fail(e),
+    }
+}

@@ -1,0 +1,571 @@
+//! `callint guard --client NAME` for every client, and `callint guard
+//! install`, through the binary. The hook inputs are written from each
+//! client's hook contract: Codex's `PreToolUse` (the seed incident's
+//! rollouts cut before each voicehook call), Gemini CLI's `BeforeTool`,
+//! Cursor's `beforeMCPExecution`, and what the opencode plugin shipped in
+//! `integrations/opencode/` hands the guard.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::common::{guard_in, root, scratch};
+
+/// Run `callint ARGS` in `dir` with `input` on standard input and the
+/// environment changed by `env` (HOME and the clients' folders point into
+/// the test's folder, never at the user's).
+fn run_env(dir: &Path, args: &[&str], input: &[u8], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_callint"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env_remove("CODEX_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .env(
+            "XDG_CACHE_HOME",
+            std::env::temp_dir().join("callint-test-cache"),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("run callint");
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The one JSON object a client reads on standard output.
+fn answer(o: &Output) -> Value {
+    assert_eq!(o.status.code(), Some(0), "the guard exits 0: {}", err(o));
+    let text = out(o);
+    assert_eq!(text.lines().count(), 1, "one line: {text:?}");
+    serde_json::from_str(&text).expect("a JSON object")
+}
+
+/// A reason the agent can read: plain text on one line.
+fn plain(reason: &str) -> &str {
+    assert!(
+        !reason.chars().any(char::is_control),
+        "plain text on one line: {reason:?}"
+    );
+    assert!(reason.starts_with("callint "), "{reason}");
+    reason
+}
+
+// ---- Codex ----
+
+const CODEX: &str = "corpus/seed-incident-codex";
+
+/// Every voicehook `function_call` of the Codex rollouts of the incident:
+/// (file, line, time, hook input), each with its rollout cut just before
+/// the call and written under `dir`.
+fn codex_calls(dir: &Path) -> Vec<(String, usize, String, Value)> {
+    let mut calls = Vec::new();
+    for file in ["claude.jsonl", "opencode.jsonl", "promo.jsonl"] {
+        let src = std::fs::read_to_string(root().join(CODEX).join(file)).unwrap();
+        let lines: Vec<&str> = src.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let e: Value = serde_json::from_str(l).unwrap();
+            let p = &e["payload"];
+            let name = p["name"].as_str().unwrap_or("");
+            if e["type"] != "response_item"
+                || p["type"] != "function_call"
+                || !name.starts_with("mcp__")
+            {
+                continue;
+            }
+            let rollout = dir.join(format!("rollout-{file}-{}", i + 1));
+            std::fs::write(&rollout, lines[..i].join("\n") + "\n").unwrap();
+            let args: Value = serde_json::from_str(p["arguments"].as_str().unwrap()).unwrap();
+            // Codex's PreToolUse input: the fields its hooks receive.
+            let hook = json!({
+                "session_id": "0199c7f3-0000-7000-8000-000000000001",
+                "turn_id": "turn-1",
+                "transcript_path": rollout,
+                "cwd": dir,
+                "hook_event_name": "PreToolUse",
+                "model": "gpt-5-codex",
+                "permission_mode": "default",
+                "tool_name": name,
+                "tool_input": args,
+                "tool_use_id": p["call_id"],
+            });
+            calls.push((
+                file.to_string(),
+                i + 1,
+                e["timestamp"].as_str().unwrap().to_string(),
+                hook,
+            ));
+        }
+    }
+    calls
+}
+
+/// The case's expected rules per (file, line).
+fn expected(case: &str) -> BTreeMap<(String, usize), BTreeSet<String>> {
+    let tsv = std::fs::read_to_string(root().join(case).join("expected.tsv")).unwrap();
+    let mut m: BTreeMap<(String, usize), BTreeSet<String>> = BTreeMap::new();
+    for l in tsv.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let f: Vec<&str> = l.split('\t').collect();
+        m.entry((f[0].to_string(), f[1].parse().unwrap()))
+            .or_default()
+            .insert(f[2].to_string());
+    }
+    m
+}
+
+/// Codex's denial: the same shape as Claude Code's.
+fn codex_denial(o: &Output) -> Option<String> {
+    if o.stdout.is_empty() {
+        assert_eq!(o.status.code(), Some(0));
+        return None;
+    }
+    let v = answer(o);
+    let h = &v["hookSpecificOutput"];
+    assert_eq!(h["hookEventName"], "PreToolUse");
+    assert_eq!(h["permissionDecision"], "deny");
+    Some(plain(h["permissionDecisionReason"].as_str().unwrap()).to_string())
+}
+
+#[test]
+fn codex_calls_are_judged_from_the_rollout() {
+    let dir = scratch();
+    std::fs::write(
+        dir.join("callint.toml"),
+        "[rules.decision-not-yes-no]\nseverity = \"warning\"\n[rules.participant-offered-action]\nseverity = \"warning\"\n",
+    )
+    .unwrap();
+    let want = expected(CODEX);
+    let calls = codex_calls(&dir);
+    let mut denied = BTreeSet::new();
+    for (file, line, at, hook) in &calls {
+        let o = guard_in(
+            &dir,
+            &["--client", "codex", "--now", at],
+            hook.to_string().as_bytes(),
+        );
+        let got = codex_denial(&o);
+        match (want.get(&(file.clone(), *line)), got) {
+            (None, None) => assert!(err(&o).is_empty(), "{file}:{line}: {}", err(&o)),
+            (None, Some(r)) => panic!("{file}:{line} is a good line, denied: {r}"),
+            (Some(w), None) => panic!("{file}:{line} breaks {w:?}, allowed ({})", err(&o)),
+            (Some(w), Some(r)) => {
+                for rule in w {
+                    assert!(r.contains(&format!("{rule}:")), "{file}:{line} {rule}: {r}");
+                }
+                denied.insert((file.clone(), *line));
+            }
+        }
+    }
+    // Every bad line is a voicehook call the guard sees, but for the tool
+    // run a participant made.
+    let unseen: Vec<_> = want.keys().filter(|k| !denied.contains(*k)).collect();
+    assert!(unseen.len() <= 1, "{unseen:?}");
+    assert!(calls.len() > 100, "{}", calls.len());
+}
+
+#[test]
+fn codex_finds_the_rollout_by_session_and_takes_a_written_call_out() {
+    let dir = scratch();
+    let calls = codex_calls(&dir);
+    let (_, _, at, hook) = calls
+        .iter()
+        .find(|(f, l, _, _)| f == "claude.jsonl" && *l == 91)
+        .expect("the long say")
+        .clone();
+    // no transcript_path: the rollout is looked for in CODEX_HOME by the
+    // session id, in the folder of its day
+    let home = dir.join("codex-home");
+    let day = home.join("sessions/2026/10/10");
+    std::fs::create_dir_all(&day).unwrap();
+    let id = "0199c7f3-c1a0-7a2e-9c41-5e0d1b2a3c4d";
+    let mut rollout = std::fs::read(hook["transcript_path"].as_str().unwrap()).unwrap();
+    // Codex wrote the pending call before it ran the hook, with spaces
+    // after its colons: taken out, it is judged once.
+    let written = json!({
+        "timestamp": at,
+        "type": "response_item",
+        "payload": {"type": "function_call", "name": hook["tool_name"], "arguments": hook["tool_input"].to_string(), "call_id": hook["tool_use_id"]},
+    });
+    let spaced = serde_json::to_string_pretty(&written)
+        .unwrap()
+        .replace('\n', "");
+    rollout.extend_from_slice(spaced.as_bytes());
+    rollout.push(b'\n');
+    std::fs::write(
+        day.join(format!("rollout-2026-10-10T10-01-57-{id}.jsonl")),
+        &rollout,
+    )
+    .unwrap();
+    let mut h = hook.clone();
+    h["transcript_path"] = Value::Null;
+    h["session_id"] = json!(id);
+    let input = h.to_string();
+    let o = run_env(
+        &dir,
+        &["guard", "--client", "codex", "--now", &at, "--no-cache"],
+        input.as_bytes(),
+        &[("CODEX_HOME", &home)],
+    );
+    let r = codex_denial(&o).unwrap_or_else(|| panic!("allowed: {}", err(&o)));
+    assert!(r.starts_with("callint long-say:"), "{r}");
+    // another session: nothing found, judged by the call alone (long-say
+    // needs nothing before it), and said so
+    h["session_id"] = json!("0199c7f3-ffff-7000-8000-000000000000");
+    let o = run_env(
+        &dir,
+        &["guard", "--client", "codex", "--now", &at, "--no-cache"],
+        h.to_string().as_bytes(),
+        &[("CODEX_HOME", &home)],
+    );
+    assert!(codex_denial(&o).unwrap().starts_with("callint long-say:"));
+    assert!(err(&o).contains("not judged"), "{}", err(&o));
+}
+
+// ---- Gemini CLI, Cursor, opencode: the call by itself ----
+
+/// A say of 47 words: `long-say`, which needs nothing before it.
+const LONG: &str = "I have looked at the build and the tests and everything seems fine so far. I will now start on the release notes and then tag the release. After that I will post the link in the channel so that everybody can see it and check it.";
+
+/// A board that bundles, asks the human a question, and has no emoji.
+fn board() -> Value {
+    json!({
+        "doing": "Release prep",
+        "open": ["Should we ship on Friday or wait for QA?", "Fix login, update the docs and bump the version"],
+    })
+}
+
+fn gemini(tool: &str, input: Value, context: Option<Value>) -> String {
+    let mut h = json!({
+        "session_id": "g-1",
+        "transcript_path": "/home/u/.gemini/tmp/abc/chats/session-1.json",
+        "cwd": "/w",
+        "hook_event_name": "BeforeTool",
+        "timestamp": "2026-10-10T10:00:00.000Z",
+        "tool_name": tool,
+        "tool_input": input,
+    });
+    if let Some(c) = context {
+        h["mcp_context"] = c;
+    }
+    h.to_string()
+}
+
+#[test]
+fn gemini_denies_with_its_decision_and_says_what_was_not_judged() {
+    let dir = scratch();
+    let run = |input: &str| guard_in(&dir, &["--client", "gemini"], input.as_bytes());
+    let ctx = json!({"server_name": "voicehook", "tool_name": "say", "command": "node", "args": ["server.js"]});
+    let o = run(&gemini(
+        "mcp_voicehook_say",
+        json!({"text": LONG}),
+        Some(ctx),
+    ));
+    let v = answer(&o);
+    assert_eq!(v.as_object().unwrap().len(), 2, "{v}");
+    assert_eq!(v["decision"], "deny");
+    assert!(plain(v["reason"].as_str().unwrap()).starts_with("callint long-say:"));
+    let e = err(&o);
+    assert!(
+        e.contains("not judged") && e.contains("wrong-language") && !e.contains("long-say"),
+        "{e}"
+    );
+    // every finding, the most severe first, ties by rule name
+    let o = run(&gemini("mcp_voicehook_status", board(), None));
+    let r = answer(&o)["reason"].as_str().unwrap().to_string();
+    let at = |rule: &str| {
+        r.find(&format!("{rule}:"))
+            .unwrap_or_else(|| panic!("{rule}: {r}"))
+    };
+    assert!(at("board-bundle") < at("board-missing-emoji"), "{r}");
+    assert!(at("board-missing-emoji") < at("question-on-board"), "{r}");
+    assert!(r.contains(" Also question-on-board: "), "{r}");
+    // a line that breaks nothing by itself: no output
+    let o = run(&gemini("mcp_voicehook_say", json!({"text": "Done."}), None));
+    assert_eq!((o.status.code(), out(&o)), (Some(0), String::new()));
+    // a server not known to be voicehook: let through, and why
+    let o = run(&gemini("mcp_vh_say", json!({"text": LONG}), None));
+    assert_eq!(out(&o), "");
+    assert!(err(&o).contains("not known to be voicehook"), "{}", err(&o));
+    // ... unless callint.toml names it
+    std::fs::write(dir.join("callint.toml"), "servers = [\"vh\"]\n").unwrap();
+    let input = gemini("mcp_vh_say", json!({"text": LONG}), None)
+        .replace("\"/w\"", &serde_json::to_string(&dir).unwrap());
+    let o = run(&input);
+    assert_eq!(answer(&o)["decision"], "deny");
+    // another tool, another event: let through
+    let o = run(&gemini("run_shell_command", json!({"command": "ls"}), None));
+    assert_eq!(out(&o), "");
+    let o = run(&gemini("mcp_voicehook_say", json!({"text": LONG}), None)
+        .replace("BeforeTool", "AfterTool"));
+    assert_eq!(out(&o), "");
+    assert!(err(&o).contains("allowed"), "{}", err(&o));
+}
+
+fn cursor(tool: &str, input: Value) -> String {
+    json!({
+        "conversation_id": "conv-1",
+        "generation_id": "gen-1",
+        "hook_event_name": "beforeMCPExecution",
+        "workspace_roots": ["/w"],
+        "tool_name": tool,
+        "tool_input": input,
+        "command": "npx -y voicehook-mcp",
+    })
+    .to_string()
+}
+
+#[test]
+fn cursor_reads_permission_allow_or_deny() {
+    let dir = scratch();
+    let run = |input: &str| guard_in(&dir, &["--client", "cursor"], input.as_bytes());
+    // the arguments as a JSON string, the tool by its own name: the
+    // server is told by the command that starts it
+    let o = run(&cursor("say", json!(json!({"text": LONG}).to_string())));
+    let v = answer(&o);
+    assert_eq!(v["permission"], "deny", "{v}");
+    let r = plain(v["agent_message"].as_str().unwrap());
+    assert!(r.starts_with("callint long-say:"), "{r}");
+    assert_eq!(v["user_message"], v["agent_message"]);
+    assert_eq!(v.as_object().unwrap().len(), 3);
+    // an allowed call is said to be allowed
+    let o = run(&cursor("MCP:voicehook:say", json!({"text": "Done."})));
+    assert_eq!(answer(&o), json!({"permission": "allow"}));
+    // so is one the guard cannot read
+    let o = run("{not json");
+    assert_eq!(answer(&o), json!({"permission": "allow"}));
+    assert!(err(&o).contains("allowed"), "{}", err(&o));
+    // a board, named MCP:server:tool
+    let o = run(&cursor("MCP:voicehook:status", board()));
+    assert!(answer(&o)["agent_message"]
+        .as_str()
+        .unwrap()
+        .starts_with("callint board-bundle:"));
+}
+
+#[test]
+fn opencode_plugin_input_is_judged_and_denied_for_the_plugin_to_throw() {
+    let dir = scratch();
+    let run = |tool: &str, args: Value| {
+        let input = json!({
+            "hook_event_name": "tool.execute.before",
+            "tool": tool,
+            "session_id": "ses_1",
+            "call_id": "call_1",
+            "tool_input": args,
+            "cwd": dir,
+        });
+        guard_in(
+            &dir,
+            &["--client", "opencode"],
+            input.to_string().as_bytes(),
+        )
+    };
+    let o = run("voicehook_say", json!({"text": LONG}));
+    let v = answer(&o);
+    assert_eq!(v["decision"], "deny");
+    assert!(plain(v["reason"].as_str().unwrap()).starts_with("callint long-say:"));
+    let o = run("voicehook_say", json!({"text": "Done."}));
+    assert_eq!(out(&o), "");
+    let o = run("bash", json!({"command": "ls"}));
+    assert_eq!(out(&o), "");
+    // the plugin hands callint exactly the tools that end in a voicehook
+    // function
+    let plugin =
+        std::fs::read_to_string(root().join("integrations/opencode/callint-guard.js")).unwrap();
+    let list = plugin
+        .lines()
+        .find(|l| l.starts_with("const FUNCTIONS"))
+        .unwrap();
+    let names: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+    assert_eq!(names, callint::input::server::FUNCTIONS);
+    assert!(plugin.contains("\"tool.execute.before\"") && plugin.contains("throw new Error"));
+}
+
+#[test]
+fn claude_code_is_the_default_client() {
+    let dir = scratch();
+    let input = json!({
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__voicehook__say",
+        "tool_input": {"text": LONG},
+    })
+    .to_string();
+    // Claude Code always names its transcript; without one, nothing is
+    // judged, with or without --client
+    for args in [&[][..], &["--client", "claude-code"][..]] {
+        let o = guard_in(&dir, args, input.as_bytes());
+        assert_eq!(out(&o), "");
+        assert!(err(&o).contains("names no transcript"), "{}", err(&o));
+    }
+    let o = guard_in(&dir, &["--client", "nobody"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(1), "a wrong flag is no block");
+}
+
+// ---- guard install ----
+
+fn install(dir: &Path, args: &[&str]) -> Output {
+    let mut a = vec!["guard", "install"];
+    a.extend_from_slice(args);
+    run_env(dir, &a, b"", &[])
+}
+
+#[test]
+fn install_merges_once_backs_up_and_uninstalls_exactly() {
+    let clients = [
+        (
+            "claude-code",
+            ".claude/settings.json",
+            "PreToolUse",
+            "callint guard",
+        ),
+        (
+            "codex",
+            ".codex/hooks.json",
+            "PreToolUse",
+            "callint guard --client codex",
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            "BeforeTool",
+            "callint guard --client gemini",
+        ),
+        (
+            "cursor",
+            ".cursor/hooks.json",
+            "beforeMCPExecution",
+            "callint guard --client cursor",
+        ),
+    ];
+    for (client, rel, event, cmd) in clients {
+        let dir = scratch();
+        let file = dir.join(rel);
+        // no file: written, no backup
+        let o = install(&dir, &["--client", client]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        assert!(out(&o).contains(&file.display().to_string()), "{}", out(&o));
+        let v: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let text = v["hooks"][event].to_string();
+        assert!(text.contains(cmd), "{client}: {v}");
+        if client == "cursor" {
+            assert_eq!(v["version"], 1);
+        } else {
+            assert!(
+                text.contains("mcp_"),
+                "{client}: a matcher for MCP tools: {v}"
+            );
+        }
+        assert!(!dir.join(format!("{rel}.bak")).exists());
+        // an empty file: the same
+        std::fs::write(&file, "").unwrap();
+        assert_eq!(install(&dir, &["--client", client]).status.code(), Some(0));
+        assert_eq!(
+            serde_json::from_slice::<Value>(&std::fs::read(&file).unwrap()).unwrap(),
+            v
+        );
+        // a file with other settings and hooks: merged, backed up
+        let other = format!(
+            "{{\n  \"model\": \"x\",\n  \"hooks\": {{\n    \"{event}\": [\n      {{ \"matcher\": \"Bash\", \"hooks\": [ {{ \"type\": \"command\", \"command\": \"audit\" }} ] }}\n    ],\n    \"Stop\": []\n  }}\n}}\n"
+        );
+        std::fs::write(&file, &other).unwrap();
+        let o = install(&dir, &["--client", client]);
+        assert!(out(&o).contains(".bak"), "{}", out(&o));
+        assert_eq!(
+            std::fs::read_to_string(dir.join(format!("{rel}.bak"))).unwrap(),
+            other
+        );
+        let merged = std::fs::read_to_string(&file).unwrap();
+        let m: Value = serde_json::from_str(&merged).unwrap();
+        assert_eq!(m["model"], "x");
+        assert!(m["hooks"][event].to_string().contains("audit"), "{merged}");
+        assert!(m["hooks"][event].to_string().contains(cmd), "{merged}");
+        assert!(merged.find("\"model\"").unwrap() < merged.find("\"hooks\"").unwrap());
+        // twice: nothing changes
+        let o = install(&dir, &["--client", client]);
+        assert!(out(&o).contains("nothing changed"), "{}", out(&o));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), merged);
+        // --print shows and writes nothing
+        let o = install(&dir, &["--client", client, "--uninstall", "--print"]);
+        assert!(!out(&o).contains(cmd), "{}", out(&o));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), merged);
+        // --uninstall: exactly what was added goes
+        let o = install(&dir, &["--client", client, "--uninstall"]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        let back: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let was: Value = serde_json::from_str(&other).unwrap();
+        assert_eq!(back, was, "{client}");
+        let o = install(&dir, &["--client", client, "--uninstall"]);
+        assert!(out(&o).contains("nothing changed"), "{}", out(&o));
+        // broken JSON: an error naming the file and line, the file as it was
+        let broken = "{\n  \"hooks\": {\n    \"x\": [1,,]\n  }\n}\n";
+        std::fs::write(&file, broken).unwrap();
+        let o = install(&dir, &["--client", client]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            err(&o).contains(&format!("{}:3:", file.display())),
+            "{}",
+            err(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), broken);
+        assert_eq!(out(&o), "");
+    }
+}
+
+#[test]
+fn install_writes_the_user_files_under_home_and_the_opencode_plugin() {
+    let dir = scratch();
+    let home = dir.join("home");
+    // --user: under HOME (the test's), CODEX_HOME when set
+    let o = install(&dir, &["--client", "gemini", "--user"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(home.join(".gemini/settings.json").is_file());
+    let codex = dir.join("elsewhere");
+    let o = run_env(
+        &dir,
+        &["guard", "install", "--client", "codex", "--user"],
+        b"",
+        &[("CODEX_HOME", &codex)],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(codex.join("hooks.json").is_file());
+    // --dir names the project
+    let project = dir.join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let p = project.display().to_string();
+    install(&dir, &["--client", "cursor", "--dir", &p]);
+    assert!(project.join(".cursor/hooks.json").is_file());
+    // opencode: the plugin copied, once, and removed again
+    let plugin = project.join(".opencode/plugins/callint-guard.js");
+    let o = install(&dir, &["--client", "opencode", "--dir", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let shipped =
+        std::fs::read_to_string(root().join("integrations/opencode/callint-guard.js")).unwrap();
+    assert_eq!(std::fs::read_to_string(&plugin).unwrap(), shipped);
+    assert!(out(&install(&dir, &["--client", "opencode", "--dir", &p])).contains("nothing changed"));
+    install(&dir, &["--client", "opencode", "--dir", &p, "--uninstall"]);
+    assert!(!plugin.exists());
+    install(&dir, &["--client", "opencode", "--user"]);
+    assert!(home
+        .join(".config/opencode/plugins/callint-guard.js")
+        .is_file());
+    // --print writes nothing
+    let o = install(&dir, &["--client", "claude-code", "--print"]);
+    assert!(out(&o).contains("callint guard"), "{}", out(&o));
+    assert!(!dir.join(".claude").exists());
+    // a wrong flag is a usage error
+    assert_eq!(install(&dir, &["--client", "vim"]).status.code(), Some(2));
+}
