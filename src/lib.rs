@@ -36,6 +36,7 @@ pub mod language;
 mod langmodel;
 pub mod lexicon;
 pub mod model;
+pub mod proxy;
 pub mod report;
 pub mod room;
 pub mod rules;

@@ -13,6 +13,7 @@ use crate::rules;
 mod adopt;
 mod outputs;
 mod postmortem;
+mod proxy;
 mod settings;
 
 /// Lint recorded multi-agent voice calls against the rules of the room.
@@ -53,6 +54,14 @@ enum Command {
     },
     /// Judge a voicehook call before it is made: a PreToolUse hook for Claude Code (hook input on standard input; a denial as JSON on standard output).
     Guard(GuardArgs),
+    /// Sit between an MCP client and the voicehook MCP server (stdio child, streamable HTTP, or a stdio front for a remote server): judge every voicehook call before the server gets it, and record the traffic as an MCP trace.
+    Proxy(Box<proxy::ProxyArgs>),
+    /// A fake voicehook MCP server for the proxy's tests and bench.
+    #[command(hide = true)]
+    FakeMcp {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Show whom a line addresses, by the server's addressing rule.
     Addressing {
         /// The spoken line.
@@ -279,6 +288,8 @@ where
     };
     match cli.command {
         Command::Guard(args) => guard(args),
+        Command::Proxy(args) => proxy::run(*args),
+        Command::FakeMcp { args } => crate::proxy::fake::main(args),
         Command::Check(args) => check(*args),
         Command::Report(args) => postmortem::run(args),
         Command::Rules { format } => list_rules(format),
