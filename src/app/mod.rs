@@ -9,4 +9,5 @@ pub mod follow;
 pub mod guard;
 #[doc(hidden)]
 pub mod harness;
+pub mod proxy;
 pub mod walk;

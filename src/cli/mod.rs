@@ -14,6 +14,7 @@ mod adopt;
 mod guard_install;
 mod outputs;
 mod postmortem;
+mod proxy;
 mod settings;
 
 /// Lint recorded multi-agent voice calls against the rules of the room.
@@ -54,6 +55,14 @@ enum Command {
     },
     /// Judge a voicehook call before it is made: a hook for Claude Code, Codex, Gemini CLI, Cursor or opencode (hook input on standard input, the client's denial on standard output); `guard install` writes the hook's configuration.
     Guard(GuardArgs),
+    /// Sit between an MCP client and the voicehook MCP server (stdio child, streamable HTTP, or a stdio front for a remote server): judge every voicehook call before the server gets it, and record the traffic as an MCP trace.
+    Proxy(Box<proxy::ProxyArgs>),
+    /// A fake voicehook MCP server for the proxy's tests and bench.
+    #[command(hide = true)]
+    FakeMcp {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Show whom a line addresses, by the server's addressing rule.
     Addressing {
         /// The spoken line.
@@ -319,6 +328,8 @@ where
     };
     match cli.command {
         Command::Guard(args) => guard(args),
+        Command::Proxy(args) => proxy::run(*args),
+        Command::FakeMcp { args } => crate::app::proxy::fake::main(args),
         Command::Check(args) => check(*args),
         Command::Report(args) => postmortem::run(args),
         Command::Rules { format } => list_rules(format),

@@ -22,6 +22,7 @@ mod hostile;
 mod inputs;
 mod output;
 mod properties;
+mod proxy;
 mod regressions;
 mod report;
 mod room;

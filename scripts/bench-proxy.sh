@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# What `callint proxy` adds to each message, measured in one run on this
+# machine against the fake voicehook server (`callint fake-mcp`, on pipes):
+#   - direct: the client speaks to the fake server itself (no proxy);
+#   - proxy: the same client through `callint proxy -- callint fake-mcp`.
+# For each: the round trip of ROUNDS `ping` requests one after another
+# (p50, p99), the round trip of ROUNDS judged `say` calls (a call joined
+# first), and the throughput of 10,000 messages sent at once (half
+# notifications, half requests, until the last answer). The added latency is
+# proxy minus direct at each percentile.
+# Usage: scripts/bench-proxy.sh [ROUNDS]   (default 2000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-2000}
+target=${CARGO_TARGET_DIR:-target}
+cargo build --release --locked --quiet --bin callint
+bin=$(realpath "$target/release/callint")
+dir=$target/bench-proxy
+mkdir -p "$dir"
+
+python3 - "$bin" "$rounds" "$dir" <<'EOF'
+import json, subprocess, sys, time
+
+bin, rounds, dir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+def start(cmd):
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, bufsize=0, cwd=dir)
+
+def send(p, m):
+    p.stdin.write((json.dumps(m) + "\n").encode())
+
+def recv(p):
+    return json.loads(p.stdout.readline())
+
+def call(p, m):
+    send(p, m)
+    while True:
+        r = recv(p)
+        if r.get("id") == m["id"] and "method" not in r:
+            return r
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+def run(cmd):
+    p = start(cmd)
+    call(p, {"jsonrpc": "2.0", "id": "i", "method": "initialize", "params": {}})
+    send(p, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    call(p, {"jsonrpc": "2.0", "id": "j", "method": "tools/call",
+             "params": {"name": "join", "arguments": {"call_id": "c-1", "label": "Kit"}}})
+    ping = []
+    for k in range(rounds):
+        t = time.perf_counter_ns()
+        call(p, {"jsonrpc": "2.0", "id": k, "method": "ping"})
+        ping.append((time.perf_counter_ns() - t) / 1e6)
+    say = []
+    for k in range(rounds):
+        m = {"jsonrpc": "2.0", "id": f"s{k}", "method": "tools/call",
+             "params": {"name": "say", "arguments": {"text": f"The build {k} is green, I will tag it now."}}}
+        t = time.perf_counter_ns()
+        r = call(p, m)
+        say.append((time.perf_counter_ns() - t) / 1e6)
+    n = 10000
+    lines = []
+    for k in range(n // 2):
+        lines.append(json.dumps({"jsonrpc": "2.0", "method": "notifications/test", "params": {"seq": k}}))
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": 10**6 + k, "method": "ping"}))
+    blob = ("\n".join(lines) + "\n").encode()
+    t = time.perf_counter()
+    import threading
+    w = threading.Thread(target=lambda: p.stdin.write(blob))
+    w.start()
+    got = 0
+    while got < n // 2:
+        recv(p)
+        got += 1
+    w.join()
+    tp = n / (time.perf_counter() - t)
+    p.stdin.close()
+    p.wait()
+    return ping, say, tp
+
+direct = run([bin, "fake-mcp"])
+proxied = run([bin, "proxy", "--no-config", "--record", "rec.jsonl", "--", bin, "fake-mcp"])
+print(f"rounds: {rounds} (ping and say each), throughput over 10,000 messages")
+print(f"{'':8} {'ping p50':>9} {'ping p99':>9} {'say p50':>9} {'say p99':>9} {'msg/s':>9}")
+for name, (ping, say, tp) in [("direct", direct), ("proxy", proxied)]:
+    print(f"{name:8} {pct(ping,.5):8.3f}ms {pct(ping,.99):8.3f}ms {pct(say,.5):8.3f}ms {pct(say,.99):8.3f}ms {tp:9.0f}")
+dp, ds, dt = direct
+pp, ps, pt = proxied
+print(f"added: ping p50 {pct(pp,.5)-pct(dp,.5):.3f} ms, p99 {pct(pp,.99)-pct(dp,.99):.3f} ms; "
+      f"say (judged) p50 {pct(ps,.5)-pct(ds,.5):.3f} ms, p99 {pct(ps,.99)-pct(ds,.99):.3f} ms; "
+      f"throughput {pt/dt*100:.0f}% of direct")
+EOF
