@@ -487,7 +487,9 @@ fn clean_text(s: &str) -> String {
 /// The character a reference at the start of `s` stands for (none for the
 /// invisible direction marks), and its length.
 fn reference(s: &str) -> Option<(Option<char>, usize)> {
-    let end = s[..s.len().min(12)].find(';')?;
+    // The `;` within the first 12 bytes; it is ASCII, so where it is found
+    // is a character boundary, whatever the bytes around it.
+    let end = s.bytes().take(12).position(|b| b == b';')?;
     let body = &s[1..end];
     let c = match body {
         "amp" => '&',

@@ -896,3 +896,71 @@ fn session_files_broken_in_every_way() {
         .iter()
         .any(|d| d.rule == "invalid-record" && d.message.contains("cut off")));
 }
+
+/// Run the binary on `name` in `dir` with `args`: exit 0 or 1, nothing on
+/// standard error (no panic), and no raw control character out.
+fn binary_holds(dir: &std::path::Path, args: &[&str]) -> String {
+    let o = common::callint_in(dir, args);
+    let code = o.status.code();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        code == Some(0) || code == Some(1),
+        "{args:?}: exit {code:?}: {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    let out = common::stdout(&o);
+    assert_eq!(harness::raw_control(&out), None, "{args:?}: {out:?}");
+    out
+}
+
+/// An `&` that may start a character reference, with a character of
+/// several bytes where the reference's window of bytes ends: in a cue of
+/// SRT and WebVTT and in a text transcript, through `check` in every output
+/// and `report`.
+#[test]
+fn a_reference_cut_inside_a_character() {
+    let dir = common::scratch();
+    let cues = [
+        "&только можно.",
+        "&aaaaaaaaaaé",
+        "&#1234567ш;",
+        "&ш",
+        "&amp;ш&",
+    ];
+    let mut files = Vec::new();
+    for (k, cue) in cues.iter().enumerate() {
+        let srt = format!("1\n00:00:01,000 --> 00:00:02,000\n{cue}\n");
+        let vtt = format!("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ann>{cue}\n");
+        let txt = format!("[00:00:01] Ann: {cue}\n");
+        for (ext, text) in [("srt", srt), ("vtt", vtt), ("txt", txt)] {
+            let name = format!("c{k}.{ext}");
+            std::fs::write(dir.join(&name), text).unwrap();
+            files.push(name);
+        }
+    }
+    // The file the fault was first seen on, byte for byte (58 bytes).
+    let first = "1\n00:00:01,000 --> 00:00:02,000\n&только можно.\n";
+    assert_eq!(first.len(), 58);
+    std::fs::write(dir.join("first.srt"), first).unwrap();
+    files.push("first.srt".into());
+    for name in &files {
+        for format in [
+            "concise", "pretty", "json", "sarif", "github", "gitlab", "junit",
+        ] {
+            binary_holds(
+                &dir,
+                &[
+                    "check",
+                    "--no-cache",
+                    name,
+                    "--format",
+                    format,
+                    "--color",
+                    "never",
+                ],
+            );
+        }
+        binary_holds(&dir, &["report", name]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
