@@ -256,6 +256,11 @@ pub struct Roster {
     trie: Trie,
 }
 
+/// The longest key, in characters, a name is looked for by: longer names
+/// (a label or speaker of kilobytes, from a broken or hostile log) are not
+/// matched in what is said.
+const MAX_SPOKEN_KEY: usize = 200;
+
 /// The keys of the patterns, character by character: node 0 is the root.
 #[derive(Debug, Clone, Default)]
 struct Trie {
@@ -273,6 +278,11 @@ impl Trie {
             ends: vec![Vec::new()],
         };
         for (i, pat) in patterns.iter().enumerate() {
+            // A name longer than anyone says as an address is no key: it
+            // would cost a node per character and never match.
+            if pat.key.len() > MAX_SPOKEN_KEY {
+                continue;
+            }
             let mut node = 0u32;
             for &c in pat.key.iter() {
                 let fresh = t.ends.len() as u32;
@@ -300,7 +310,9 @@ impl Roster {
     pub fn new(human: Option<&str>, voicebot: &str, agents: &[&str]) -> Roster {
         let mut participants: Vec<Participant> = Vec::with_capacity(agents.len() + 2);
         let mut push = |name: &str, kind: Kind| {
-            let label = label_key(name);
+            // Past its head a name is too long to be said: its key stays
+            // longer than any key looked for, at a bounded cost.
+            let label = label_key(crate::text::name_head(name));
             if !label.key.is_empty() {
                 participants.push(Participant {
                     name: name.into(),

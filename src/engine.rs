@@ -51,7 +51,7 @@ impl Cx<'_, '_> {
     pub fn report(&mut self, f: Finding) {
         let agent = f.agent.or_else(|| self.call.recorder.map(str::to_string));
         let ts = record_at(self.call.records, f.primary.at.span.start).and_then(|r| r.ts);
-        self.out.push(Diagnostic {
+        let mut d = Diagnostic {
             rule: self.meta.name,
             severity: self.severity,
             message: f.message,
@@ -62,7 +62,9 @@ impl Cx<'_, '_> {
             call: self.call.call_id.map(str::to_string),
             ts,
             fingerprint: None,
-        });
+        };
+        d.bound();
+        self.out.push(d);
     }
 
     fn opt(&self, name: &str) -> &OptValue {
@@ -605,7 +607,10 @@ impl Linter {
             }
             for u in &call.utterances {
                 if u.who == Who::Me && u.via == Via::Say {
-                    *says.entry(u.speaker.to_string()).or_default() += 1;
+                    // Keyed as findings name agents: cut as they are.
+                    let mut who = u.speaker.to_string();
+                    crate::escape::window(&mut who, crate::escape::MAX_NAME);
+                    *says.entry(who).or_default() += 1;
                 }
             }
             self.run(&call, diagnostics);
@@ -673,20 +678,24 @@ impl Linter {
     /// Parse problems become `invalid-record` findings.
     fn problems(&self, problems: Vec<Problem>, out: &mut Vec<Diagnostic>) {
         let Some(severity) = self.invalid else { return };
-        out.extend(problems.into_iter().map(|p| Diagnostic {
-            rule: rules::INVALID_RECORD.name,
-            severity,
-            message: p.message,
-            agent: None,
-            primary: Label {
-                at: p.at,
-                text: None,
-            },
-            labels: Vec::new(),
-            help: p.help,
-            call: None,
-            ts: None,
-            fingerprint: None,
+        out.extend(problems.into_iter().map(|p| {
+            let mut d = Diagnostic {
+                rule: rules::INVALID_RECORD.name,
+                severity,
+                message: p.message,
+                agent: None,
+                primary: Label {
+                    at: p.at,
+                    text: None,
+                },
+                labels: Vec::new(),
+                help: p.help,
+                call: None,
+                ts: None,
+                fingerprint: None,
+            };
+            d.bound();
+            d
         }));
     }
 

@@ -1519,13 +1519,18 @@ impl<'a> Call<'a> {
     /// Every word of every participant's name, lower-cased: the agents'
     /// labels, the human, the voicebot. Lines are compared without them.
     pub fn name_words(&self) -> std::collections::HashSet<String> {
+        use crate::text::{lower_words, name_head};
         let mut v: std::collections::HashSet<String> = self
             .agents
             .iter()
-            .flat_map(|a| crate::text::lower_words(&a.label))
+            .flat_map(|a| lower_words(name_head(&a.label)))
             .collect();
-        v.extend(self.human.map(crate::text::lower_words).unwrap_or_default());
-        v.extend(crate::text::lower_words(self.voicebot));
+        v.extend(
+            self.human
+                .map(|h| lower_words(name_head(h)))
+                .unwrap_or_default(),
+        );
+        v.extend(lower_words(name_head(self.voicebot)));
         v
     }
 

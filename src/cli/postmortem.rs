@@ -174,7 +174,8 @@ pub fn run(args: ReportArgs) -> u8 {
         if k > 0 {
             out.push_str("\n\n");
         }
-        let page = build(sources, &cast);
+        let mut page = build(sources, &cast);
+        crate::report::html::bound(&mut page);
         let mut summary = Summary::default();
         for s in sources {
             summary.add(&s.result);
