@@ -30,7 +30,9 @@
 //! as its possessive (`"Delta's, ..."`, with `'` or `’`), and, when it is
 //! called Delta, as the speech-recognition variants in [`DELTA_ASR_VARIANTS`]
 //! ("Data", "Della", "Delter") — only in the three positions above, so
-//! `"the data, as I said"` addresses nobody. The possessive counts for the
+//! `"the data, as I said"` addresses nobody, and only in a call that has a
+//! voicebot ([`Roster::with_variants`]: a meeting's transcript that shows
+//! none reads "Data, ..." as a word). The possessive counts for the
 //! voicebot only: `"Promo's, ..."` addresses nobody.
 //!
 //! **Sentences** end at `.`, `!`, `?`, `…` (and their full-width forms) when
@@ -308,6 +310,19 @@ impl Roster {
     /// `agents`: a label equal to another participant's name makes both
     /// unaddressable, as on the server.
     pub fn new(human: Option<&str>, voicebot: &str, agents: &[&str]) -> Roster {
+        Roster::with_variants(human, voicebot, agents, true)
+    }
+
+    /// [`Roster::new`], with the speech-recognition variants of the
+    /// voicebot's name ([`DELTA_ASR_VARIANTS`]) only when `variants`: where
+    /// nothing says there is a voicebot (a transcript of a meeting without
+    /// one), "Data, ..." addresses nobody.
+    pub fn with_variants(
+        human: Option<&str>,
+        voicebot: &str,
+        agents: &[&str],
+        variants: bool,
+    ) -> Roster {
         let mut participants: Vec<Participant> = Vec::with_capacity(agents.len() + 2);
         let mut push = |name: &str, kind: Kind| {
             // Past its head a name is too long to be said: its key stays
@@ -350,7 +365,7 @@ impl Roster {
                     who,
                     variant: true,
                 });
-                if p.label.key.iter().copied().eq("delta".chars()) {
+                if variants && p.label.key.iter().copied().eq("delta".chars()) {
                     for v in DELTA_ASR_VARIANTS {
                         patterns.push(Pattern {
                             key: label_key(v).key,

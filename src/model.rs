@@ -1229,7 +1229,23 @@ impl<'a> Call<'a> {
         }
         call.find_cast();
         let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
-        call.roster = crate::addressing::Roster::new(call.human, call.voicebot, &labels);
+        // A client's log is of a voicehook call, which has a voicebot; a
+        // transcript's shows one only where it names it.
+        let voicebot_known = cast.voicebot.is_some()
+            || meta.is_some_and(|m| {
+                m.voicebot.is_some()
+                    || !m
+                        .recorder
+                        .as_deref()
+                        .is_some_and(|r| crate::input::transcript::HEARD.contains(&r))
+            })
+            || meta.is_none();
+        call.roster = crate::addressing::Roster::with_variants(
+            call.human,
+            call.voicebot,
+            &labels,
+            voicebot_known,
+        );
         call.collect_utterances();
         call.compute_turns();
         call

@@ -200,3 +200,17 @@ fn srt_cue_text_may_hold_blank_lines() {
     assert!(out.contains("bot.srt:17:6: warning[long-say]"), "{out}");
     assert_eq!(code, Some(0), "{out}");
 }
+
+/// In a meeting with no voicebot (no line of it, none named), "data" is a
+/// word: a sentence opening "Data, ..." asks no Delta; where the header
+/// names the voicebot, the same words in the addressing place do.
+#[test]
+fn data_is_delta_only_where_there_is_a_voicebot() {
+    let lines = "[10:00:00] Kit: Hi, this is Kit, I'm in and listening.\n[10:00:05] Ines: Kit, what is your role here?\n[10:00:08] Kit: Data, scientist, data science engineer, that kind of work.\n";
+    let header = "# human: Ines\n# agents: Kit\n# lang: en\n";
+    let (_, out) = check_file("meeting.txt", &format!("{header}{lines}"));
+    assert!(!out.contains("asked-delta"), "{out}");
+    let (_, out) = check_file("call.txt", &format!("{header}# voicebot: Delta\n{lines}"));
+    assert!(out.contains("call.txt:7:"), "{out}");
+    assert!(out.contains("asked-delta"), "{out}");
+}
