@@ -723,13 +723,30 @@ fn similar_keys(a: &LabelKey, b: &LabelKey) -> bool {
     if !sa.is_empty() && sa == sb {
         return true;
     }
-    let n = a.key.len().min(b.key.len());
-    let max = match n {
+    // Names of several words, one of which is another word in the other
+    // name ("Rohit Raj", "Rohit Das"), are two names, however few letters
+    // tell them apart.
+    if a.words.len() > 1
+        && a.words.len() == b.words.len()
+        && a.words.iter().zip(&b.words).any(|(x, y)| {
+            let max = typo_budget(x.len().min(y.len()));
+            !within_distance(x, y, max)
+        })
+    {
+        return false;
+    }
+    let max = typo_budget(a.key.len().min(b.key.len()));
+    max > 0 && within_distance(&a.key, &b.key, max)
+}
+
+/// How many edits a name of `n` characters may be off by and still be
+/// taken for the same name misheard or mistyped.
+fn typo_budget(n: usize) -> usize {
+    match n {
         0..=3 => 0,
         4..=7 => 1,
         _ => 2,
-    };
-    max > 0 && within_distance(&a.key, &b.key, max)
+    }
 }
 
 fn trim_trailing_number(key: &[char]) -> &[char] {
@@ -1591,6 +1608,7 @@ mod tests {
             ("opencode", "opencoder"),
             ("Promo", "Promo"),
             ("max", "MAX"),
+            ("Reviewer Bot", "Reviewr Bot"),
         ];
         for (a, b) in yes {
             assert!(similar_labels(a, b), "{a:?} ~ {b:?}");
@@ -1612,6 +1630,7 @@ mod tests {
             ("", "Promo"),
             ("-", "_"),
             ("Promo", "Promotion"),
+            ("Rohit Raj", "Rohit Das"),
         ];
         for (a, b) in no {
             assert!(!similar_labels(a, b), "{a:?} !~ {b:?}");

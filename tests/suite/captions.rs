@@ -214,3 +214,15 @@ fn data_is_delta_only_where_there_is_a_voicebot() {
     assert!(out.contains("call.txt:7:"), "{out}");
     assert!(out.contains("asked-delta"), "{out}");
 }
+
+/// Two people whose names differ in a whole word are two names: a
+/// meeting with "Rohit Raj" and "Rohit Das" has no ambiguous labels, while
+/// "Kit" and "Kit2" still are alike.
+#[test]
+fn names_that_differ_in_a_whole_word_are_not_alike() {
+    let room = "# human: Ines\n# agents: Kit, Bolt\n# lang: en\n[10:00:00] Kit: Hi, this is Kit, I am in and listening.\n[10:00:02] Bolt: Hi, this is Bolt, I am in and listening.\n[10:00:06] Rohit Raj: Hello all.\n[10:00:08] Rohit Das: Hello from me too.\n";
+    let (_, out) = check_file("room.txt", room);
+    assert!(!out.contains("ambiguous-labels"), "{out}");
+    let (_, out) = check_file("room.txt", &room.replace("Rohit Das", "Kit2"));
+    assert!(out.contains("ambiguous-labels"), "{out}");
+}
