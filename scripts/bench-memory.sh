@@ -5,7 +5,9 @@
 # the maximum resident set size that /usr/bin/time -v reports.
 #   - broken.jsonl: 1,048,576 lines of `{` (2 MB), each a broken record;
 #   - zeros.log:    1 GiB of zero bytes without a line end (read as a log);
-#   - zeros.bin:    the same bytes under a name that says nothing.
+#   - zeros.bin:    the same bytes under a name that says nothing;
+#   - huge/*:       names and texts of 4 MB (scripts/huge-names.sh), against
+#                   peak <= 2 x input + 100 MB, and `report` of each too.
 # Usage: scripts/bench-memory.sh [ZERO_MB]   (default 1024)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +55,24 @@ for f in broken.jsonl zeros.log zeros.bin; do
       if [ "$kib" -gt "$bound" ]; then ok=NO; status=1; fi
       printf '%-16s %-8s %-8s %12s %12s %12s  %s\n' "$f" $input "$format" "$size" "$kib" "$bound" $ok
     done
+  done
+done
+# Names and texts of megabytes (scripts/huge-names.sh), against the bound
+# peak <= 2 x input + 100 MB, in every output, and for `report`.
+scripts/huge-names.sh "$dir/huge" 4
+for path in "$dir"/huge/*; do
+  f=$(basename "$path")
+  size=$(( $(stat -c %s "$path") / 1024 ))
+  bound=$(( 2 * size + 100 * 1024 ))
+  for format in concise pretty json report; do
+    if [ $format = report ]; then
+      kib=$( { /usr/bin/time -v "$bin" report --no-config "$path" > /dev/null; } 2>&1 | sed -n 's/.*Maximum resident set size (kbytes): //p')
+    else
+      kib=$(peak "$path" --no-config --format "$format")
+    fi
+    ok=yes
+    if [ "$kib" -gt "$bound" ]; then ok=NO; status=1; fi
+    printf '%-16s %-8s %-8s %12s %12s %12s  %s\n' "$f" file "$format" "$size" "$kib" "$bound" $ok
   done
 done
 # What the output of the broken lines costs: one finding per line would

@@ -40,7 +40,7 @@ struct Cli {
 enum Command {
     /// Lint call logs, agents' session files, traces, recordings, transcripts, boards, prompts and helper code (files, or folders searched for them).
     Check(Box<CheckArgs>),
-    /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page).
+    /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page); exits 1 when a finding is an error, as `check` does.
     Report(postmortem::ReportArgs),
     /// List the rules: name, rulebook rule, default severity, scope (own log, or also the merged room), summary.
     Rules {

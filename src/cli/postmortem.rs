@@ -170,14 +170,19 @@ pub fn run(args: ReportArgs) -> u8 {
             calls.len()
         ));
     }
+    // Every call's findings, for the exit code: 1 when one is an error, as
+    // `check` exits by default.
+    let mut all = Summary::default();
     for (k, (_, sources)) in calls.iter().enumerate() {
         if k > 0 {
             out.push_str("\n\n");
         }
-        let page = build(sources, &cast);
+        let mut page = build(sources, &cast);
+        crate::report::html::bound(&mut page);
         let mut summary = Summary::default();
         for s in sources {
             summary.add(&s.result);
+            all.add(&s.result);
         }
         out.push_str(&terminal(&page, &summary));
         if let Some(path) = &args.html {
@@ -193,7 +198,11 @@ pub fn run(args: ReportArgs) -> u8 {
             ));
         }
     }
-    emit(out.as_bytes(), 0)
+    let code = match super::adopt::fails(&all, crate::core::diagnostic::Severity::Error, None) {
+        Some(_) => 1,
+        None => 0,
+    };
+    emit(out.as_bytes(), code)
 }
 
 /// The files grouped by the call their logs record, in the order the

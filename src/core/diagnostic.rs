@@ -63,6 +63,29 @@ pub struct Diagnostic {
     pub fingerprint: Option<String>,
 }
 
+impl Diagnostic {
+    /// Every text the finding carries (message, labels, help, agent, call)
+    /// cut to a bounded window ([`crate::core::escape::window`]), so that a name
+    /// or text of megabytes from a log costs each output a few hundred
+    /// characters, not a copy. The engine does it to every finding it
+    /// makes.
+    pub fn bound(&mut self) {
+        use crate::core::escape::{window, MAX_NAME, MAX_TEXT};
+        window(&mut self.message, MAX_TEXT);
+        for l in std::iter::once(&mut self.primary).chain(&mut self.labels) {
+            if let Some(t) = &mut l.text {
+                window(t, MAX_TEXT);
+            }
+        }
+        if let Some(h) = &mut self.help {
+            window(h, MAX_TEXT);
+        }
+        for name in [&mut self.agent, &mut self.call].into_iter().flatten() {
+            window(name, MAX_NAME);
+        }
+    }
+}
+
 /// What a rule hands to the engine; the engine adds rule name, severity and
 /// agent.
 #[derive(Clone, Debug)]

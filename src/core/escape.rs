@@ -117,6 +117,43 @@ pub fn quote(s: &str, max: usize) -> String {
     out
 }
 
+/// The most characters a finding's message, label or help keeps
+/// ([`window`]): far more than any rule writes of its own, so only a text
+/// that quotes a huge name or line from a log is ever cut.
+pub const MAX_TEXT: usize = 480;
+
+/// The most characters a finding keeps of a name it carries on its own
+/// (its agent, its call id).
+pub const MAX_NAME: usize = 120;
+
+/// `s` cut to at most `max` characters: its start and its end, an
+/// ellipsis between them, when it is longer (a message that quotes a
+/// name of megabytes keeps what it says before and after the name). The
+/// work is linear in `max`, not in the text, until the cut is made.
+pub fn window(s: &mut String, max: usize) {
+    let max = max.max(3);
+    // Where the (max + 1)th character starts, if there is one.
+    let Some((_, _)) = s.char_indices().nth(max) else {
+        return;
+    };
+    let tail_chars = (max - 1) / 3;
+    let head_chars = max - 1 - tail_chars;
+    let head_end = s.char_indices().nth(head_chars).map_or(s.len(), |(i, _)| i);
+    let tail_start = if tail_chars == 0 {
+        s.len()
+    } else {
+        s.char_indices()
+            .rev()
+            .nth(tail_chars - 1)
+            .map_or(head_end, |(i, _)| i.max(head_end))
+    };
+    let mut out = String::with_capacity(head_end + 3 + (s.len() - tail_start));
+    out.push_str(&s[..head_end]);
+    out.push('…');
+    out.push_str(&s[tail_start..]);
+    *s = out;
+}
+
 /// HTML-escape text (and escape unsafe characters visibly).
 pub fn html(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -192,6 +229,25 @@ mod tests {
     fn quotes_and_cuts() {
         assert_eq!(quote("héllo", 3), "\"hél…\"");
         assert_eq!(quote("say \"hi\"", 20), "\"say \\\"hi\\\"\"");
+    }
+
+    #[test]
+    fn windows_keep_both_ends() {
+        let mut s = "short".to_string();
+        window(&mut s, 10);
+        assert_eq!(s, "short");
+        let mut s = "0123456789".to_string();
+        window(&mut s, 10);
+        assert_eq!(s, "0123456789");
+        let mut s = "0123456789A".to_string();
+        window(&mut s, 10);
+        assert_eq!(s, "012345…89A");
+        let mut s = format!("repeats what {} just said", "ш".repeat(5_000_000));
+        window(&mut s, MAX_TEXT);
+        assert_eq!(s.chars().count(), MAX_TEXT);
+        assert!(s.starts_with("repeats what шш"), "{s}");
+        assert!(s.ends_with("шш just said"), "{s}");
+        assert_eq!(s.matches('…').count(), 1);
     }
 
     #[test]

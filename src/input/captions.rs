@@ -17,7 +17,9 @@
 //! Promo: Yes, the build is green.
 //! ```
 //!
-//! The speaker of a cue is its voice tag (`<v Oliver>`, `<v.loud Oliver>`)
+//! The speaker of a cue is its voice tag (`<v Oliver>`, `<v.loud Oliver>`,
+//! whatever characters the name has: Teams writes a user's id there, and
+//! times without leading zeros, `0:0:3.490`, which read as well)
 //! or, as Zoom writes its captions, a `Name: ` before the text. A cue line
 //! without either continues the utterance before it in the same cue; a cue
 //! that names no speaker at all cannot be attributed and is skipped (one
@@ -60,6 +62,9 @@ impl Kind {
 
 /// A speaker name longer than this is taken for prose, not a name.
 const MAX_SPEAKER: usize = 64;
+
+/// A voice tag's name longer than this (in characters) is no name.
+const MAX_VOICE_NAME: usize = 200;
 
 /// A `Name:` prefix has at most this many words.
 const MAX_SPEAKER_WORDS: usize = 5;
@@ -141,9 +146,32 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
             i += 1;
             continue;
         }
-        let mut j = i;
-        while j < rest.len() && !blank(&rest[j]) {
-            j += 1;
+        let block_end = |from: usize| {
+            let mut j = from;
+            while j < rest.len() && !blank(&rest[j]) {
+                j += 1;
+            }
+            j
+        };
+        let mut j = block_end(i);
+        // An SRT cue's text may hold blank lines (some bots write
+        // paragraphs): a block after a cue that is no cue of its own (no
+        // timing line as its first or second line) is more of its text.
+        if kind == Kind::Srt && has_timing(&rest[i..j]) {
+            loop {
+                let mut k = j;
+                while k < rest.len() && blank(&rest[k]) {
+                    k += 1;
+                }
+                if k == rest.len() {
+                    break;
+                }
+                let m = block_end(k);
+                if has_timing(&rest[k..m]) {
+                    break;
+                }
+                j = m;
+            }
         }
         r.block(&rest[i..j]);
         i = j;
@@ -161,6 +189,19 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         ));
     }
     transcript::views(r.headers, r.entries, r.problems, opts, kind.name())
+}
+
+/// Whether a block is a cue: its first or second line is a timing line.
+fn has_timing(b: &[Line<'_>]) -> bool {
+    timing_at(b).is_some()
+}
+
+/// Where a block's timing line is: first, or second after a cue
+/// identifier (an SRT cue's number).
+fn timing_at(b: &[Line<'_>]) -> Option<usize> {
+    b.iter()
+        .take(2)
+        .position(|l| l.text.is_some_and(|t| t.contains("-->")))
 }
 
 /// `WEBVTT`, alone or followed by a space, a tab and anything.
@@ -229,11 +270,7 @@ impl Reader {
         }
         // The timing line: first, or second after a cue identifier (an SRT
         // cue's number).
-        let Some(k) = b
-            .iter()
-            .take(2)
-            .position(|l| l.text.is_some_and(|t| t.contains("-->")))
-        else {
+        let Some(k) = timing_at(b) else {
             self.problems.push(Problem::new(
                 Anchor::bytes(b[0].span),
                 "this block is neither a cue nor a note".into(),
@@ -314,6 +351,20 @@ impl Reader {
                 }
                 None => None,
             };
+            if let Some((name, name_off, _)) = voice {
+                if name.chars().nth(MAX_VOICE_NAME).is_some() {
+                    let n = name.chars().count();
+                    self.problems.push(Problem::new(
+                        Anchor::bytes(at(lead + name_off, name.len())),
+                        format!("this voice tag names a speaker of {n} characters, too long for a name"),
+                        Some(format!("a name is at most {MAX_VOICE_NAME} characters; this cue line was skipped")),
+                    ));
+                    if let Some(u) = cur.take() {
+                        self.push(u);
+                    }
+                    continue;
+                }
+            }
             let (speaker, body_off) = match (voice, named) {
                 (Some((name, name_off, body)), _) => (Some((name, name_off)), body),
                 (None, Some((name, name_off, body))) => (Some((name, name_off)), body),
@@ -393,7 +444,10 @@ fn voice_tag(t: &str) -> Option<(&str, usize, usize)> {
                 let ann = after_v.find([' ', '\t']).map(|k| &after_v[k..])?;
                 let lead = ann.len() - ann.trim_start().len();
                 let name = ann.trim();
-                if name.is_empty() || name.chars().count() > MAX_SPEAKER {
+                // A voice tag names a speaker whatever its characters (Teams
+                // writes a user id and a tenant id there): how long a name
+                // may be is judged where the cue is read.
+                if name.is_empty() {
                     return None;
                 }
                 let name_off = pos + 1 + 1 + (after_v.len() - ann.len()) + lead;
@@ -487,7 +541,9 @@ fn clean_text(s: &str) -> String {
 /// The character a reference at the start of `s` stands for (none for the
 /// invisible direction marks), and its length.
 fn reference(s: &str) -> Option<(Option<char>, usize)> {
-    let end = s[..s.len().min(12)].find(';')?;
+    // The `;` within the first 12 bytes; it is ASCII, so where it is found
+    // is a character boundary, whatever the bytes around it.
+    let end = s.bytes().take(12).position(|b| b == b';')?;
     let body = &s[1..end];
     let c = match body {
         "amp" => '&',
@@ -697,6 +753,9 @@ mod tests {
         );
         assert_eq!(voice_tag("<i><v Ann>x"), Some(("Ann", 6, 10)));
         assert_eq!(voice_tag("<v>x"), None);
+        let teams =
+            "<v 68f0e9b4-1111-2222-3333-444455556666@72f988bf-86f1-41af-91ab-2d7cd011db47>Hi";
+        assert_eq!(voice_tag(teams).map(|v| v.0.len()), Some(73));
         assert_eq!(voice_tag("</i><v Ann>x"), None);
         assert_eq!(name_prefix("- Ann Lee: hi"), Some(("Ann Lee", 2, 10)));
         assert_eq!(name_prefix("So, the point is: this"), None);

@@ -36,6 +36,9 @@ pub fn parse_capped(bytes: &[u8], keep: usize) -> (Log, Vec<Problem>, Dropped) {
 }
 
 /// How much of a file [`parse_reader`] reads at a time.
+/// A name longer than this, in characters, is no one's name.
+const MAX_NAME_CHARS: usize = 200;
+
 const BLOCK: usize = 1 << 20;
 
 /// What [`parse_reader`] read: the log, the problems kept and those
@@ -606,9 +609,24 @@ impl Reader<'_> {
         self.str_ref(obj, at, key).map(str::to_string)
     }
 
-    /// A string value that names someone or something, shared.
+    /// A string value that names someone or something, shared. A name of
+    /// more than [`MAX_NAME_CHARS`] is said once, where it is.
     fn name<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Name> {
         let s = self.str_ref(obj, at, key)?;
+        if s.chars().nth(MAX_NAME_CHARS).is_some() {
+            let path = at.key(key);
+            self.problem(
+                Anchor {
+                    span: self.span,
+                    path,
+                },
+                format!(
+                    "`{path}` is a name of {} characters: no one is called that",
+                    s.chars().count()
+                ),
+                Some("it was read as it is; findings show it cut short".into()),
+            );
+        }
         Some(self.names.name(s))
     }
 

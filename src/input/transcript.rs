@@ -143,7 +143,12 @@ pub(crate) fn views(
         });
     }
     let labels: Vec<&str> = linted.iter().map(|a| a.name.as_str()).collect();
-    let roster = Roster::new(cast.human.as_deref(), &cast.voicebot, &labels);
+    let roster = Roster::with_variants(
+        cast.human.as_deref(),
+        &cast.voicebot,
+        &labels,
+        cast.voicebot_known,
+    );
     let logs = linted
         .iter()
         .map(|a| log_of(a, &cast, &roster, &entries, recorder))
@@ -379,6 +384,9 @@ impl Clock {
 struct Cast {
     human: Option<String>,
     voicebot: String,
+    /// Whether anything says there is a voicebot: a header, the
+    /// configuration, or a line it spoke.
+    voicebot_known: bool,
     /// Every agent: from `# agents:`, then every other speaker.
     agents: Vec<Agent>,
     owner: Option<String>,
@@ -406,13 +414,18 @@ impl Cast {
                 .filter(|n| !n.is_empty())
                 .map(str::to_string)
         };
-        let voicebot = h
+        let named = h
             .voicebot
             .as_ref()
             .map(|v| v.name.clone())
-            .or_else(|| given(&opts.voicebot))
-            .unwrap_or_else(|| "Delta".to_string());
+            .or_else(|| given(&opts.voicebot));
+        let voicebot_named = named.is_some();
+        let voicebot = named.unwrap_or_else(|| "Delta".to_string());
         let is_bot = |s: &str| is_voicebot(&voicebot, s) || same_name(s, &voicebot);
+        let voicebot_known = voicebot_named
+            || entries
+                .iter()
+                .any(|e| matches!(e, Entry::Utt(u) if is_bot(&u.speaker)));
         let mut agents: Vec<Agent> = h
             .agents
             .iter()
@@ -502,6 +515,7 @@ impl Cast {
         Cast {
             human,
             voicebot,
+            voicebot_known,
             agents,
             owner,
         }
@@ -658,7 +672,9 @@ fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry], recorder:
             recorder: Some(recorder.into()),
             client: None,
             human: cast.human.clone(),
-            voicebot: Some(cast.voicebot.clone()),
+            // Only when there is one: a call without it reads the name's
+            // variants as words ([`crate::model::HEARD`]).
+            voicebot: cast.voicebot_known.then(|| cast.voicebot.clone()),
         }),
         records,
     }

@@ -510,7 +510,10 @@ impl Linter {
             }
             for u in &call.utterances {
                 if u.who == Who::Me && u.via == Via::Say {
-                    *says.entry(u.speaker.to_string()).or_default() += 1;
+                    // Keyed as findings name agents: cut as they are.
+                    let mut who = u.speaker.to_string();
+                    crate::core::escape::window(&mut who, crate::core::escape::MAX_NAME);
+                    *says.entry(who).or_default() += 1;
                 }
             }
             self.run(&call, diagnostics);
@@ -576,20 +579,24 @@ impl Linter {
     /// Parse problems become `invalid-record` findings.
     fn problems(&self, problems: Vec<Problem>, out: &mut Vec<Diagnostic>) {
         let Some(severity) = self.invalid else { return };
-        out.extend(problems.into_iter().map(|p| Diagnostic {
-            rule: rules::INVALID_RECORD.name,
-            severity,
-            message: p.message,
-            agent: None,
-            primary: Label {
-                at: p.at,
-                text: None,
-            },
-            labels: Vec::new(),
-            help: p.help,
-            call: None,
-            ts: None,
-            fingerprint: None,
+        out.extend(problems.into_iter().map(|p| {
+            let mut d = Diagnostic {
+                rule: rules::INVALID_RECORD.name,
+                severity,
+                message: p.message,
+                agent: None,
+                primary: Label {
+                    at: p.at,
+                    text: None,
+                },
+                labels: Vec::new(),
+                help: p.help,
+                call: None,
+                ts: None,
+                fingerprint: None,
+            };
+            d.bound();
+            d
         }));
     }
 

@@ -202,7 +202,7 @@ pub fn apply(
                     crate::lint::config::ConfigError::unknown_rule(name).to_string(),
                 )
             };
-            found.push(Diagnostic {
+            let mut d = Diagnostic {
                 rule: crate::rules::UNUSED_SUPPRESSION.name,
                 severity,
                 message,
@@ -216,7 +216,9 @@ pub fn apply(
                 call: None,
                 ts: None,
                 fingerprint: None,
-            });
+            };
+            d.bound();
+            found.push(d);
         }
     }
     crate::core::diagnostic::sort(found);

@@ -705,6 +705,11 @@ impl TurnBreach {
     }
 }
 
+/// The names in a log's `meta.recorder` of the readers of heard speech (a
+/// transcript, WebVTT and SRT captions): their logs name a voicebot in
+/// `meta.voicebot` only when the file shows one.
+pub const HEARD: &[&str] = &["transcript", "vtt", "srt"];
+
 /// Who is who, as the configuration or the caller knows it.
 #[derive(Clone, Debug, Default)]
 pub struct Cast {
@@ -738,7 +743,19 @@ impl<'a> Call<'a> {
         }
         call.find_cast();
         let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
-        call.roster = crate::text::addressing::Roster::new(call.human, call.voicebot, &labels);
+        // A client's log is of a voicehook call, which has a voicebot; a
+        // transcript's shows one only where it names it.
+        let voicebot_known = cast.voicebot.is_some()
+            || meta.is_some_and(|m| {
+                m.voicebot.is_some() || !m.recorder.as_deref().is_some_and(|r| HEARD.contains(&r))
+            })
+            || meta.is_none();
+        call.roster = crate::text::addressing::Roster::with_variants(
+            call.human,
+            call.voicebot,
+            &labels,
+            voicebot_known,
+        );
         call.collect_utterances();
         call.compute_turns();
         call
@@ -1028,17 +1045,18 @@ impl<'a> Call<'a> {
     /// Every word of every participant's name, lower-cased: the agents'
     /// labels, the human, the voicebot. Lines are compared without them.
     pub fn name_words(&self) -> std::collections::HashSet<String> {
+        use crate::text::phrases::{lower_words, name_head};
         let mut v: std::collections::HashSet<String> = self
             .agents
             .iter()
-            .flat_map(|a| crate::text::phrases::lower_words(&a.label))
+            .flat_map(|a| lower_words(name_head(&a.label)))
             .collect();
         v.extend(
             self.human
-                .map(crate::text::phrases::lower_words)
+                .map(|h| lower_words(name_head(h)))
                 .unwrap_or_default(),
         );
-        v.extend(crate::text::phrases::lower_words(self.voicebot));
+        v.extend(lower_words(name_head(self.voicebot)));
         v
     }
 

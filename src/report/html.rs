@@ -77,6 +77,66 @@ impl Lane {
     }
 }
 
+/// Every name and text of a page cut to a bounded window
+/// ([`crate::core::escape::window`]), and each finding's source line to the part
+/// around what it points at: a name or line of megabytes costs the summary
+/// and the page a few hundred characters.
+pub fn bound(p: &mut Page) {
+    use crate::core::escape::{window, MAX_NAME, MAX_TEXT};
+    for name in [&mut p.title, &mut p.call_id].into_iter().flatten() {
+        window(name, MAX_TEXT);
+    }
+    for l in &mut p.lanes {
+        window(&mut l.name, MAX_NAME);
+    }
+    for a in &mut p.agents {
+        window(&mut a.name, MAX_NAME);
+    }
+    for f in &mut p.files {
+        if let Some(a) = &mut f.agent {
+            window(a, MAX_TEXT);
+        }
+    }
+    for m in &mut p.marks {
+        window(&mut m.text, MAX_TEXT);
+    }
+    for f in &mut p.findings {
+        if let Some(a) = &mut f.agent {
+            window(a, MAX_NAME);
+        }
+        // The source line: at most MAX_TEXT characters each side of the
+        // place, the place itself cut in its middle.
+        let (a, b) = f.hit;
+        if f.source.len() > 4 * MAX_TEXT
+            && a <= b
+            && f.source.is_char_boundary(a)
+            && f.source.is_char_boundary(b)
+        {
+            let back = |at: usize, n: usize| {
+                f.source[..at]
+                    .char_indices()
+                    .rev()
+                    .nth(n)
+                    .map_or(0, |(i, _)| i)
+            };
+            let fwd = |at: usize, n: usize| {
+                f.source[at..]
+                    .char_indices()
+                    .nth(n)
+                    .map_or(f.source.len(), |(i, _)| at + i)
+            };
+            let from = back(a, MAX_TEXT);
+            let to = fwd(b, MAX_TEXT);
+            let mut hit = f.source[a..b].to_string();
+            window(&mut hit, MAX_TEXT);
+            let before = &f.source[from..a];
+            let cut = format!("{before}{hit}{}", &f.source[b..to]);
+            f.hit = (before.len(), before.len() + hit.len());
+            f.source = cut;
+        }
+    }
+}
+
 /// One spoken line on the timeline.
 #[derive(Clone, Debug)]
 pub struct Mark {

@@ -27,7 +27,7 @@ impl Cx<'_, '_> {
     pub fn report(&mut self, f: Finding) {
         let agent = f.agent.or_else(|| self.call.recorder.map(str::to_string));
         let ts = record_at(self.call.records, f.primary.at.span.start).and_then(|r| r.ts);
-        self.out.push(Diagnostic {
+        let mut d = Diagnostic {
             rule: self.meta.name,
             severity: self.severity,
             message: f.message,
@@ -38,7 +38,9 @@ impl Cx<'_, '_> {
             call: self.call.call_id.map(str::to_string),
             ts,
             fingerprint: None,
-        });
+        };
+        d.bound();
+        self.out.push(d);
     }
 
     fn opt(&self, name: &str) -> &OptValue {

@@ -30,7 +30,9 @@
 //! as its possessive (`"Delta's, ..."`, with `'` or `’`), and, when it is
 //! called Delta, as the speech-recognition variants in [`DELTA_ASR_VARIANTS`]
 //! ("Data", "Della", "Delter") — only in the three positions above, so
-//! `"the data, as I said"` addresses nobody. The possessive counts for the
+//! `"the data, as I said"` addresses nobody, and only in a call that has a
+//! voicebot ([`Roster::with_variants`]: a meeting's transcript that shows
+//! none reads "Data, ..." as a word). The possessive counts for the
 //! voicebot only: `"Promo's, ..."` addresses nobody.
 //!
 //! **Sentences** end at `.`, `!`, `?`, `…` (and their full-width forms) when
@@ -256,6 +258,11 @@ pub struct Roster {
     trie: Trie,
 }
 
+/// The longest key, in characters, a name is looked for by: longer names
+/// (a label or speaker of kilobytes, from a broken or hostile log) are not
+/// matched in what is said.
+const MAX_SPOKEN_KEY: usize = 200;
+
 /// The keys of the patterns, character by character: node 0 is the root.
 #[derive(Debug, Clone, Default)]
 struct Trie {
@@ -273,6 +280,11 @@ impl Trie {
             ends: vec![Vec::new()],
         };
         for (i, pat) in patterns.iter().enumerate() {
+            // A name longer than anyone says as an address is no key: it
+            // would cost a node per character and never match.
+            if pat.key.len() > MAX_SPOKEN_KEY {
+                continue;
+            }
             let mut node = 0u32;
             for &c in pat.key.iter() {
                 let fresh = t.ends.len() as u32;
@@ -298,9 +310,24 @@ impl Roster {
     /// `agents`: a label equal to another participant's name makes both
     /// unaddressable, as on the server.
     pub fn new(human: Option<&str>, voicebot: &str, agents: &[&str]) -> Roster {
+        Roster::with_variants(human, voicebot, agents, true)
+    }
+
+    /// [`Roster::new`], with the speech-recognition variants of the
+    /// voicebot's name ([`DELTA_ASR_VARIANTS`]) only when `variants`: where
+    /// nothing says there is a voicebot (a transcript of a meeting without
+    /// one), "Data, ..." addresses nobody.
+    pub fn with_variants(
+        human: Option<&str>,
+        voicebot: &str,
+        agents: &[&str],
+        variants: bool,
+    ) -> Roster {
         let mut participants: Vec<Participant> = Vec::with_capacity(agents.len() + 2);
         let mut push = |name: &str, kind: Kind| {
-            let label = label_key(name);
+            // Past its head a name is too long to be said: its key stays
+            // longer than any key looked for, at a bounded cost.
+            let label = label_key(crate::text::phrases::name_head(name));
             if !label.key.is_empty() {
                 participants.push(Participant {
                     name: name.into(),
@@ -338,7 +365,7 @@ impl Roster {
                     who,
                     variant: true,
                 });
-                if p.label.key.iter().copied().eq("delta".chars()) {
+                if variants && p.label.key.iter().copied().eq("delta".chars()) {
                     for v in DELTA_ASR_VARIANTS {
                         patterns.push(Pattern {
                             key: label_key(v).key,
@@ -696,13 +723,30 @@ fn similar_keys(a: &LabelKey, b: &LabelKey) -> bool {
     if !sa.is_empty() && sa == sb {
         return true;
     }
-    let n = a.key.len().min(b.key.len());
-    let max = match n {
+    // Names of several words, one of which is another word in the other
+    // name ("Rohit Raj", "Rohit Das"), are two names, however few letters
+    // tell them apart.
+    if a.words.len() > 1
+        && a.words.len() == b.words.len()
+        && a.words.iter().zip(&b.words).any(|(x, y)| {
+            let max = typo_budget(x.len().min(y.len()));
+            !within_distance(x, y, max)
+        })
+    {
+        return false;
+    }
+    let max = typo_budget(a.key.len().min(b.key.len()));
+    max > 0 && within_distance(&a.key, &b.key, max)
+}
+
+/// How many edits a name of `n` characters may be off by and still be
+/// taken for the same name misheard or mistyped.
+fn typo_budget(n: usize) -> usize {
+    match n {
         0..=3 => 0,
         4..=7 => 1,
         _ => 2,
-    };
-    max > 0 && within_distance(&a.key, &b.key, max)
+    }
 }
 
 fn trim_trailing_number(key: &[char]) -> &[char] {
@@ -1564,6 +1608,7 @@ mod tests {
             ("opencode", "opencoder"),
             ("Promo", "Promo"),
             ("max", "MAX"),
+            ("Reviewer Bot", "Reviewr Bot"),
         ];
         for (a, b) in yes {
             assert!(similar_labels(a, b), "{a:?} ~ {b:?}");
@@ -1585,6 +1630,7 @@ mod tests {
             ("", "Promo"),
             ("-", "_"),
             ("Promo", "Promotion"),
+            ("Rohit Raj", "Rohit Das"),
         ];
         for (a, b) in no {
             assert!(!similar_labels(a, b), "{a:?} !~ {b:?}");

@@ -93,6 +93,19 @@ pub fn phrase_at(w: &[String], i: usize, list: &Phrases) -> Option<usize> {
     list.gapped_at(w, i)
 }
 
+/// The most of a name, in characters, that is looked at for its words
+/// and its key: a name longer than anyone is called (a hostile or broken
+/// log's label of megabytes) costs the analysis no more than this.
+pub const NAME_HEAD: usize = 256;
+
+/// The first [`NAME_HEAD`] characters of a name.
+pub fn name_head(name: &str) -> &str {
+    match name.char_indices().nth(NAME_HEAD) {
+        Some((at, _)) => &name[..at],
+        None => name,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

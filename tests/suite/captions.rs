@@ -138,3 +138,91 @@ fn the_cli_reads_captions_with_the_human_from_callint_toml() {
         "{out}"
     );
 }
+
+/// `check --format concise` of `name` holding `text`, in a fresh folder,
+/// without any configuration: its exit code and its output.
+fn check_file(name: &str, text: &str) -> (Option<i32>, String) {
+    let dir = common::scratch();
+    std::fs::write(dir.join(name), text).unwrap();
+    let o = common::callint_in(
+        &dir,
+        &[
+            "check",
+            "--no-config",
+            "--no-cache",
+            name,
+            "--format",
+            "concise",
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    (o.status.code(), common::stdout(&o))
+}
+
+/// Teams and Stream write a user id and a tenant id in every voice tag,
+/// and times without leading zeros: each cue is read, its speaker the
+/// whole id.
+#[test]
+fn teams_voice_tags_name_their_speaker_whatever_its_characters() {
+    let human = "68f0e9b4-1111-2222-3333-444455556666@72f988bf-86f1-41af-91ab-2d7cd011db47";
+    let vtt = format!(
+        "WEBVTT\n\nNOTE human: {human}\nNOTE agents: Kit\nNOTE lang: en\n\n68f0e9b4-1111-2222-3333-444455556666/17-0\n0:0:1.490 --> 0:0:3.810\n<v Kit>Hi, this is Kit, I'm in and listening.</v>\n\n68f0e9b4-1111-2222-3333-444455556666/18-0\n0:0:5.0 --> 0:0:8.0\n<v {human}>Kit, what happened with the relay?</v>\n\n68f0e9b4-1111-2222-3333-444455556666/19-0\n0:0:9.100 --> 0:0:20.000\n<v Kit>{LONG}</v>\n"
+    );
+    let (code, out) = check_file("teams.vtt", &vtt);
+    assert!(!out.contains("invalid-record"), "{out}");
+    assert!(out.contains("teams.vtt:17:8: warning[long-say]"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+    // A voice tag's name of thousands of characters is said once, not
+    // taken for a speaker.
+    let vtt = format!(
+        "WEBVTT\n\nNOTE agents: Kit\n\n00:01.000 --> 00:02.000\n<v {}>Kit, hi\n",
+        "x".repeat(5_000)
+    );
+    let (_, out) = check_file("long.vtt", &vtt);
+    assert!(
+        out.contains("voice tag names a speaker of 5000 characters"),
+        "{out}"
+    );
+    assert!(out.len() < 2_000, "{out}");
+}
+
+/// A bot writes a cue of several paragraphs, blank lines between them:
+/// the paragraphs after the first are the cue's text, not blocks of their
+/// own, and a cue after them is read as one.
+#[test]
+fn srt_cue_text_may_hold_blank_lines() {
+    let srt = format!(
+        "1\n00:00:00,000 --> 00:00:00,000\nNOTE lang: en\nNOTE human: Oliver\nNOTE agents: Kit\n\n2\n00:00:01,000 --> 00:00:03,000\nKit: Hi, this is Kit, I'm in and listening.\n\n3\n00:00:05,000 --> 00:00:08,000\nOliver: Kit, what happened with the relay?\n\n4\n00:00:09,000 --> 00:00:20,000\nKit: Here is what I found.\n\n{LONG}\n\nThat is all.\n\n5\n00:00:21,000 --> 00:00:22,000\nOliver: Thanks.\n"
+    );
+    let (code, out) = check_file("bot.srt", &srt);
+    assert!(!out.contains("neither a cue nor a note"), "{out}");
+    assert!(!out.contains("invalid-record"), "{out}");
+    assert!(out.contains("bot.srt:17:6: warning[long-say]"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// In a meeting with no voicebot (no line of it, none named), "data" is a
+/// word: a sentence opening "Data, ..." asks no Delta; where the header
+/// names the voicebot, the same words in the addressing place do.
+#[test]
+fn data_is_delta_only_where_there_is_a_voicebot() {
+    let lines = "[10:00:00] Kit: Hi, this is Kit, I'm in and listening.\n[10:00:05] Ines: Kit, what is your role here?\n[10:00:08] Kit: Data, scientist, data science engineer, that kind of work.\n";
+    let header = "# human: Ines\n# agents: Kit\n# lang: en\n";
+    let (_, out) = check_file("meeting.txt", &format!("{header}{lines}"));
+    assert!(!out.contains("asked-delta"), "{out}");
+    let (_, out) = check_file("call.txt", &format!("{header}# voicebot: Delta\n{lines}"));
+    assert!(out.contains("call.txt:7:"), "{out}");
+    assert!(out.contains("asked-delta"), "{out}");
+}
+
+/// Two people whose names differ in a whole word are two names: a
+/// meeting with "Rohit Raj" and "Rohit Das" has no ambiguous labels, while
+/// "Kit" and "Kit2" still are alike.
+#[test]
+fn names_that_differ_in_a_whole_word_are_not_alike() {
+    let room = "# human: Ines\n# agents: Kit, Bolt\n# lang: en\n[10:00:00] Kit: Hi, this is Kit, I am in and listening.\n[10:00:02] Bolt: Hi, this is Bolt, I am in and listening.\n[10:00:06] Rohit Raj: Hello all.\n[10:00:08] Rohit Das: Hello from me too.\n";
+    let (_, out) = check_file("room.txt", room);
+    assert!(!out.contains("ambiguous-labels"), "{out}");
+    let (_, out) = check_file("room.txt", &room.replace("Rohit Das", "Kit2"));
+    assert!(out.contains("ambiguous-labels"), "{out}");
+}

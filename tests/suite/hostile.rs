@@ -896,3 +896,171 @@ fn session_files_broken_in_every_way() {
         .iter()
         .any(|d| d.rule == "invalid-record" && d.message.contains("cut off")));
 }
+
+/// Run the binary on `name` in `dir` with `args`: exit 0 or 1, nothing on
+/// standard error (no panic), and no raw control character out.
+fn binary_holds(dir: &std::path::Path, args: &[&str]) -> String {
+    let o = common::callint_in(dir, args);
+    let code = o.status.code();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        code == Some(0) || code == Some(1),
+        "{args:?}: exit {code:?}: {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    let out = common::stdout(&o);
+    assert_eq!(harness::raw_control(&out), None, "{args:?}: {out:?}");
+    out
+}
+
+/// An `&` that may start a character reference, with a character of
+/// several bytes where the reference's window of bytes ends: in a cue of
+/// SRT and WebVTT and in a text transcript, through `check` in every output
+/// and `report`.
+#[test]
+fn a_reference_cut_inside_a_character() {
+    let dir = common::scratch();
+    let cues = [
+        "&только можно.",
+        "&aaaaaaaaaaé",
+        "&#1234567ш;",
+        "&ш",
+        "&amp;ш&",
+    ];
+    let mut files = Vec::new();
+    for (k, cue) in cues.iter().enumerate() {
+        let srt = format!("1\n00:00:01,000 --> 00:00:02,000\n{cue}\n");
+        let vtt = format!("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ann>{cue}\n");
+        let txt = format!("[00:00:01] Ann: {cue}\n");
+        for (ext, text) in [("srt", srt), ("vtt", vtt), ("txt", txt)] {
+            let name = format!("c{k}.{ext}");
+            std::fs::write(dir.join(&name), text).unwrap();
+            files.push(name);
+        }
+    }
+    // The file the fault was first seen on, byte for byte (58 bytes).
+    let first = "1\n00:00:01,000 --> 00:00:02,000\n&только можно.\n";
+    assert_eq!(first.len(), 58);
+    std::fs::write(dir.join("first.srt"), first).unwrap();
+    files.push("first.srt".into());
+    for name in &files {
+        for format in [
+            "concise", "pretty", "json", "sarif", "github", "gitlab", "junit",
+        ] {
+            binary_holds(
+                &dir,
+                &[
+                    "check",
+                    "--no-cache",
+                    name,
+                    "--format",
+                    format,
+                    "--color",
+                    "never",
+                ],
+            );
+        }
+        binary_holds(&dir, &["report", name]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Inputs whose names and texts are a megabyte long (as
+/// scripts/huge-names.sh writes them, smaller): every output of `check`
+/// and `report` holds a few hundred characters of each, not a copy, and
+/// the name is itself said once where the reader sees it.
+#[test]
+fn huge_names_and_texts_are_cut_in_every_output() {
+    let n = 1 << 20;
+    let words = "Bolt Sam ".repeat(n / 9);
+    let word = "b".repeat(n);
+    let said = "The staging build is green and every integration test passes now.";
+    let join = r#"{"ts":"2026-10-10T10:00:00.000Z","call":"c1","fn":"join","args":{"call_id":"c1","label":"Kit","greet":true},"result":{"status":"joined","context":{"lang":"en"}}}"#;
+    let greet = r#"{"ts":"2026-10-10T10:00:01.000Z","call":"c1","fn":"say","args":{"text":"Hi, this is Kit, I am in and listening."}}"#;
+    let timeout = |who: &str, text: &str| {
+        format!(
+            r#"{{"ts":"2026-10-10T10:00:10.000Z","call":"c1","fn":"next","result":{{"type":"timeout","operators_said":[{{"speaker":"{who}","text":"{text}"}}]}}}}"#
+        )
+    };
+    let say = format!(
+        r#"{{"ts":"2026-10-10T10:00:12.000Z","call":"c1","fn":"say","args":{{"text":"{said}"}}}}"#
+    );
+    let cases: Vec<(&str, String)> = vec![
+        ("repeat.jsonl", format!("{join}\n{greet}\n{}\n{say}\n", timeout(&words, said))),
+        ("speaker.jsonl", format!("{join}\n{greet}\n{}\n", timeout(&word, "ok"))),
+        (
+            "label.jsonl",
+            format!("{}\n{greet}\n", join.replace("\"label\":\"Kit\"", &format!("\"label\":\"{words}\""))),
+        ),
+        ("human.jsonl", format!("{{\"meta\":{{\"format\":1,\"human\":\"{word}\"}}}}\n{join}\n{greet}\n")),
+        ("board.json", format!("{{\"label\":\"{word}\",\"emoji\":\"🛠️\",\"doing\":\"Release\",\"open\":[\"Tag 2.4\"],\"done\":[]}}\n")),
+        ("prompt.md", format!("# Join\n\n```json\n{{\"call_id\": \"c\", \"label\": \"{words}\", \"greet\": true}}\n```\n")),
+        ("timing.vtt", format!("WEBVTT\n\n{} --> 00:00:02.000\n<v Ann>Kit, is the build green?\n", "\\".repeat(n))),
+        ("voice.vtt", format!("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v {words}>Kit, is the build green?\n")),
+    ];
+    let dir = common::scratch();
+    for (name, text) in &cases {
+        std::fs::write(dir.join(name), text).unwrap();
+        for format in ["concise", "json", "pretty", "sarif"] {
+            let out = binary_holds(
+                &dir,
+                &[
+                    "check",
+                    "--no-cache",
+                    "--no-config",
+                    name,
+                    "--format",
+                    format,
+                    "--color",
+                    "never",
+                ],
+            );
+            // SARIF carries every rule's page besides the findings.
+            let most = if format == "sarif" { 400_000 } else { 40_000 };
+            assert!(
+                out.len() < most,
+                "{name} --format {format}: {} bytes",
+                out.len()
+            );
+            if *name == "repeat.jsonl" {
+                assert!(out.contains("repeated-say"), "{format}: {out}");
+                assert!(out.contains("…"), "{format}: nothing was cut: {out}");
+            }
+            for piece in [&words[..1000], &word[..1000], &"\\".repeat(1000)[..]] {
+                assert!(
+                    !out.contains(piece),
+                    "{name} --format {format}: a name copied whole"
+                );
+            }
+        }
+        let out = binary_holds(
+            &dir,
+            &["report", "--no-config", name, "--html", "page.html"],
+        );
+        assert!(out.len() < 40_000, "{name} report: {} bytes", out.len());
+        let page = std::fs::read(dir.join("page.html")).unwrap();
+        assert!(
+            page.len() < 100_000,
+            "{name} report --html: {} bytes",
+            page.len()
+        );
+    }
+    // The speaker of a megabyte is said once, where it is.
+    let out = binary_holds(
+        &dir,
+        &[
+            "check",
+            "--no-cache",
+            "--no-config",
+            "speaker.jsonl",
+            "--format",
+            "concise",
+        ],
+    );
+    assert!(
+        out.contains("speaker.jsonl:3:114: error[invalid-record]"),
+        "{out}"
+    );
+    assert!(out.contains("is a name of 1048576 characters"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -419,3 +419,26 @@ proptest! {
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 }
+
+proptest! {
+    #![proptest_config(PropConfig { cases: 512, ..PropConfig::default() })]
+
+    /// Any text after an `&` in a cue (where a character reference may
+    /// start), read as SRT, WebVTT and a text transcript: every invariant
+    /// holds, whatever characters fall where the reference's window ends.
+    #[test]
+    fn any_text_after_an_ampersand_in_a_cue(
+        before in "\\PC{0,4}",
+        after in "\\PC{0,24}",
+        semi in any::<bool>(),
+    ) {
+        let cue = format!("{before}&{after}{}", if semi { ";" } else { "" });
+        let srt = format!("1\n00:00:01,000 --> 00:00:02,000\n{cue}\n");
+        let vtt = format!("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ann>{cue}\nBo: {cue}\n");
+        let txt = format!("[00:00:01] Ann: {cue}\n");
+        for (bytes, f) in [(srt, Format::Srt), (vtt, Format::Vtt), (txt, Format::Transcript)] {
+            let r = harness::lint(linter(), "input", bytes.as_bytes(), Some(f));
+            prop_assert!(r.is_ok(), "{f:?} {bytes:?}: {}", r.unwrap_err());
+        }
+    }
+}

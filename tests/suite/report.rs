@@ -3,7 +3,7 @@
 //! logs; the merge of several logs into one timeline; and the HTML page:
 //! log text stays text, and nothing is loaded from anywhere.
 
-use crate::common::{callint, root, scratch, stdout};
+use crate::common::{self, callint, root, scratch, stdout};
 
 use std::collections::BTreeMap;
 
@@ -19,9 +19,10 @@ fn report(files: &[&str]) -> String {
     let mut args = vec!["report"];
     args.extend_from_slice(files);
     let o = callint(&args);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
+    // 1 when a finding is an error, as `check` exits
+    // (`report_exits_as_check_does`).
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
         "{}{}",
         stdout(&o),
         String::from_utf8_lossy(&o.stderr)
@@ -35,7 +36,7 @@ fn report_html(files: &[&str]) -> (String, String) {
     args.extend_from_slice(files);
     args.extend(["--html", out.to_str().unwrap()]);
     let o = callint(&args);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stdout(&o));
     (stdout(&o), std::fs::read_to_string(&out).expect("the page"))
 }
 
@@ -549,4 +550,24 @@ fn a_huge_agent_name_is_elided_in_the_table() {
         .find(|l| l.starts_with("NNNN") && l.contains('…'))
         .unwrap_or_else(|| panic!("no table row: {}", &out[..out.len().min(2000)]));
     assert!(row.chars().count() < 200, "{row}");
+}
+
+/// `report` exits as `check` does on the same file: 1 when a finding is an
+/// error (here a label the server refuses), 0 when none is.
+#[test]
+fn report_exits_as_check_does() {
+    let dir = common::scratch();
+    let bad = r#"{"ts":"2026-10-10T10:00:00.000Z","call":"c1","fn":"join","args":{"call_id":"c1","label":"a-label-far-longer-than-the-server-takes"},"result":{"status":"joined","context":{"lang":"en"}}}
+{"ts":"2026-10-10T10:00:01.000Z","call":"c1","fn":"say","args":{"text":"Hi, this is Kit, I am in and listening."}}
+"#;
+    std::fs::write(dir.join("bad.jsonl"), bad).unwrap();
+    let check = common::callint_in(&dir, &["check", "--no-config", "--no-cache", "bad.jsonl"]);
+    let report = common::callint_in(&dir, &["report", "--no-config", "bad.jsonl"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(report.status.code(), Some(1), "{}", common::stdout(&report));
+    let clean = common::root().join("corpus/clean-en");
+    let clean = clean.to_str().unwrap();
+    let report = common::callint_in(&dir, &["report", "--no-config", clean]);
+    assert_eq!(report.status.code(), Some(0), "{}", common::stdout(&report));
+    let _ = std::fs::remove_dir_all(&dir);
 }
