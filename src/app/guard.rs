@@ -233,10 +233,21 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
             "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
         ));
     };
-    let mut records = log.records;
-    let Some(k) = records.iter().rposition(|r| r.span.start >= base) else {
+    let Some(k) = log.records.iter().rposition(|r| r.span.start >= base) else {
         return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
     };
+    judge_record(linter, log, k, server)
+}
+
+/// Judge record `k` of `log`, the pending call as the session reader read
+/// it, against the records before it.
+pub(crate) fn judge_record(
+    linter: &Linter,
+    log: crate::model::Log,
+    k: usize,
+    server: &str,
+) -> Verdict {
+    let mut records = log.records;
     let pending = records.remove(k);
     if !matches!(pending.body, Body::Fn(_)) {
         return Verdict::Allow(format!(

@@ -47,20 +47,6 @@ struct State {
     says: usize,
 }
 
-const FUNCTIONS: &[&str] = &[
-    "create_call",
-    "join",
-    "next",
-    "say",
-    "status",
-    "activity",
-    "decide",
-    "show",
-    "share",
-    "notice",
-    "leave",
-];
-
 /// What one received message does.
 enum Act {
     Send(Vec<Value>),
@@ -138,7 +124,7 @@ fn handle(m: &Value, st: &mut State, opts: &Opts, auth: Option<&str>) -> Act {
         ),
         "ping" => result(&id, json!({})),
         "tools/list" => {
-            let mut tools: Vec<Value> = FUNCTIONS
+            let mut tools: Vec<Value> = crate::input::server::FUNCTIONS
                 .iter()
                 .map(|f| json!({"name": f, "inputSchema": {"type": "object"}}))
                 .collect();
@@ -198,7 +184,9 @@ fn handle(m: &Value, st: &mut State, opts: &Opts, auth: Option<&str>) -> Act {
                     tool_result(json!({"type": "user", "speaker": "Oliver",
                         "text": "Thanks, that is all for now.", "addressed_to": []})),
                 ),
-                n if FUNCTIONS.contains(&n) => result(&id, tool_result(json!({"ok": true}))),
+                n if crate::input::server::FUNCTIONS.contains(&n) => {
+                    result(&id, tool_result(json!({"ok": true})))
+                }
                 _ => json!({"jsonrpc": "2.0", "id": id, "result": {"isError": true,
                     "content": [{"type": "text", "text": format!("unknown tool {name}")}]}}),
             }

@@ -183,26 +183,24 @@ impl Front {
     }
 }
 
-/// Serve the proxy on `listen` until the process is stopped. Returns an
-/// exit status only when it cannot start.
-pub fn serve(listen: SocketAddr, up: Upstream) -> u8 {
-    let client = match client() {
-        Ok(c) => c,
-        Err(e) => {
-            warn(&e);
-            return 2;
-        }
-    };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
+/// The upstream client and the runtime both front ends run on; None
+/// (after saying why) when either cannot be made.
+fn start() -> Option<(reqwest::Client, tokio::runtime::Runtime)> {
+    let client = client().map_err(|e| warn(&e)).ok()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            warn(&format!("cannot start: {e}"));
-            return 2;
-        }
+        .map_err(|e| warn(&format!("cannot start: {e}")))
+        .ok()?;
+    Some((client, rt))
+}
+
+/// Serve the proxy on `listen` until the process is stopped. Returns an
+/// exit status only when it cannot start.
+pub fn serve(listen: SocketAddr, up: Upstream) -> u8 {
+    let Some((client, rt)) = start() else {
+        return 2;
     };
     let front = Arc::new(Front {
         up,
@@ -474,23 +472,8 @@ async fn relay(
 /// [`UPSTREAM_FAILED`] when the server cannot be reached or answers
 /// garbage.
 pub fn stdio_front(up: Upstream, headers: Vec<(String, String)>) -> u8 {
-    let client = match client() {
-        Ok(c) => c,
-        Err(e) => {
-            warn(&e);
-            return 2;
-        }
-    };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            warn(&format!("cannot start: {e}"));
-            return 2;
-        }
+    let Some((client, rt)) = start() else {
+        return 2;
     };
     let mut extra = HeaderMap::new();
     for (k, v) in headers {

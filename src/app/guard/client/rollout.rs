@@ -16,7 +16,7 @@ use crate::core::escape::{file_name, one_line};
 use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
 use crate::input::{codex, ts};
 use crate::lint::engine::Linter;
-use crate::model::{Body, Ms};
+use crate::model::Ms;
 
 /// How many lines from the end are tried for the time of the last entry.
 const TIME_TRIES: usize = 16;
@@ -77,15 +77,7 @@ pub fn judge(linter: &Linter, hook: &Hook, path: &std::path::Path, now: Ms) -> V
     let Some((log, k)) = found else {
         return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
     };
-    let mut records = log.records;
-    let pending = records.remove(k);
-    if !matches!(pending.body, Body::Fn(_)) {
-        return Verdict::Allow(format!(
-            "the server {} is not known to be voicehook (name it in callint.toml's `servers`)",
-            one_line(server)
-        ));
-    }
-    Verdict::Judged(linter.judge_pending(log.meta.as_ref(), records, pending))
+    crate::app::guard::judge_record(linter, log, k, server)
 }
 
 /// True when the last line has no line break after it and is no complete
