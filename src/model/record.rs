@@ -1,0 +1,525 @@
+//! What was recorded: a [`Log`] of [`Record`]s, each a function call with
+//! its arguments and answer, a message to the agent's own user, or another
+//! tool it ran, with the bytes it was read from.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::name::Name;
+use crate::core::span::{Anchor, Ms, Path, Span};
+
+/// A text value of a record with the path it was read from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Text {
+    /// Boxed to its length: a log holds a text for nearly every line.
+    pub value: Box<str>,
+    /// Path of the value inside the JSON text it came from.
+    pub path: Path,
+    /// The bytes that JSON text covers, when it is not the record's own
+    /// (an MCP call's arguments are on its request line, its result on the
+    /// response line; a transcript's text is part of its line). Boxed: a
+    /// native log, the most of what is read, never has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Box<Span>>,
+}
+
+impl Text {
+    /// A text at `path` inside its record.
+    pub fn new(value: String, path: Path) -> Text {
+        Text {
+            value: value.into_boxed_str(),
+            path,
+            within: None,
+        }
+    }
+
+    /// A text whose value is exactly the bytes `span` (no JSON path).
+    pub fn at_bytes(value: String, span: Span) -> Text {
+        Text {
+            value: value.into_boxed_str(),
+            path: Path::ROOT,
+            within: Some(Box::new(span)),
+        }
+    }
+
+    /// A text at `path` inside the JSON text that `span` covers.
+    pub fn inside(value: String, path: Path, span: Span) -> Text {
+        Text {
+            value: value.into_boxed_str(),
+            path,
+            within: Some(Box::new(span)),
+        }
+    }
+
+    /// The bytes of the JSON text the value is in, when not its record's.
+    pub fn within(&self) -> Option<Span> {
+        self.within.as_deref().copied()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.value
+    }
+}
+
+/// Which thread of the recording client made a record.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Thread {
+    #[default]
+    Main,
+    Subagent,
+    Fork,
+    Background,
+    Other(String),
+}
+
+impl Thread {
+    pub fn parse(s: &str) -> Thread {
+        match s {
+            "main" => Thread::Main,
+            "subagent" => Thread::Subagent,
+            "fork" => Thread::Fork,
+            "background" => Thread::Background,
+            other => Thread::Other(other.to_string()),
+        }
+    }
+    pub fn name(&self) -> &str {
+        match self {
+            Thread::Main => "main",
+            Thread::Subagent => "subagent",
+            Thread::Fork => "fork",
+            Thread::Background => "background",
+            Thread::Other(s) => s,
+        }
+    }
+}
+
+/// Everything read from one input file.
+#[derive(Debug, Default)]
+pub struct Log {
+    pub meta: Option<Meta>,
+    pub records: Vec<Record>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voicebot: Option<String>,
+}
+
+/// One recorded line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Record {
+    /// 1-based line number of the record in its file.
+    pub line: u32,
+    /// The bytes of the record (one line for native logs).
+    pub span: Span,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<Ms>,
+    /// The agent, call and thread the record names, boxed: most records
+    /// name none (a log is one agent's, of one call, from its main thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Box<Origin>>,
+    pub body: Body,
+}
+
+/// Who made a record, in which call, from which thread: the keys `agent`,
+/// `call` and `thread`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Origin {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<Name>,
+    pub thread: Thread,
+}
+
+/// The thread of a record that names none.
+static MAIN: Thread = Thread::Main;
+
+impl Record {
+    /// A record of the main thread with no time, agent or call id.
+    pub fn new(line: u32, span: Span, body: Body) -> Record {
+        Record {
+            line,
+            span,
+            ts: None,
+            origin: None,
+            body,
+        }
+    }
+
+    /// This record, made by `agent` in `call` from `thread`.
+    pub fn from(mut self, agent: Option<Name>, call: Option<Name>, thread: Thread) -> Record {
+        self.origin = (agent.is_some() || call.is_some() || thread != Thread::Main).then(|| {
+            Box::new(Origin {
+                agent,
+                call,
+                thread,
+            })
+        });
+        self
+    }
+
+    /// The label of the agent that recorded this record, if it names one.
+    pub fn agent(&self) -> Option<&str> {
+        self.origin.as_ref()?.agent.as_deref()
+    }
+    /// The call id the record names.
+    pub fn call(&self) -> Option<&str> {
+        self.origin.as_ref()?.call.as_deref()
+    }
+    /// The thread of the client that made the record.
+    pub fn thread(&self) -> &Thread {
+        self.origin.as_ref().map_or(&MAIN, |o| &o.thread)
+    }
+
+    /// An anchor on the value at `path` inside this record.
+    pub fn at(&self, path: Path) -> Anchor {
+        Anchor {
+            span: self.span,
+            path,
+        }
+    }
+    /// An anchor on a text value of this record.
+    pub fn text(&self, t: &Text) -> Anchor {
+        Anchor {
+            span: t.within().unwrap_or(self.span),
+            path: t.path,
+        }
+    }
+    /// The anchor a finding about the whole record points at: the value
+    /// naming what the record is (`fn`, `chat`, `tool`).
+    pub fn head(&self) -> Anchor {
+        if let Body::Tool(t) = &self.body {
+            if let Some(at) = t.at {
+                return at;
+            }
+        }
+        let key = match &self.body {
+            Body::Fn(_) => "fn",
+            Body::Chat(_) => "chat",
+            Body::Tool(_) => "tool",
+            Body::Meta(_) => "meta",
+        };
+        self.at(Path::ROOT.key(key))
+    }
+    pub fn as_fn(&self) -> Option<&FnCall> {
+        match &self.body {
+            Body::Fn(f) => Some(f),
+            _ => None,
+        }
+    }
+    pub fn is_main(&self) -> bool {
+        *self.thread() == Thread::Main
+    }
+}
+
+/// What a record is. Every variant but the function call is boxed: a log
+/// is mostly function calls, which keep their payload in [`Op`]'s boxes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Body {
+    Meta(Box<Meta>),
+    Fn(FnCall),
+    Chat(Box<Chat>),
+    Tool(Box<Tool>),
+}
+
+/// A voicehook function call with its outcome.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FnCall {
+    pub name: Name,
+    pub op: Op,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Box<ApiError>>,
+}
+
+impl FnCall {
+    /// A call of `name` that the server answered without an error.
+    pub fn new(name: &str, op: Op) -> FnCall {
+        FnCall {
+            name: name.into(),
+            op,
+            error: None,
+        }
+    }
+
+    pub fn ok(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// What a function call did, per function. Unknown functions are `Other`.
+/// Payloads are boxed so that a record costs what it holds: a log has
+/// hundreds of thousands of records of very different sizes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Op {
+    CreateCall(Box<CreateCall>),
+    Join(Box<Join>),
+    Next(Option<Box<Event>>),
+    Say(Box<Say>),
+    Status(Box<Board>),
+    Activity(Option<Box<Text>>),
+    Decide(Box<Decide>),
+    Show(Option<String>),
+    Share(Option<Box<Text>>),
+    Notice(Option<Box<Text>>),
+    Leave,
+    Other,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CreateCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_text: Option<Text>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Greet {
+    Flag(bool),
+    Text(Text),
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Join {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub greet: Option<Greet>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+}
+
+impl Join {
+    /// The join went through and the agent is in the call.
+    pub fn joined(&self) -> bool {
+        self.status.as_deref() != Some("waiting_for_human")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    Owner,
+    Participant,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Context {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Say {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub say_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A board: the arguments of `status`, or a board payload.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Board {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Text>,
+    /// `None` when the key is absent (or null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doing: Option<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub open: Vec<Text>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub done: Vec<Text>,
+    /// For `status`: the names its answer listed (`peers`, `operators`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub listed: Vec<Text>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Decide {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<Text>,
+    /// `None` when no `options` were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<Text>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_id: Option<String>,
+}
+
+/// The result of `next`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Event {
+    pub kind: EventKind,
+    /// Boxed to their length: a long call has a list of each per event.
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub operators_said: Box<[Line]>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub agent_said: Box<[Line]>,
+}
+
+impl Event {
+    /// An event of `kind` that carries no other lines.
+    pub fn new(kind: EventKind) -> Event {
+        Event {
+            kind,
+            operators_said: Box::default(),
+            agent_said: Box::default(),
+        }
+    }
+}
+
+impl Op {
+    /// A `next` call that returned `ev`.
+    pub fn next(ev: Event) -> Op {
+        Op::Next(Some(Box::new(ev)))
+    }
+}
+
+/// The event types a `next` answers with (docs/formats.md: events).
+pub const EVENT_TYPES: &[&str] = &[
+    "user",
+    "timeout",
+    "operator",
+    "revise",
+    "context",
+    "decision",
+    "status_request",
+    "waiting_for_human",
+];
+
+/// What kind of event `next` returned. The payloads are boxed: a long call
+/// is mostly `timeout` events, which carry none.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum EventKind {
+    User(Box<Line>),
+    Timeout,
+    Operator(Box<Line>),
+    Revise(Box<Revise>),
+    Context(Box<Context>),
+    Decision(Box<Decision>),
+    StatusRequest,
+    WaitingForHuman,
+    Other(Box<str>),
+}
+
+/// A `revise` event: the server dropped or changed one of the agent's says.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Revise {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub say_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+}
+
+/// A `decision` event: the human answered one of the agent's `decide`s.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Decision {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Text>,
+}
+
+impl EventKind {
+    pub fn name(&self) -> &str {
+        match self {
+            EventKind::User(_) => "user",
+            EventKind::Timeout => "timeout",
+            EventKind::Operator(_) => "operator",
+            EventKind::Revise(_) => "revise",
+            EventKind::Context(_) => "context",
+            EventKind::Decision(_) => "decision",
+            EventKind::StatusRequest => "status_request",
+            EventKind::WaitingForHuman => "waiting_for_human",
+            EventKind::Other(s) => s,
+        }
+    }
+}
+
+/// A spoken line as a recorder reports it: the human's turn in a `user`
+/// event, another agent's line in an `operator` event or `operators_said`,
+/// Delta's line in `agent_said`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Line {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<Ms>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addressed_to: Option<Box<[Name]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addressed_to_you: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_human: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Chat {
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
+    pub turn_end: bool,
+}
+
+impl Chat {
+    pub fn is_assistant(&self) -> bool {
+        self.role == "assistant"
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Value>,
+    /// Where the tool's name is, when not at the record's `tool` key (an
+    /// agent client's session file names its tools in its own places).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Anchor>,
+}
+
+// ---------------------------------------------------------------------------
+// The room, derived from a log.
