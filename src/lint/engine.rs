@@ -17,6 +17,20 @@ struct Active {
     options: BTreeMap<&'static str, OptValue>,
 }
 
+impl Active {
+    /// Run the rule over one call, its findings going to `out`.
+    fn check(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+        let mut cx = Cx {
+            call,
+            meta: self.rule.meta(),
+            severity: self.severity,
+            options: &self.options,
+            out,
+        };
+        self.rule.check(&mut cx);
+    }
+}
+
 /// Calls of at least this many records have their rules run side by side
 /// ([`Linter::run`]); below it, the threads cost more than they save.
 const PARALLEL_RECORDS: usize = 4096;
@@ -618,14 +632,7 @@ impl Linter {
             if meta.scope != Scope::Room {
                 continue;
             }
-            let mut cx = Cx {
-                call,
-                meta,
-                severity: a.severity,
-                options: &a.options,
-                out,
-            };
-            a.rule.check(&mut cx);
+            a.check(call, out);
         }
     }
 
@@ -669,14 +676,7 @@ impl Linter {
             if !meta.judges_pending() {
                 continue;
             }
-            let mut cx = Cx {
-                call: &call,
-                meta,
-                severity: a.severity,
-                options: &a.options,
-                out: &mut out,
-            };
-            a.rule.check(&mut cx);
+            a.check(&call, &mut out);
         }
         let on_pending = |s: crate::model::Span| s.start >= at.start && s.start <= at.end;
         out.retain(|d| on_pending(d.primary.at.span));
@@ -687,19 +687,9 @@ impl Linter {
 
     /// Run every active rule over one call.
     pub fn run(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
-        let check = |a: &Active, out: &mut Vec<Diagnostic>| {
-            let mut cx = Cx {
-                call,
-                meta: a.rule.meta(),
-                severity: a.severity,
-                options: &a.options,
-                out,
-            };
-            a.rule.check(&mut cx);
-        };
         if call.records.len() < PARALLEL_RECORDS {
             for a in &self.active {
-                check(a, out);
+                a.check(call, out);
             }
             return;
         }
@@ -713,7 +703,7 @@ impl Linter {
             .with_max_len(1)
             .map(|a| {
                 let mut v = Vec::new();
-                check(a, &mut v);
+                a.check(call, &mut v);
                 v
             })
             .collect();
