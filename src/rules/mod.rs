@@ -224,7 +224,7 @@ pub fn cannot_show(format: crate::input::Format) -> Vec<&'static str> {
 /// True when findings of `rule` can come from `format` (every name outside
 /// the catalogue, as `invalid-record`, can).
 pub fn shows(format: crate::input::Format, rule: &str) -> bool {
-    !cannot_show(format).contains(&rule)
+    meta(rule).is_none_or(|m| format.evidence().covers(m.needs))
 }
 
 /// Every rule, in catalogue order.

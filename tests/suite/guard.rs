@@ -5,7 +5,7 @@
 //! is cut just before the line of each voicehook call, and that call is
 //! handed to the guard as the pending one, at the time the client wrote it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Output;
 
@@ -99,31 +99,14 @@ fn pending_calls(dir: &Path) -> Vec<Pending> {
     out
 }
 
-/// The case's expected findings: rules per (file, line).
-fn expected() -> BTreeMap<(String, usize), BTreeSet<String>> {
-    let tsv = std::fs::read_to_string(root().join(CASE).join("expected.tsv")).unwrap();
-    let mut m: BTreeMap<(String, usize), BTreeSet<String>> = BTreeMap::new();
-    for l in tsv.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
-        let f: Vec<&str> = l.split('\t').collect();
-        m.entry((f[0].to_string(), f[1].parse().unwrap()))
-            .or_default()
-            .insert(f[2].to_string());
-    }
-    m
-}
-
 #[test]
 fn each_line_of_the_incident_is_judged_before_it_is_sent() {
     let dir = scratch();
     // The two rules of severity info deny here too, so that every bad
     // line the guard can see is shown denied.
-    std::fs::write(
-        dir.join("callint.toml"),
-        "[rules.decision-not-yes-no]\nseverity = \"warning\"\n[rules.participant-offered-action]\nseverity = \"warning\"\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("callint.toml"), crate::common::INFO_DENIES).unwrap();
     let calls = pending_calls(&dir);
-    let expected = expected();
+    let expected = crate::common::expected_findings(CASE);
     let mut denied_lines = BTreeSet::new();
     for p in &calls {
         let o = guard(&["--now", &p.at], p.hook.to_string().as_bytes());

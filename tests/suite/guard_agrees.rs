@@ -146,11 +146,7 @@ fn calls(lines: &[String]) -> Vec<(usize, Value)> {
 fn the_guard_names_what_check_finds_in_every_serialisation() {
     let dir = scratch();
     // Both info rules deny here, so every finding the guard can see shows.
-    std::fs::write(
-        dir.join("callint.toml"),
-        "[rules.decision-not-yes-no]\nseverity = \"warning\"\n[rules.participant-offered-action]\nseverity = \"warning\"\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("callint.toml"), crate::common::INFO_DENIES).unwrap();
     let cache = dir.join("cache");
     let cache_arg = cache.to_string_lossy().into_owned();
     let mut judged = 0;

@@ -5,7 +5,7 @@
 //! Cursor's `beforeMCPExecution`, and what the opencode plugin shipped in
 //! `integrations/opencode/` hands the guard.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -114,19 +114,6 @@ fn codex_calls(dir: &Path) -> Vec<(String, usize, String, Value)> {
     calls
 }
 
-/// The case's expected rules per (file, line).
-fn expected(case: &str) -> BTreeMap<(String, usize), BTreeSet<String>> {
-    let tsv = std::fs::read_to_string(root().join(case).join("expected.tsv")).unwrap();
-    let mut m: BTreeMap<(String, usize), BTreeSet<String>> = BTreeMap::new();
-    for l in tsv.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
-        let f: Vec<&str> = l.split('\t').collect();
-        m.entry((f[0].to_string(), f[1].parse().unwrap()))
-            .or_default()
-            .insert(f[2].to_string());
-    }
-    m
-}
-
 /// Codex's denial: the same shape as Claude Code's.
 fn codex_denial(o: &Output) -> Option<String> {
     if o.stdout.is_empty() {
@@ -143,12 +130,8 @@ fn codex_denial(o: &Output) -> Option<String> {
 #[test]
 fn codex_calls_are_judged_from_the_rollout() {
     let dir = scratch();
-    std::fs::write(
-        dir.join("callint.toml"),
-        "[rules.decision-not-yes-no]\nseverity = \"warning\"\n[rules.participant-offered-action]\nseverity = \"warning\"\n",
-    )
-    .unwrap();
-    let want = expected(CODEX);
+    std::fs::write(dir.join("callint.toml"), crate::common::INFO_DENIES).unwrap();
+    let want = crate::common::expected_findings(CODEX);
     let calls = codex_calls(&dir);
     let mut denied = BTreeSet::new();
     for (file, line, at, hook) in &calls {

@@ -24,7 +24,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// The infos raised to warnings, so that every break the proxy can see is
 /// denied.
-const STRICT: &str = "[rules.decision-not-yes-no]\nseverity = \"warning\"\n[rules.participant-offered-action]\nseverity = \"warning\"\n";
+const STRICT: &str = crate::common::INFO_DENIES;
 
 /// A proxy running with the fake server as its child, the test the client.
 struct Proxy {

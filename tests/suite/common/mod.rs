@@ -3,6 +3,7 @@
 
 pub mod convert;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -209,4 +210,22 @@ pub fn case_logs(case: &Path) -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
+}
+
+/// A `callint.toml` under which the two rules of severity info deny too,
+/// so that every finding a live judge can see shows as a denial.
+pub const INFO_DENIES: &str = "[rules.decision-not-yes-no]\nseverity = \"warning\"\n[rules.participant-offered-action]\nseverity = \"warning\"\n";
+
+/// A corpus case's annotated findings (`CASE/expected.tsv`, `case` relative
+/// to the crate): the rules per (file, line).
+pub fn expected_findings(case: &str) -> BTreeMap<(String, usize), BTreeSet<String>> {
+    let tsv = std::fs::read_to_string(root().join(case).join("expected.tsv")).unwrap();
+    let mut m: BTreeMap<(String, usize), BTreeSet<String>> = BTreeMap::new();
+    for l in tsv.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let f: Vec<&str> = l.split('\t').collect();
+        m.entry((f[0].to_string(), f[1].parse().unwrap()))
+            .or_default()
+            .insert(f[2].to_string());
+    }
+    m
 }
