@@ -2,26 +2,30 @@
 # What `callint proxy` adds to each message, measured in one run on this
 # machine against the fake voicehook server (`callint fake-mcp`, on pipes):
 #   - direct: the client speaks to the fake server itself (no proxy);
+#   - relay: through a bare relay (examples/relay.rs: copies lines both
+#     ways and does nothing else), what any process in between costs;
 #   - proxy: the same client through `callint proxy -- callint fake-mcp`.
 # For each: the round trip of ROUNDS `ping` requests one after another
 # (p50, p99), the round trip of ROUNDS judged `say` calls (a call joined
 # first), and the throughput of 10,000 messages sent at once (half
 # notifications, half requests, until the last answer). The added latency is
-# proxy minus direct at each percentile.
+# proxy minus relay at each percentile (and minus direct, for the whole
+# cost of a process in between).
 # Usage: scripts/bench-proxy.sh [ROUNDS]   (default 2000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-2000}
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release --locked --quiet --bin callint
+cargo build --release --locked --quiet --bin callint --example relay
 bin=$(realpath "$target/release/callint")
+relay=$(realpath "$target/release/examples/relay")
 dir=$target/bench-proxy
 mkdir -p "$dir"
 
-python3 - "$bin" "$rounds" "$dir" <<'EOF'
+python3 - "$bin" "$rounds" "$dir" "$relay" <<'EOF'
 import json, subprocess, sys, time
 
-bin, rounds, dir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+bin, rounds, dir, relay = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 
 def start(cmd):
     return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -83,14 +87,15 @@ def run(cmd):
     return ping, say, tp
 
 direct = run([bin, "fake-mcp"])
+relayed = run([relay, bin, "fake-mcp"])
 proxied = run([bin, "proxy", "--no-config", "--record", "rec.jsonl", "--", bin, "fake-mcp"])
 print(f"rounds: {rounds} (ping and say each), throughput over 10,000 messages")
 print(f"{'':8} {'ping p50':>9} {'ping p99':>9} {'say p50':>9} {'say p99':>9} {'msg/s':>9}")
-for name, (ping, say, tp) in [("direct", direct), ("proxy", proxied)]:
+for name, (ping, say, tp) in [("direct", direct), ("relay", relayed), ("proxy", proxied)]:
     print(f"{name:8} {pct(ping,.5):8.3f}ms {pct(ping,.99):8.3f}ms {pct(say,.5):8.3f}ms {pct(say,.99):8.3f}ms {tp:9.0f}")
-dp, ds, dt = direct
 pp, ps, pt = proxied
-print(f"added: ping p50 {pct(pp,.5)-pct(dp,.5):.3f} ms, p99 {pct(pp,.99)-pct(dp,.99):.3f} ms; "
-      f"say (judged) p50 {pct(ps,.5)-pct(ds,.5):.3f} ms, p99 {pct(ps,.99)-pct(ds,.99):.3f} ms; "
-      f"throughput {pt/dt*100:.0f}% of direct")
+for base, (dp, ds, dt) in [("relay", relayed), ("direct", direct)]:
+    print(f"added over {base}: ping p50 {pct(pp,.5)-pct(dp,.5):.3f} ms, p99 {pct(pp,.99)-pct(dp,.99):.3f} ms; "
+          f"say (judged) p50 {pct(ps,.5)-pct(ds,.5):.3f} ms, p99 {pct(ps,.99)-pct(ds,.99):.3f} ms; "
+          f"throughput {pt/dt*100:.0f}% of {base}")
 EOF

@@ -9,7 +9,9 @@
 //
 // opencode names an MCP server's tool `<server>_<tool>`: only tools whose
 // name ends in one of voicehook's functions are handed to callint; callint
-// tells the voicehook server from the others. Whatever goes wrong running
+// tells the voicehook server from the others. The session's messages so far
+// (as opencode's client lists them) go with the call, so that callint
+// judges it against the call as `callint check` would. Whatever goes wrong running
 // callint, the call goes through: the guard never stands in the way by
 // failing.
 
@@ -19,7 +21,18 @@ function mayBeVoicehook(tool) {
   return typeof tool === "string" && FUNCTIONS.some((f) => tool.endsWith("_" + f))
 }
 
-export const CallintGuard = async ({ $, directory }) => {
+async function sessionMessages(client, id) {
+  if (!client || !client.session || typeof client.session.messages !== "function") return undefined
+  try {
+    const res = await client.session.messages({ path: { id } })
+    const list = Array.isArray(res) ? res : res && res.data
+    return Array.isArray(list) ? list : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export const CallintGuard = async ({ $, client, directory }) => {
   const callint = process.env.CALLINT || "callint"
   return {
     "tool.execute.before": async (input, output) => {
@@ -31,6 +44,7 @@ export const CallintGuard = async ({ $, directory }) => {
         call_id: input.callID,
         tool_input: output.args ?? {},
         cwd: directory,
+        messages: await sessionMessages(client, input.sessionID),
       })
       let answer
       try {

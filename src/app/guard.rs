@@ -24,6 +24,7 @@ use serde_json::{json, Map, Value};
 
 use crate::core::diagnostic::{Diagnostic, Severity};
 use crate::core::escape::one_line;
+use crate::core::meta::Evidence;
 use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
 use crate::input::{claude, ts};
 use crate::lint::engine::Linter;
@@ -203,7 +204,10 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
         .flatten()
         .next()
         .map_or(now, |t| t.max(now));
-    let done = calls_only(&bytes[..keep], server, 0, &mut kept.ids);
+    let all = linter
+        .pending_needs()
+        .intersects(Evidence::CHAT.and(Evidence::TOOLS));
+    let done = calls_only(&bytes[..keep], server, 0, all, &mut kept.ids);
     kept.reader.read(&done, false);
     let rewrite = keep > 0
         && loaded.is_none_or(|end| {
@@ -216,7 +220,7 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
         }
         _ => None,
     };
-    let mut rest = calls_only(&bytes[keep..], server, room, &mut kept.ids);
+    let mut rest = calls_only(&bytes[keep..], server, room, all, &mut kept.ids);
     drop(bytes);
     if !rest.is_empty() && rest.last() != Some(&b'\n') {
         rest.push(b'\n');
@@ -276,7 +280,17 @@ pub(crate) fn judge_record(
 /// `ids` holds the ids of the server's calls read before `tail`, and gets
 /// those of `tail`'s: reading a transcript in parts keeps the same lines
 /// as reading it whole.
-fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>) -> Vec<u8> {
+///
+/// None of those rules reads the chat or the tool runs (their declared
+/// needs, [`Linter::pending_needs`]); with `all` (a rule that does is
+/// active) every line is kept.
+fn calls_only(
+    tail: &[u8],
+    server: &str,
+    room: usize,
+    all: bool,
+    ids: &mut HashSet<Vec<u8>>,
+) -> Vec<u8> {
     use memchr::memmem;
     let tool = format!("mcp__{server}__");
     let is_call = memmem::Finder::new(tool.as_bytes());
@@ -295,7 +309,8 @@ fn calls_only(tail: &[u8], server: &str, room: usize, ids: &mut HashSet<Vec<u8>>
         if call {
             ids.extend(call_ids(line, server));
         }
-        let keep = call
+        let keep = all
+            || call
             || (result_key.find(line).is_some()
                 && answered_ids(line)
                     .is_none_or(|found| found.iter().any(|id| ids.contains(id.as_bytes()))));

@@ -194,6 +194,11 @@ impl Evidence {
         Evidence(self.0 & !other.0)
     }
 
+    /// True when this set holds any kind of `other`.
+    pub const fn intersects(self, other: Evidence) -> bool {
+        self.0 & other.0 != 0
+    }
+
     /// True when this set holds everything `need` asks for.
     pub const fn covers(self, need: Evidence) -> bool {
         self.0 & need.0 == need.0

@@ -25,6 +25,7 @@ use crate::model::*;
 type Obj = Map<String, Value>;
 
 /// A `tools/call` request waiting for its response.
+#[derive(Clone)]
 struct Request {
     line: u32,
     span: Span,
@@ -39,106 +40,170 @@ struct Request {
 
 /// Read an MCP trace into one log.
 pub fn parse(bytes: &[u8]) -> Parsed {
-    let mut problems = Vec::new();
-    let mut pending: HashMap<String, Request> = HashMap::new();
-    let mut out: Vec<(usize, Record)> = Vec::new();
-    for (order, l) in lines(bytes).into_iter().enumerate() {
-        let raw = &bytes[l.span.start..l.span.end];
-        if raw.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let Some(value) = json::line_value(raw, l.span.start, &mut problems) else {
-            continue;
-        };
-        let Value::Object(obj) = value else {
-            problems.push(not_a_message(l.span, Path::ROOT));
-            continue;
-        };
-        // An envelope holds the message; a bare message is one.
-        let (msg, at, line_ts) = match obj.get("message") {
-            Some(m) if !obj.contains_key("jsonrpc") => {
-                // `ts` or `timestamp`; the direction (`dir`, `direction`)
-                // is not needed: the message's shape says which it is.
-                let key = if obj.contains_key("ts") {
-                    "ts"
-                } else {
-                    "timestamp"
-                };
-                let ts = match obj.get(key) {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => match ts::parse_rfc3339(s) {
-                        Some(t) => Some(t),
-                        None => {
-                            problems.push(Problem::new(
-                                Anchor {
-                                    span: l.span,
-                                    path: Path::ROOT.key(key),
-                                },
-                                format!(
-                                    "`{key}` is not an RFC 3339 time: {}",
-                                    crate::core::escape::quote(s, 40)
-                                ),
-                                Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this message".into()),
-                            ));
-                            None
-                        }
-                    },
-                    Some(_) => {
-                        problems.push(Problem::new(
-                            Anchor {
-                                span: l.span,
-                                path: Path::ROOT.key(key),
-                            },
-                            format!("`{key}` should be an RFC 3339 time string"),
-                            None,
-                        ));
-                        None
-                    }
-                };
-                (m, Path::ROOT.key("message"), ts)
-            }
-            _ => (&Value::Object(obj.clone()), Path::ROOT, None),
-        };
-        for (m, path) in batch(msg, at) {
-            let Value::Object(m) = m else {
-                problems.push(not_a_message(l.span, path));
-                continue;
-            };
-            let id = m.get("id").filter(|v| !v.is_null()).map(Value::to_string);
-            if let Some(method) = m.get("method") {
-                if method.as_str() != Some("tools/call") {
-                    continue; // other methods and notifications
-                }
-                let Some(id) = id else { continue };
-                if let Some(req) = request(m, path, l.no, l.span, line_ts, order, &mut problems) {
-                    if let Some(old) = pending.insert(id, req) {
-                        // The id was used again before an answer came.
-                        out.push((old.order, unanswered(old, &mut problems)));
-                    }
-                }
-            } else if m.contains_key("result") || m.contains_key("error") {
-                let Some(req) = id.and_then(|id| pending.remove(&id)) else {
-                    continue; // the answer to another method
-                };
-                let rec = answered(req, m, path, l.span, line_ts, &mut problems);
-                out.push((order, rec));
-            } else {
-                problems.push(not_a_message(l.span, path));
-            }
-        }
-    }
-    let mut left: Vec<Request> = pending.into_values().collect();
+    let mut p = Partial::default();
+    let mut out: Vec<(usize, Record)> = p.read(bytes);
+    let mut problems = std::mem::take(&mut p.problems);
+    let mut left: Vec<Request> = p.pending.into_values().collect();
     left.sort_by_key(|r| r.order);
     for req in left {
         out.push((req.order, unanswered(req, &mut problems)));
     }
     out.sort_by_key(|(o, _)| *o);
+    let mut records: Vec<Record> = out.into_iter().map(|(_, r)| r).collect();
+    name_calls(&mut records);
     Parsed {
         logs: vec![Log {
             meta: None,
-            records: out.into_iter().map(|(_, r)| r).collect(),
+            records,
         }],
         problems,
+    }
+}
+
+/// An MCP trace read as far as it came, which reads on from where it
+/// stopped: what the proxy keeps of a session, so that each message costs
+/// only its own line. Reading a trace in parts (each ending with a line
+/// break) gives the records of reading it whole.
+#[derive(Clone, Default)]
+pub struct Partial {
+    /// The bytes and lines read so far: offsets, line numbers and the
+    /// order of the next part start there.
+    bytes: usize,
+    lines: u32,
+    order: usize,
+    pending: HashMap<String, Request>,
+    problems: Vec<Problem>,
+}
+
+impl Partial {
+    pub fn new() -> Partial {
+        Partial::default()
+    }
+
+    /// The bytes read so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Read `part`, the lines that follow those read so far. Returns the
+    /// records settled by them (each `tools/call` answered), with their
+    /// order (the line of the answer, or of a request whose id came again
+    /// unanswered), in order.
+    pub fn read(&mut self, part: &[u8]) -> Vec<(usize, Record)> {
+        let problems = &mut self.problems;
+        let pending = &mut self.pending;
+        let (base, first_line, first_order) = (self.bytes, self.lines, self.order);
+        let all = lines(part);
+        let count = all.len();
+        let mut out: Vec<(usize, Record)> = Vec::new();
+        for (k, mut l) in all.into_iter().enumerate() {
+            let raw = &part[l.span.start..l.span.end];
+            let order = first_order + k;
+            l.span = Span::new(base + l.span.start, base + l.span.end);
+            l.no = first_line.saturating_add(l.no);
+            if raw.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let Some(value) = json::line_value(raw, l.span.start, problems) else {
+                continue;
+            };
+            let Value::Object(obj) = value else {
+                problems.push(not_a_message(l.span, Path::ROOT));
+                continue;
+            };
+            // An envelope holds the message; a bare message is one.
+            let (msg, at, line_ts) = match obj.get("message") {
+                Some(m) if !obj.contains_key("jsonrpc") => {
+                    // `ts` or `timestamp`; the direction (`dir`, `direction`)
+                    // is not needed: the message's shape says which it is.
+                    let key = if obj.contains_key("ts") {
+                        "ts"
+                    } else {
+                        "timestamp"
+                    };
+                    let ts = match obj.get(key) {
+                        None | Some(Value::Null) => None,
+                        Some(Value::String(s)) => match ts::parse_rfc3339(s) {
+                            Some(t) => Some(t),
+                            None => {
+                                problems.push(Problem::new(
+                                    Anchor {
+                                        span: l.span,
+                                        path: Path::ROOT.key(key),
+                                    },
+                                    format!(
+                                        "`{key}` is not an RFC 3339 time: {}",
+                                        crate::core::escape::quote(s, 40)
+                                    ),
+                                    Some("write times like 2026-10-10T09:14:03.512Z; rules that need the time skip this message".into()),
+                                ));
+                                None
+                            }
+                        },
+                        Some(_) => {
+                            problems.push(Problem::new(
+                                Anchor {
+                                    span: l.span,
+                                    path: Path::ROOT.key(key),
+                                },
+                                format!("`{key}` should be an RFC 3339 time string"),
+                                None,
+                            ));
+                            None
+                        }
+                    };
+                    (m, Path::ROOT.key("message"), ts)
+                }
+                _ => (&Value::Object(obj.clone()), Path::ROOT, None),
+            };
+            for (m, path) in batch(msg, at) {
+                let Value::Object(m) = m else {
+                    problems.push(not_a_message(l.span, path));
+                    continue;
+                };
+                let id = m.get("id").filter(|v| !v.is_null()).map(Value::to_string);
+                if let Some(method) = m.get("method") {
+                    if method.as_str() != Some("tools/call") {
+                        continue; // other methods and notifications
+                    }
+                    let Some(id) = id else { continue };
+                    if let Some(req) = request(m, path, l.no, l.span, line_ts, order, problems) {
+                        if let Some(old) = pending.insert(id, req) {
+                            // The id was used again before an answer came.
+                            out.push((old.order, unanswered(old, problems)));
+                        }
+                    }
+                } else if m.contains_key("result") || m.contains_key("error") {
+                    let Some(req) = id.and_then(|id| pending.remove(&id)) else {
+                        continue; // the answer to another method
+                    };
+                    let rec = answered(req, m, path, l.span, line_ts, problems);
+                    out.push((order, rec));
+                } else {
+                    problems.push(not_a_message(l.span, path));
+                }
+            }
+        }
+        self.bytes = base + part.len();
+        self.lines = first_line.saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+        self.order = first_order + count;
+        out
+    }
+
+    /// What was found wrong in the lines read so far, taken out.
+    pub fn take_problems(&mut self) -> Vec<Problem> {
+        std::mem::take(&mut self.problems)
+    }
+
+    /// The `tools/call` requests read that wait for their answer, each as
+    /// a record without a result, with its order, in order.
+    pub fn waiting(&self) -> Vec<(usize, Record)> {
+        let mut left: Vec<&Request> = self.pending.values().collect();
+        left.sort_by_key(|r| r.order);
+        let mut problems = Vec::new();
+        left.into_iter()
+            .map(|r| (r.order, unanswered(r.clone(), &mut problems)))
+            .collect()
     }
 }
 

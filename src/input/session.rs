@@ -205,13 +205,13 @@ impl Session {
         let mut names = Interner::default();
         let mut call: Option<Name> = items
             .iter()
-            .find_map(|(_, r, _)| call_id(r))
+            .find_map(|(_, r, _)| r.starts_call())
             .map(|id| names.name(id));
         let (file, background) = (self.thread, self.background);
         let records = items
             .into_iter()
             .map(|(_, rec, side)| {
-                if let Some(id) = call_id(&rec) {
+                if let Some(id) = rec.starts_call() {
                     call = Some(names.name(id));
                 }
                 let thread = match side {
@@ -259,17 +259,6 @@ fn tool_record(t: ToolItem) -> Record {
                 at: t.at,
             })),
         )
-    }
-}
-
-/// The call id a record starts: a `create_call`'s answer, a `join`'s
-/// argument.
-fn call_id(r: &Record) -> Option<&str> {
-    let f = r.as_fn()?;
-    match &f.op {
-        Op::CreateCall(c) if f.ok() => c.call_id.as_deref(),
-        Op::Join(j) => j.call_id.as_deref(),
-        _ => None,
     }
 }
 

@@ -637,52 +637,37 @@ impl Linter {
     }
 
     /// Judge `pending`, a record an agent is about to send, as the next
-    /// record after `records` (its log so far, in order): the active rules
-    /// that can judge a record before anything follows it
-    /// ([`rules::judges_pending`]) run over the call the pending record
-    /// belongs to, and only their findings on the pending record are
-    /// returned, in file order. `pending` carries its own span (outside the
-    /// spans of `records`), by which its findings are told.
+    /// record after `records` (its log so far, in order): what
+    /// [`Live::judge`](crate::lint::live::Live::judge) finds on it.
     pub fn judge_pending(
         &self,
         meta: Option<&crate::model::Meta>,
-        mut records: Vec<Record>,
+        records: Vec<Record>,
         pending: Record,
     ) -> Vec<Diagnostic> {
-        let at = pending.span;
-        records.push(pending);
-        let last = records.len() - 1;
-        // Only the call the pending record belongs to.
-        let group = split_calls(&records).into_iter().find_map(|g| match g {
-            Group::All => None,
-            Group::Some(idx) => idx.contains(&last).then_some(idx),
-        });
-        if let Some(idx) = group {
-            let mut keep = idx.into_iter().peekable();
-            let mut k = 0;
-            records.retain(|_| {
-                let wanted = keep.peek() == Some(&k);
-                if wanted {
-                    keep.next();
-                }
-                k += 1;
-                wanted
-            });
-        }
-        let call = Call::build(meta, &records, &self.cast);
-        let mut out = Vec::new();
+        let mut live = crate::lint::live::Live::new(meta.cloned());
+        live.extend(records);
+        live.judge(self, pending)
+    }
+
+    /// What the active rules that can judge a pending record need, all
+    /// together: a live reader may leave out what none of them reads.
+    pub fn pending_needs(&self) -> crate::core::meta::Evidence {
+        self.active
+            .iter()
+            .map(|a| a.rule.meta())
+            .filter(|m| m.judges_pending())
+            .fold(crate::core::meta::Evidence::NONE, |e, m| e.and(m.needs))
+    }
+
+    /// Run the active rules that can judge a record before anything
+    /// follows it ([`rules::judges_pending`]) over one call.
+    pub fn run_pending(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
         for a in &self.active {
-            let meta = a.rule.meta();
-            if !meta.judges_pending() {
-                continue;
+            if a.rule.meta().judges_pending() {
+                a.check(call, out);
             }
-            a.check(&call, &mut out);
         }
-        let on_pending = |s: crate::model::Span| s.start >= at.start && s.start <= at.end;
-        out.retain(|d| on_pending(d.primary.at.span));
-        sort(&mut out);
-        out.dedup_by(|a, b| a == b);
-        out
     }
 
     /// Run every active rule over one call.

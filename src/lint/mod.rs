@@ -5,4 +5,5 @@ pub mod baseline;
 pub mod config;
 pub mod engine;
 pub mod fingerprint;
+pub mod live;
 pub mod suppress;

@@ -140,6 +140,26 @@ pub struct Origin {
     pub thread: Thread,
 }
 
+/// Name the call of each record of a log whose records do not name it:
+/// the call the last record before it started ([`Record::starts_call`]),
+/// those before the first to the first. A log without a `join` or
+/// `create_call` that names its call is left as it is.
+pub fn name_calls(records: &mut [Record]) {
+    let mut names = crate::core::name::Interner::default();
+    let mut call: Option<Name> = records
+        .iter()
+        .find_map(Record::starts_call)
+        .map(|id| names.name(id));
+    for r in records.iter_mut() {
+        if let Some(id) = r.starts_call() {
+            call = Some(names.name(id));
+        }
+        if let Some(c) = &call {
+            r.set_call(c.clone());
+        }
+    }
+}
+
 /// The thread of a record that names none.
 static MAIN: Thread = Thread::Main;
 
@@ -165,6 +185,33 @@ impl Record {
             })
         });
         self
+    }
+
+    /// The id of the call this record starts, in a reader whose records
+    /// do not name their call: a `create_call`'s answer, a `join`'s
+    /// argument. Each record of such a log belongs to the call of the last
+    /// record before it that starts one (those before the first, to the
+    /// first).
+    pub fn starts_call(&self) -> Option<&str> {
+        let f = self.as_fn()?;
+        match &f.op {
+            Op::CreateCall(c) if f.ok() => c.call_id.as_deref(),
+            Op::Join(j) => j.call_id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Say which call the record belongs to.
+    pub fn set_call(&mut self, call: Name) {
+        self.origin
+            .get_or_insert_with(|| {
+                Box::new(Origin {
+                    agent: None,
+                    call: None,
+                    thread: Thread::Main,
+                })
+            })
+            .call = Some(call);
     }
 
     /// The label of the agent that recorded this record, if it names one.

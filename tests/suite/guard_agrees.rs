@@ -18,7 +18,7 @@ use crate::common::{guard_in, root, scratch};
 
 /// Write `v` as JSON: `spaced` puts a space after `:` and `,`; `reversed`
 /// writes each object's keys in the reverse of their order in `v`.
-fn write(v: &Value, spaced: bool, reversed: bool, out: &mut String) {
+pub(crate) fn write(v: &Value, spaced: bool, reversed: bool, out: &mut String) {
     let (colon, comma) = if spaced { (": ", ", ") } else { (":", ",") };
     match v {
         Value::Array(a) => {

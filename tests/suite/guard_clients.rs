@@ -552,3 +552,107 @@ fn install_writes_the_user_files_under_home_and_the_opencode_plugin() {
     // a wrong flag is a usage error
     assert_eq!(install(&dir, &["--client", "vim"]).status.code(), Some(2));
 }
+
+/// The shipped opencode plugin, run by Node.js with stand-ins for what
+/// opencode hands a plugin (Bun's `$`, which here starts the binary, and
+/// the client, whose `session.messages` lists `messages`): the tool call
+/// `call` is judged, and the plugin's answer is "allowed" or "denied: "
+/// and the error it threw. None when Node.js is not installed.
+fn run_plugin(dir: &Path, messages: Option<Value>, call: Value) -> Option<String> {
+    let node = std::env::var_os("NODE").unwrap_or_else(|| "node".into());
+    if Command::new(&node).arg("--version").output().is_err() {
+        return None;
+    }
+    let plugin = root().join("integrations/opencode/callint-guard.js");
+    // An ES module whatever the folder's package.json says.
+    std::fs::copy(plugin, dir.join("plugin.mjs")).unwrap();
+    let driver = r#"
+import { spawnSync } from "node:child_process"
+import { CallintGuard } from "./plugin.mjs"
+const call = JSON.parse(process.env.CALL)
+const messages = process.env.MESSAGES ? JSON.parse(process.env.MESSAGES) : undefined
+// Bun's shell, as the plugin uses it: `${callint} guard --client opencode < ${response}`
+const $ = (strings, ...values) => {
+  const run = {
+    quiet: () => run,
+    nothrow: () => run,
+    then: (resolve, reject) =>
+      values[1].text().then((input) => {
+        const args = strings[1].trim().split(/\s+/).filter((a) => a !== "<")
+        const r = spawnSync(values[0], args, { input })
+        resolve({ stdout: r.stdout })
+      }, reject),
+  }
+  return run
+}
+const client = messages === undefined ? undefined
+  : { session: { messages: async ({ path }) => (path.id === call.sessionID ? { data: messages } : { data: [] }) } }
+const hooks = await CallintGuard({ $, client, directory: process.cwd() })
+try {
+  await hooks["tool.execute.before"]({ tool: call.tool, sessionID: call.sessionID, callID: call.callID }, { args: call.args })
+  console.log("allowed")
+} catch (e) {
+  console.log("denied: " + e.message)
+}
+"#;
+    std::fs::write(dir.join("driver.mjs"), driver).unwrap();
+    let mut cmd = Command::new(&node);
+    cmd.arg("driver.mjs")
+        .current_dir(dir)
+        .env("CALLINT", env!("CARGO_BIN_EXE_callint"))
+        .env("CALL", call.to_string())
+        .env("XDG_CACHE_HOME", dir.join("cache"));
+    match messages {
+        Some(m) => cmd.env("MESSAGES", m.to_string()),
+        None => cmd.env_remove("MESSAGES"),
+    };
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+#[test]
+fn the_opencode_plugin_hands_over_the_session_and_throws_a_denial() {
+    let dir = scratch();
+    let t = |s: u32| 1_791_626_400_000_i64 + i64::from(s) * 1000;
+    let tool = |id: &str, s: u32, name: &str, input: Value, output: Value| {
+        json!({"info": {"id": format!("msg_{id}"), "role": "assistant", "time": {"created": t(s)}},
+            "parts": [{"id": format!("prt_{id}"), "type": "tool", "tool": name, "callID": id,
+            "state": {"status": "completed", "input": input, "output": output.to_string(),
+            "time": {"start": t(s), "end": t(s)}}}]})
+    };
+    // opencode joined; then the human asked Promo, not opencode.
+    let messages = json!([
+        tool(
+            "c1",
+            1,
+            "voicehook_join",
+            json!({"call_id": "c-1", "label": "opencode", "greet": false}),
+            json!({"status": "joined", "role": "participant", "context": {"lang": "en"}})
+        ),
+        tool(
+            "c2",
+            5,
+            "voicehook_next",
+            json!({}),
+            json!({"type": "user", "speaker": "Mara", "text": "Promo, can you check the release notes?"})
+        ),
+    ]);
+    let call = json!({"tool": "voicehook_say", "sessionID": "ses_1", "callID": "c3",
+        "args": {"text": "On it."}});
+    let Some(with) = run_plugin(&dir, Some(messages), call.clone()) else {
+        eprintln!("Node.js is not installed: the plugin was not run");
+        return;
+    };
+    assert!(
+        with.starts_with("denied: callint ack-not-addressed"),
+        "{with}"
+    );
+    // Without the session the same call cannot be told unaddressed.
+    let alone = run_plugin(&dir, None, call).unwrap();
+    assert_eq!(alone, "allowed");
+    // Other tools never reach callint.
+    let bash =
+        json!({"tool": "bash", "sessionID": "ses_1", "callID": "c4", "args": {"command": "ls"}});
+    assert_eq!(run_plugin(&dir, Some(json!([])), bash).unwrap(), "allowed");
+}

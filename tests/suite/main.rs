@@ -20,6 +20,7 @@ mod guard_cache;
 mod guard_clients;
 mod hostile;
 mod inputs;
+mod live_agrees;
 mod output;
 mod properties;
 mod proxy;

@@ -888,3 +888,35 @@ fn a_stdio_front_reaches_a_remote_server() {
     assert_eq!(r["error"]["code"], -32603, "{r}");
     assert_eq!(wait(&mut p.child), Some(3));
 }
+
+#[test]
+fn ctrl_c_ends_the_proxy_with_a_summary_of_what_it_denied() {
+    let dir = scratch();
+    let rec = dir.join("rec.jsonl");
+    let rec_arg = rec.to_string_lossy().into_owned();
+    let mut p = Proxy::start(&dir, &["--no-config", "--record", &rec_arg], &[]);
+    init(&mut p);
+    p.call(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "join", "arguments": {"call_id": "c-1", "label": "Kit"}}}));
+    let long = "This is a say that goes on and on. ".repeat(20);
+    let (r, _) = p.call(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "say", "arguments": {"text": long}}}));
+    assert_eq!(denied_rules(&r), Some(vec!["long-say".to_string()]), "{r}");
+    let pid = p.child.id().to_string();
+    let killed = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(killed.success());
+    let status = wait(&mut p.child);
+    let err: String = {
+        let mut s = String::new();
+        while let Ok(l) = p.stderr.recv_timeout(Duration::from_secs(2)) {
+            s.push_str(&l);
+        }
+        s
+    };
+    assert_eq!(status, Some(130), "{err}");
+    assert!(err.contains("stopped:"), "{err}");
+    assert!(err.contains("long-say"), "{err}");
+    // What went by before the stop is in the recording, line by line.
+    let lines = recorded(&rec);
+    assert!(lines.iter().any(|l| l["message"]["id"] == 2), "{lines:?}");
+}

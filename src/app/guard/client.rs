@@ -54,6 +54,9 @@ pub enum History {
     Claude,
     /// A Codex rollout file.
     Rollout(PathBuf),
+    /// The session's messages, as the client handed them over (opencode's
+    /// plugin: `client.session.messages`, each `{info, parts}`).
+    Messages(Vec<Value>),
     /// Nowhere callint can read, for the reason given: the pending call
     /// is judged by itself ([`alone`]).
     None(String),
@@ -140,6 +143,7 @@ pub fn judge(
     match &pending.history {
         History::Claude => (super::judge_kept(linter, &pending.hook, now, keep), None),
         History::Rollout(path) => (rollout::judge(linter, &pending.hook, path, now), None),
+        History::Messages(m) => (opencode::judge(linter, &pending.hook, m, now), None),
         History::None(why) => alone::judge(linter, pending, now, why),
     }
 }

@@ -30,7 +30,8 @@ use crate::core::escape::one_line;
 use crate::input::server::{function_name, FUNCTIONS};
 use crate::input::{mcp, ts};
 use crate::lint::engine::Linter;
-use crate::model::Ms;
+use crate::lint::live::Live;
+use crate::model::{Ms, Name, Record};
 
 #[doc(hidden)]
 pub mod fake;
@@ -65,38 +66,62 @@ pub struct Policy {
 /// The key of `_meta` a replayed message carries its time in.
 pub const META_TS: &str = "callint/ts";
 
-/// The judge of pending calls: the trace of the call so far, as the MCP
-/// trace reader reads it.
+/// The judge of pending calls: the session's trace read as it goes by
+/// ([`mcp::Partial`]), its records in the live engine ([`Live`]).
 ///
-/// Only what the reader turns into records is kept: `tools/call` requests
-/// and the responses to them, from the last `join` or `create_call` on (the
-/// call a pending record belongs to, as far as the rules that judge a
-/// pending record look back).
+/// Only what the trace reader turns into records is read: `tools/call`
+/// requests and the responses to them. Each is read once, when it passes;
+/// a pending call costs its own line and the judgment of its call.
 pub struct Judge {
     linter: Arc<Linter>,
-    trace: Vec<u8>,
-    /// Ids (as JSON text) of the `tools/call` requests in the trace.
+    reader: mcp::Partial,
+    live: Live,
+    /// Ids (as JSON text) of the `tools/call` requests read and not yet
+    /// answered.
     calls: HashSet<String>,
+    /// The call the records read last belong to ([`name_calls`](crate::model::name_calls)).
+    call: Option<Name>,
 }
 
 impl Judge {
     pub fn new(linter: Arc<Linter>) -> Judge {
         Judge {
             linter,
-            trace: Vec::new(),
+            reader: mcp::Partial::new(),
+            live: Live::new(None),
             calls: HashSet::new(),
+            call: None,
         }
     }
 
     /// Note a message that went by, as the line `line` of the trace.
     pub fn note(&mut self, msg: &Value, line: &[u8]) {
         let keep = match msg {
-            Value::Array(items) => items.iter().any(|m| self.wanted(m)),
+            Value::Array(items) => items.iter().fold(false, |k, m| self.wanted(m) || k),
             m => self.wanted(m),
         };
-        if keep {
-            self.trace.extend_from_slice(line);
+        if !keep {
+            return;
         }
+        for (place, r) in self.reader.read(line) {
+            let r = self.named(r);
+            self.live.insert(place as u64, r);
+        }
+        // What breaks the trace is the recording's to show, not the judge's.
+        self.reader.take_problems();
+    }
+
+    /// The record with its call named, as [`name_calls`](crate::model::name_calls) names it (the
+    /// records before the first that starts a call are left unnamed: the
+    /// live engine counts them to the first call, as `check` does).
+    fn named(&mut self, mut r: Record) -> Record {
+        if let Some(id) = r.starts_call() {
+            self.call = Some(Name::from(id));
+        }
+        if let Some(c) = &self.call {
+            r.set_call(c.clone());
+        }
+        r
     }
 
     fn wanted(&mut self, m: &Value) -> bool {
@@ -106,11 +131,6 @@ impl Judge {
         };
         match m.get("method").and_then(Value::as_str) {
             Some("tools/call") => {
-                if matches!(call_function(m), Some("join" | "create_call")) {
-                    // A new call starts: what came before is another's.
-                    self.trace.clear();
-                    self.calls.clear();
-                }
                 self.calls.insert(id);
                 true
             }
@@ -122,20 +142,24 @@ impl Judge {
     /// The findings on `line`, the envelope of a `tools/call` request not
     /// yet sent, as the next line of the trace.
     pub fn pending(&mut self, line: &[u8]) -> Vec<Diagnostic> {
-        let start = self.trace.len();
-        self.trace.extend_from_slice(line);
-        let parsed = mcp::parse(&self.trace);
-        self.trace.truncate(start);
-        let Some(log) = parsed.logs.into_iter().next() else {
+        let mut probe = self.reader.clone();
+        let start = probe.bytes();
+        let settled = probe.read(line);
+        debug_assert!(settled.is_empty(), "a request settles no call");
+        let mut waiting = probe.waiting();
+        let Some(k) = waiting.iter().rposition(|(_, r)| r.span.start >= start) else {
             return Vec::new();
         };
-        let mut records = log.records;
-        let Some(k) = records.iter().rposition(|r| r.span.start >= start) else {
-            return Vec::new();
-        };
-        let pending = records.remove(k);
-        self.linter
-            .judge_pending(log.meta.as_ref(), records, pending)
+        let (_, pending) = waiting.remove(k);
+        // Named as if read, then the state as it was.
+        let call = self.call.clone();
+        let waiting: Vec<(u64, Record)> = waiting
+            .into_iter()
+            .map(|(p, r)| (p as u64, self.named(r)))
+            .collect();
+        let pending = self.named(pending);
+        self.call = call;
+        self.live.judge_with(&self.linter, waiting, pending)
     }
 }
 

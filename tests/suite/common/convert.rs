@@ -371,3 +371,164 @@ fn clock(ts: &str) -> String {
         ms % 1000
     )
 }
+
+/// Every log as the rollout file Codex would have written for it: a
+/// `session_meta` line, the user's messages as `user_message` events, the
+/// agent's as assistant `message` items, each function call as a
+/// `function_call` of the `voicehook` MCP server (its arguments as a JSON
+/// string) followed by the `mcp_tool_call_end` event with its answer (a
+/// refusal as `isError`), other tools as `function_call`s of their own
+/// name with their `function_call_output`. A finding on a record lands on
+/// its `function_call` or message line. Threads are not kept apart (a
+/// rollout is one thread's).
+pub fn codex(logs: &[(String, Vec<u8>)]) -> Converted {
+    let mut files = Vec::new();
+    let mut lines = HashMap::new();
+    let mut alias = HashMap::new();
+    for (name, bytes) in logs {
+        let recs = records(bytes);
+        let first_ts = recs
+            .iter()
+            .find_map(|(_, r)| r.get("ts").cloned())
+            .unwrap_or(json!("2026-10-10T10:00:00.000Z"));
+        let mut out: Vec<Value> = vec![json!({"timestamp": first_ts, "type": "session_meta",
+            "payload": {"id": "0199a0b0-0000-7000-8000-000000000001", "timestamp": first_ts,
+            "cwd": "/work/shop", "originator": "codex_cli_rs", "cli_version": "0.124.0",
+            "source": "cli"}})];
+        let mut id = 0u64;
+        for (line, r) in recs {
+            let ts = r.get("ts").cloned().unwrap_or(Value::Null);
+            if let Some(role) = r.get("chat").and_then(Value::as_str) {
+                let text = r.get("text").cloned().unwrap_or(json!(""));
+                out.push(if role == "user" {
+                    json!({"timestamp": ts, "type": "event_msg",
+                        "payload": {"type": "user_message", "message": text}})
+                } else {
+                    json!({"timestamp": ts, "type": "response_item",
+                        "payload": {"type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": text}]}})
+                });
+                lines.insert((name.clone(), line), (name.clone(), out.len()));
+                continue;
+            }
+            let args = r.get("args").cloned().unwrap_or(json!({}));
+            id += 1;
+            let call_id = format!("call_{id}");
+            if let Some(f) = r.get("fn").and_then(Value::as_str) {
+                out.push(json!({"timestamp": ts, "type": "response_item",
+                    "payload": {"type": "function_call", "name": format!("mcp__voicehook__{f}"),
+                    "arguments": args.to_string(), "call_id": call_id}}));
+                lines.insert((name.clone(), line), (name.clone(), out.len()));
+                let result = match r.get("error") {
+                    Some(e) => json!({"Ok": {"content": [{"type": "text", "text": e.to_string()}],
+                        "isError": true}}),
+                    None => {
+                        let res = r.get("result").cloned().unwrap_or(json!({}));
+                        json!({"Ok": {"content": [{"type": "text", "text": res.to_string()}]}})
+                    }
+                };
+                out.push(json!({"timestamp": ts, "type": "event_msg",
+                    "payload": {"type": "mcp_tool_call_end", "call_id": call_id,
+                    "invocation": {"server": "voicehook", "tool": f, "arguments": args},
+                    "result": result}}));
+                alias.insert((name.clone(), out.len()), (name.clone(), out.len() - 1));
+            } else if let Some(t) = r.get("tool").and_then(Value::as_str) {
+                out.push(json!({"timestamp": ts, "type": "response_item",
+                    "payload": {"type": "function_call", "name": t,
+                    "arguments": args.to_string(), "call_id": call_id}}));
+                lines.insert((name.clone(), line), (name.clone(), out.len()));
+                out.push(json!({"timestamp": ts, "type": "response_item",
+                    "payload": {"type": "function_call_output", "call_id": call_id,
+                    "output": "ok"}}));
+            }
+        }
+        let mut file = Vec::new();
+        for e in out {
+            file.extend(serde_json::to_vec(&e).expect("JSON"));
+            file.push(b'\n');
+        }
+        files.push((name.clone(), file));
+    }
+    Converted {
+        files,
+        lines,
+        alias,
+    }
+}
+
+/// Milliseconds since the epoch of an RFC 3339 time.
+fn epoch_ms(ts: &Value) -> Value {
+    ts.as_str()
+        .and_then(callint::input::ts::parse_rfc3339)
+        .map_or(Value::Null, |ms| json!(ms))
+}
+
+/// Every log as the session `opencode export` would have written for it,
+/// one message a line (`{"info": ..., "messages": [` on the first line,
+/// `]}` on the last): the user's and the agent's chat as text parts of
+/// user and assistant messages, each function call as an assistant
+/// message with the `tool` part `voicehook_<function>` (its answer as the
+/// JSON text `state.output`, a refusal as `state.error`), other tools as
+/// tool parts of their own name. A finding on a record lands on its
+/// message's line. Threads are not kept apart.
+pub fn opencode(logs: &[(String, Vec<u8>)]) -> Converted {
+    let mut files = Vec::new();
+    let mut lines = HashMap::new();
+    let mut alias = HashMap::new();
+    for (name, bytes) in logs {
+        let mut messages: Vec<Value> = Vec::new();
+        let mut id = 0u64;
+        for (line, r) in records(bytes) {
+            let ts = r.get("ts").cloned().unwrap_or(Value::Null);
+            let ms = epoch_ms(&ts);
+            id += 1;
+            let info = |role: &str| {
+                json!({"id": format!("msg_{id:04}"), "sessionID": "ses_1", "role": role,
+                    "time": {"created": ms}})
+            };
+            let message = if let Some(role) = r.get("chat").and_then(Value::as_str) {
+                let text = r.get("text").cloned().unwrap_or(json!(""));
+                json!({"info": info(if role == "user" { "user" } else { "assistant" }),
+                    "parts": [{"id": format!("prt_{id:04}"), "type": "text", "text": text}]})
+            } else {
+                let (tool, server) = match (r.get("fn"), r.get("tool")) {
+                    (Some(f), _) => (format!("voicehook_{}", f.as_str().unwrap_or("")), true),
+                    (_, Some(t)) => (t.as_str().unwrap_or("tool").to_string(), false),
+                    _ => continue,
+                };
+                let input = r.get("args").cloned().unwrap_or(json!({}));
+                let time = json!({"start": ms, "end": ms});
+                let state = match (r.get("error"), server) {
+                    (Some(e), _) => json!({"status": "error", "input": input,
+                        "error": e.get("message").cloned().unwrap_or_else(|| json!(e.to_string())),
+                        "time": time}),
+                    (None, true) => json!({"status": "completed", "input": input,
+                        "output": r.get("result").cloned().unwrap_or(json!({})).to_string(),
+                        "time": time}),
+                    (None, false) => json!({"status": "completed", "input": input,
+                        "output": "ok", "time": time}),
+                };
+                json!({"info": info("assistant"), "parts": [{"id": format!("prt_{id:04}"),
+                    "type": "tool", "tool": tool, "callID": format!("call_{id}"),
+                    "state": state}]})
+            };
+            messages.push(message);
+            // Line 1 opens the document; message k is on line k + 1.
+            lines.insert((name.clone(), line), (name.clone(), messages.len() + 1));
+        }
+        let _ = &mut alias;
+        let head = json!({"id": "ses_1", "title": "Voice call", "version": "1.0.0"});
+        let mut file = format!("{{\"info\":{head},\"messages\":[\n");
+        for (k, m) in messages.iter().enumerate() {
+            file.push_str(&m.to_string());
+            file.push_str(if k + 1 < messages.len() { ",\n" } else { "\n" });
+        }
+        file.push_str("]}\n");
+        files.push((name.clone(), file.into_bytes()));
+    }
+    Converted {
+        files,
+        lines,
+        alias,
+    }
+}

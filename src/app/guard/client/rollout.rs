@@ -1,8 +1,9 @@
 //! A pending call of Codex judged from the session's rollout file: the
-//! file is read whole through the rollout reader ([`crate::input::codex`]),
-//! with the pending call appended as Codex writes a tool call (a
-//! `response_item` `function_call`), and the engine judges that record
-//! ([`Linter::judge_pending`]).
+//! lines the rules that judge a pending call read ([`calls_only`]) are read
+//! through the rollout reader ([`crate::input::codex`]), with the pending
+//! call appended as Codex writes a tool call (a `response_item`
+//! `function_call`), and the live engine judges that record
+//! ([`crate::lint::live::Live::judge`]).
 //!
 //! Every line the guard looks at itself is read as JSON, whatever its
 //! spacing or key order: the time of the last entry, and the pending call
@@ -13,6 +14,7 @@ use serde_json::{json, Value};
 
 use crate::app::guard::{Hook, Verdict};
 use crate::core::escape::{file_name, one_line};
+use crate::core::meta::Evidence;
 use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
 use crate::input::{codex, ts};
 use crate::lint::engine::Linter;
@@ -56,6 +58,12 @@ pub fn judge(linter: &Linter, hook: &Hook, path: &std::path::Path, now: Ms) -> V
     if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
         bytes.push(b'\n');
     }
+    if !linter
+        .pending_needs()
+        .intersects(Evidence::CHAT.and(Evidence::TOOLS))
+    {
+        bytes = calls_only(&bytes, server);
+    }
     let base = bytes.len();
     let entry = json!({
         "timestamp": ts::format_rfc3339(when),
@@ -78,6 +86,69 @@ pub fn judge(linter: &Linter, hook: &Hook, path: &std::path::Path, now: Ms) -> V
         return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
     };
     crate::app::guard::judge_record(linter, log, k, server)
+}
+
+/// The lines of `bytes` that can matter to a rule judging a pending call
+/// of `server`, which reads neither the chat with the agent's user nor the
+/// agent's other tools (their declared needs, [`Linter::pending_needs`]):
+/// the session's `session_meta` (the thread), the server's calls, and the
+/// lines that answer them (by `call_id`). A rollout's other lines (shell
+/// output, file reads, the model's messages) are most of its bytes.
+///
+/// A line is left out only when it surely is none of those: it holds
+/// neither the server's tool prefix, nor `session_meta`, nor an MCP call's
+/// event, nor `\u` (which could spell any of them another way), and the
+/// `call_id` it carries, read from its JSON, is none of the server's. So
+/// the choice does not depend on how the JSON is spaced or ordered.
+fn calls_only(bytes: &[u8], server: &str) -> Vec<u8> {
+    use memchr::memmem::Finder;
+    let prefix = format!("mcp__{server}__");
+    let always = [
+        Finder::new(prefix.as_bytes()),
+        Finder::new(b"session_meta"),
+        Finder::new(b"mcp_tool_call"),
+        Finder::new(b"\\u"),
+    ];
+    let has_id = Finder::new(b"call_id");
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(bytes.len() / 4);
+    for (_, line) in lines(bytes) {
+        let keep = if always.iter().any(|f| f.find(line).is_some()) {
+            if let Some(id) = line_call_id(line) {
+                ids.insert(id);
+            }
+            true
+        } else {
+            has_id.find(line).is_some() && line_call_id(line).is_none_or(|id| ids.contains(&id))
+        };
+        if keep {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// The `call_id` of a rollout line's payload, read from its JSON.
+fn line_call_id(line: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        #[serde(default)]
+        payload: Option<Payload>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Payload {
+        #[serde(default)]
+        call_id: Option<Value>,
+    }
+    match serde_json::from_slice::<Line>(line)
+        .ok()?
+        .payload?
+        .call_id?
+    {
+        Value::String(s) => Some(s),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
 }
 
 /// True when the last line has no line break after it and is no complete

@@ -1,0 +1,423 @@
+//! The live engine's answer is `check`'s answer in every shape a client
+//! writes a session in, however its JSON is written.
+//!
+//! Every corpus call kept as native logs is written as the Claude Code
+//! session, the Codex rollout, the opencode session and the MCP trace its
+//! agent's client would have written (`common::convert`), each compact,
+//! with a space after every `:` and `,`, and with every object's keys in
+//! reverse order. At every voicehook call of each, the call is judged as
+//! the client's hook (or the proxy) hands it over, from the session as it
+//! was just before the call: read fresh, and from the state kept since the
+//! call before (Claude Code's cache, the proxy's session; Codex reads the
+//! rollout on every call and opencode's plugin hands over the whole
+//! session, so theirs is the fresh read). The rules found on the pending
+//! call must be exactly those `check` finds on that line of the file as it
+//! was while the call was pending (the call written, its answer not yet),
+//! among the rules that can judge a pending call.
+//!
+//! `check` on the whole file may know more about a call than anyone could
+//! while it was pending: the server's answer to it (a `join`'s peers) or a
+//! later event (the say was dropped, so nothing was heard). Those calls
+//! are counted and printed (`-- --nocapture`), not compared.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use callint::app::guard::client::{self, Client};
+use callint::app::guard::{Keep, Verdict};
+use callint::app::proxy::Judge;
+use callint::lint::config::Config;
+use callint::lint::engine::Linter;
+
+use crate::common::{self, convert, scratch};
+use crate::guard_agrees::write;
+
+/// The serialisations: (spaced, reversed, name).
+const SERIALISATIONS: [(bool, bool, &str); 3] = [
+    (false, false, "compact"),
+    (true, false, "spaced"),
+    (false, true, "reversed"),
+];
+
+fn written(v: &Value, spaced: bool, reversed: bool) -> String {
+    let mut s = String::new();
+    write(v, spaced, reversed, &mut s);
+    s
+}
+
+/// The rules `check` finds per line of a file, among those that can judge
+/// a pending call.
+fn check_findings(linter: &Linter, name: &str, bytes: &[u8]) -> BTreeMap<usize, BTreeSet<String>> {
+    let f = linter.lint(name, bytes.to_vec());
+    let index = callint::core::lines::LineIndex::new(&f.source);
+    let mut m: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for d in &f.diagnostics {
+        if callint::rules::judges_pending(d.rule) {
+            let line = callint::core::lines::resolve(&f.source, &index, &d.primary.at).line;
+            m.entry(line).or_default().insert(d.rule.to_string());
+        }
+    }
+    m
+}
+
+fn rules_of(v: &Verdict) -> BTreeSet<String> {
+    match v {
+        Verdict::Allow(_) => BTreeSet::new(),
+        Verdict::Judged(found) => found.iter().map(|d| d.rule.to_string()).collect(),
+    }
+}
+
+fn ms(ts: &Value) -> i64 {
+    ts.as_str()
+        .and_then(callint::input::ts::parse_rfc3339)
+        .unwrap_or(0)
+}
+
+/// What one shape's run found: calls judged, denied, and the differences.
+#[derive(Default)]
+struct Tally {
+    judged: usize,
+    denied: usize,
+    wrong: Vec<String>,
+    /// Calls on which `check` of the whole file finds otherwise.
+    later: Vec<String>,
+}
+
+impl Tally {
+    /// `got`, the live answer, against `want` (check while the call was
+    /// pending) and `whole` (check on the whole file), at one call.
+    fn compare(
+        &mut self,
+        what: String,
+        got: BTreeSet<String>,
+        want: Option<&BTreeSet<String>>,
+        whole: Option<&BTreeSet<String>>,
+    ) {
+        let want = want.cloned().unwrap_or_default();
+        let whole = whole.cloned().unwrap_or_default();
+        self.judged += 1;
+        self.denied += usize::from(!got.is_empty());
+        if got != want {
+            self.wrong
+                .push(format!("{what}: live {got:?}, check {want:?}"));
+        }
+        if whole != want {
+            self.later
+                .push(format!("{what}: pending {want:?}, whole file {whole:?}"));
+        }
+    }
+}
+
+/// The native cases of the corpus: each case's files, when all of them are
+/// native logs.
+fn native_cases() -> Vec<(String, Vec<(String, Vec<u8>)>)> {
+    let mut out = Vec::new();
+    for case in common::corpus_cases() {
+        let logs: Vec<(String, Vec<u8>)> = common::case_logs(&case)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                )
+            })
+            .collect();
+        let native = !logs.is_empty()
+            && logs.iter().all(|(_, b)| {
+                b.split(|&c| c == b'\n')
+                    .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+                    .and_then(|l| serde_json::from_slice::<Value>(l).ok())
+                    .is_some_and(|v| {
+                        ["fn", "chat", "tool", "meta"]
+                            .iter()
+                            .any(|k| v.get(k).is_some())
+                    })
+            });
+        if native {
+            out.push((
+                case.file_name().unwrap().to_string_lossy().into_owned(),
+                logs,
+            ));
+        }
+    }
+    assert!(out.len() >= 15, "{} native cases", out.len());
+    out
+}
+
+/// The lines of a JSON-lines file, each written again.
+fn rewrite_lines(bytes: &[u8], spaced: bool, reversed: bool) -> Vec<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| written(&serde_json::from_str(l).unwrap(), spaced, reversed))
+        .collect()
+}
+
+fn linter() -> Linter {
+    Linter::new(&Config::default(), None, &[]).unwrap()
+}
+
+/// Claude Code sessions and Codex rollouts: at each voicehook call, the
+/// hook input names the file as it was before the call.
+fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
+    let linter = linter();
+    let cache = dir.join("cache");
+    let (convert, suffix): (fn(&[(String, Vec<u8>)]) -> convert::Converted, _) = match client {
+        Client::ClaudeCode => (convert::claude, "claude"),
+        _ => (convert::codex, "codex"),
+    };
+    for (case, logs) in native_cases() {
+        for (file, bytes) in convert(&logs).files {
+            for (spaced, reversed, ser) in SERIALISATIONS {
+                let lines = rewrite_lines(&bytes, spaced, reversed);
+                let name = format!("{ser}-{case}-{file}-{suffix}.jsonl");
+                let whole = lines.join("\n") + "\n";
+                let found = check_findings(&linter, &name, whole.as_bytes());
+                let growing = dir.join(format!("grow-{name}"));
+                let mut grow = std::fs::File::create(&growing).unwrap();
+                let mut written_to = 0;
+                for (i, l) in lines.iter().enumerate() {
+                    let e: Value = serde_json::from_str(l).unwrap();
+                    let calls: Vec<(String, Value, Value)> = match client {
+                        Client::ClaudeCode if e["type"] == "assistant" => e["message"]["content"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter(|b| {
+                                b["type"] == "tool_use"
+                                    && b["name"].as_str().is_some_and(|n| n.starts_with("mcp__"))
+                            })
+                            .map(|b| {
+                                (
+                                    b["name"].as_str().unwrap().to_string(),
+                                    b["input"].clone(),
+                                    e["timestamp"].clone(),
+                                )
+                            })
+                            .collect(),
+                        Client::Codex
+                            if e["type"] == "response_item"
+                                && e["payload"]["type"] == "function_call"
+                                && e["payload"]["name"]
+                                    .as_str()
+                                    .is_some_and(|n| n.starts_with("mcp__")) =>
+                        {
+                            let args: Value =
+                                serde_json::from_str(e["payload"]["arguments"].as_str().unwrap())
+                                    .unwrap();
+                            vec![(
+                                e["payload"]["name"].as_str().unwrap().to_string(),
+                                args,
+                                e["timestamp"].clone(),
+                            )]
+                        }
+                        _ => Vec::new(),
+                    };
+                    if calls.is_empty() {
+                        continue;
+                    }
+                    let cut = dir.join(format!("cut-{name}"));
+                    std::fs::write(&cut, lines[..i].join("\n") + "\n").unwrap();
+                    let pending_file = lines[..=i].join("\n") + "\n";
+                    let at_pending = check_findings(&linter, &name, pending_file.as_bytes());
+                    for l in &lines[written_to..i] {
+                        writeln!(grow, "{l}").unwrap();
+                    }
+                    grow.flush().unwrap();
+                    written_to = i;
+                    for (tool, input, ts) in calls {
+                        let mut hook = json!({"hook_event_name": "PreToolUse", "tool_name": tool,
+                            "tool_input": input, "cwd": dir});
+                        if e["isSidechain"] == true {
+                            hook["agent_id"] = e["agentId"].clone();
+                        }
+                        let kept: &[bool] = if client == Client::ClaudeCode {
+                            &[false, true]
+                        } else {
+                            &[false]
+                        };
+                        for &keep in kept {
+                            hook["transcript_path"] = json!(if keep { &growing } else { &cut });
+                            hook["session_id"] = json!(format!("{name}-{keep}"));
+                            let pending = client.read(hook.to_string().as_bytes()).unwrap();
+                            let k = Keep {
+                                dir: &cache,
+                                rewrite_after: 0,
+                            };
+                            let (v, _) =
+                                client::judge(&linter, &pending, ms(&ts), keep.then_some(k));
+                            tally.compare(
+                                format!(
+                                    "{ser} {case}/{file} ({suffix}):{} {}",
+                                    i + 1,
+                                    if keep { "kept" } else { "fresh" }
+                                ),
+                                rules_of(&v),
+                                at_pending.get(&(i + 1)),
+                                found.get(&(i + 1)),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn assert_agrees(shape: &str, tally: &Tally) {
+    println!(
+        "{shape}: {} calls judged, {} denied, {} differ from check while pending; on {} check of the whole file knows more:\n  {}",
+        tally.judged,
+        tally.denied,
+        tally.wrong.len(),
+        tally.later.len(),
+        tally.later.join("\n  ")
+    );
+    assert!(
+        tally.wrong.is_empty(),
+        "{shape}: {} of {} differ:\n{}",
+        tally.wrong.len(),
+        tally.judged,
+        tally.wrong.join("\n")
+    );
+    assert!(
+        tally.judged > 1000 && tally.denied > 100,
+        "{shape}: {} judged, {} denied",
+        tally.judged,
+        tally.denied
+    );
+}
+
+#[test]
+fn claude_code_sessions_agree_with_check() {
+    let mut t = Tally::default();
+    transcript_shape(Client::ClaudeCode, &scratch(), &mut t);
+    assert_agrees("claude-code", &t);
+}
+
+#[test]
+fn codex_rollouts_agree_with_check() {
+    let mut t = Tally::default();
+    transcript_shape(Client::Codex, &scratch(), &mut t);
+    assert_agrees("codex", &t);
+}
+
+#[test]
+fn opencode_sessions_agree_with_check() {
+    let linter = linter();
+    let mut t = Tally::default();
+    for (case, logs) in native_cases() {
+        for (file, bytes) in convert::opencode(&logs).files {
+            let doc: Value = serde_json::from_slice(&bytes).unwrap();
+            let messages = doc["messages"].as_array().unwrap();
+            for (spaced, reversed, ser) in SERIALISATIONS {
+                let body: Vec<String> = messages
+                    .iter()
+                    .map(|m| written(m, spaced, reversed))
+                    .collect();
+                let whole = format!(
+                    "{{\"info\":{},\"messages\":[\n{}\n]}}\n",
+                    written(&doc["info"], spaced, reversed),
+                    body.join(",\n")
+                );
+                let name = format!("{ser}-{case}-{file}.json");
+                let found = check_findings(&linter, &name, whole.as_bytes());
+                for (k, m) in messages.iter().enumerate() {
+                    let Some(part) = m["parts"].as_array().and_then(|p| p.first()) else {
+                        continue;
+                    };
+                    let tool = part["tool"].as_str().unwrap_or("");
+                    if part["type"] != "tool" || !tool.starts_with("voicehook_") {
+                        continue;
+                    }
+                    // As opencode's client lists them, from JSON written
+                    // this way.
+                    let before: Vec<Value> = body[..k]
+                        .iter()
+                        .map(|s| serde_json::from_str(s).unwrap())
+                        .collect();
+                    let hook = json!({"hook_event_name": "tool.execute.before", "tool": tool,
+                        "session_id": "ses_1", "call_id": part["callID"],
+                        "tool_input": part["state"]["input"], "messages": before});
+                    let pending = Client::Opencode.read(hook.to_string().as_bytes()).unwrap();
+                    let now = m["info"]["time"]["created"].as_i64().unwrap_or(0);
+                    let (v, _) = client::judge(&linter, &pending, now, None);
+                    // The session while the call was pending: the tool
+                    // running, its answer not yet there.
+                    let mut running = m.clone();
+                    running["parts"][0]["state"] = json!({"status": "running",
+                        "input": part["state"]["input"], "time": {"start": now}});
+                    let mut body_then: Vec<String> = body[..k].to_vec();
+                    body_then.push(written(&running, spaced, reversed));
+                    let then = format!(
+                        "{{\"info\":{},\"messages\":[\n{}\n]}}\n",
+                        written(&doc["info"], spaced, reversed),
+                        body_then.join(",\n")
+                    );
+                    let at_pending = check_findings(&linter, &name, then.as_bytes());
+                    t.compare(
+                        format!("{ser} {case}/{file} (opencode):{}", k + 2),
+                        rules_of(&v),
+                        at_pending.get(&(k + 2)),
+                        found.get(&(k + 2)),
+                    );
+                }
+            }
+        }
+    }
+    assert_agrees("opencode", &t);
+}
+
+#[test]
+fn mcp_traces_through_the_proxy_agree_with_check() {
+    let linter = Arc::new(linter());
+    let mut t = Tally::default();
+    for (case, logs) in native_cases() {
+        for (file, bytes) in convert::mcp(&logs).files {
+            for (spaced, reversed, ser) in SERIALISATIONS {
+                let lines = rewrite_lines(&bytes, spaced, reversed);
+                let name = format!("{ser}-{case}-{file}-mcp.jsonl");
+                let found = check_findings(&linter, &name, (lines.join("\n") + "\n").as_bytes());
+                // One proxy session that saw every message so far, and a
+                // new one per call that is handed the trace before it.
+                let mut kept = Judge::new(linter.clone());
+                for (i, l) in lines.iter().enumerate() {
+                    let e: Value = serde_json::from_str(l).unwrap();
+                    let line = format!("{l}\n");
+                    if e["message"]["method"] == "tools/call" {
+                        let mut fresh = Judge::new(linter.clone());
+                        for before in &lines[..i] {
+                            let v: Value = serde_json::from_str(before).unwrap();
+                            fresh.note(&v["message"], format!("{before}\n").as_bytes());
+                        }
+                        let at_pending = check_findings(
+                            &linter,
+                            &name,
+                            (lines[..=i].join("\n") + "\n").as_bytes(),
+                        );
+                        for (judge, how) in [(&mut kept, "kept"), (&mut fresh, "fresh")] {
+                            let got: BTreeSet<String> = judge
+                                .pending(line.as_bytes())
+                                .iter()
+                                .map(|d| d.rule.to_string())
+                                .collect();
+                            t.compare(
+                                format!("{ser} {case}/{file} (mcp):{} {how}", i + 1),
+                                got,
+                                at_pending.get(&(i + 1)),
+                                found.get(&(i + 1)),
+                            );
+                        }
+                    }
+                    kept.note(&e["message"], line.as_bytes());
+                }
+            }
+        }
+    }
+    assert_agrees("mcp", &t);
+}
