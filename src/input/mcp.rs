@@ -139,6 +139,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             records: out.into_iter().map(|(_, r)| r).collect(),
         }],
         problems,
+        ..Parsed::default()
     }
 }
 

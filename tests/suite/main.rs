@@ -23,6 +23,7 @@ mod inputs;
 mod output;
 mod properties;
 mod proxy;
+mod real_files;
 mod regressions;
 mod report;
 mod room;
