@@ -460,6 +460,16 @@ impl Batch {
             partner[i] = Some((o, true));
             partner[o] = Some((i, false));
         }
+        // The files of one opencode session in its storage folder are
+        // linted together, by the task of the first.
+        let mut group: Vec<Option<Vec<usize>>> = vec![None; todo.len()];
+        for g in stored_sessions(&todo, settings.input_format, &partner) {
+            for &k in &g[1..] {
+                group[k] = Some(Vec::new());
+            }
+            let lead = g[0];
+            group[lead] = Some(g);
+        }
         let looks = pool.install(|| first_looks(&todo, settings.input_format, settings.merge));
         // The allocator keeps freed memory longer for many small files
         // than for one, or for a large one.
@@ -481,20 +491,27 @@ impl Batch {
                 .with_max_len(1)
                 .map(|(i, e)| {
                     let linter = &linters[e.slot].1;
-                    let r = match partner[i] {
-                        Some((_, false)) => Slot::Partner,
-                        Some((o, true)) => {
-                            let (a, b) = lint_pair(linter, e, &todo[o], render);
-                            Slot::Pair(a, b)
+                    let r = match (&group[i], partner[i]) {
+                        (Some(g), _) if g.is_empty() => Slot::Partner,
+                        (Some(g), _) => {
+                            let files: Vec<&Entry> = g.iter().map(|&k| &todo[k]).collect();
+                            Slot::Group(lint_stored(linter, &files, render))
                         }
-                        None => {
-                            let how = OneFile {
-                                cache: cache.as_ref().map(|c| (c, described[e.slot].as_str())),
-                                keep: keep[i],
-                                ..how
-                            };
-                            Slot::One(lint_one(linter, e, &how, render))
-                        }
+                        (None, p) => match p {
+                            Some((_, false)) => Slot::Partner,
+                            Some((o, true)) => {
+                                let (a, b) = lint_pair(linter, e, &todo[o], render);
+                                Slot::Pair(a, b)
+                            }
+                            None => {
+                                let how = OneFile {
+                                    cache: cache.as_ref().map(|c| (c, described[e.slot].as_str())),
+                                    keep: keep[i],
+                                    ..how
+                                };
+                                Slot::One(lint_one(linter, e, &how, render))
+                            }
+                        },
                     };
                     render.tick();
                     r
@@ -513,6 +530,15 @@ impl Batch {
                     }
                 }
                 Slot::Partner => done.push(Err(String::new())),
+                Slot::Group(all) => {
+                    let mut all = all.into_iter();
+                    done.push(all.next().unwrap_or_else(|| Err(String::new())));
+                    if let Some(g) = &group[i] {
+                        for (&o, r) in g[1..].iter().zip(all) {
+                            seconds.push((o, r));
+                        }
+                    }
+                }
             }
         }
         for (o, b) in seconds {
@@ -782,8 +808,81 @@ enum Slot<P> {
     One(Linted<P>),
     /// The two halves of a `tee` capture: the input's, the output's.
     Pair(Linted<P>, Linted<P>),
-    /// The output half of a capture, linted with its input half.
+    /// The output half of a capture, linted with its input half, or a
+    /// file of a stored opencode session, linted with the first of them.
     Partner,
+    /// The files of one opencode session in its storage folder.
+    Group(Vec<Linted<P>>),
+}
+
+/// The files of each opencode session kept in opencode's storage folder
+/// (`storage/session/..`, `storage/message/..`, `storage/part/..`) among
+/// the files to read, by the session their content names: index lists of
+/// at least two files under one configuration, the session's info first,
+/// then in path order. Files already paired as a capture are left alone.
+fn stored_sessions(
+    todo: &[Entry],
+    input_format: Option<Format>,
+    paired: &[Option<(usize, bool)>],
+) -> Vec<Vec<usize>> {
+    if !matches!(
+        input_format,
+        None | Some(Format::Session(input::Client::Opencode))
+    ) {
+        return Vec::new();
+    }
+    let mut by_session: std::collections::BTreeMap<(usize, String), Vec<(bool, usize)>> =
+        std::collections::BTreeMap::new();
+    for (i, e) in todo.iter().enumerate() {
+        if e.data.is_some() || is_stdin(&e.path) || paired[i].is_some() {
+            continue;
+        }
+        let json = e
+            .path
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("json"));
+        if !json {
+            continue;
+        }
+        let Some(head) = read_head(&e.path) else {
+            continue;
+        };
+        if let Some((session, kind)) = input::opencode::stored_session(&head) {
+            let info = kind == input::opencode::Stored::Session;
+            by_session
+                .entry((e.slot, session))
+                .or_default()
+                .push((!info, i));
+        }
+    }
+    by_session
+        .into_values()
+        .filter(|g| g.len() >= 2)
+        .map(|mut g| {
+            g.sort();
+            g.into_iter().map(|(_, i)| i).collect()
+        })
+        .collect()
+}
+
+/// Read, lint and render the files of one stored opencode session.
+fn lint_stored<R: Render>(linter: &Linter, files: &[&Entry], render: &R) -> Vec<Linted<R::Piece>> {
+    let mut read = Vec::with_capacity(files.len());
+    for e in files {
+        match std::fs::read(&e.path) {
+            Ok(b) => read.push((e.path.to_string_lossy().into_owned(), b)),
+            Err(err) => {
+                let why = cannot_read(&e.path, &err);
+                return files.iter().map(|_| Err(why.clone())).collect();
+            }
+        }
+    }
+    linter
+        .lint_stored(read)
+        .into_iter()
+        .zip(files)
+        .map(|(mut r, e)| render_file(&mut r, e, render).map(|p| (r, Piece::Done(p))))
+        .collect()
 }
 
 /// The halves of `tee` captures among the files to read: `(input,

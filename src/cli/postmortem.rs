@@ -366,6 +366,14 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
             }
         }
     }
+    if langs.is_empty() {
+        // Nothing set the call's language (a meeting's transcript or
+        // captions): the language most of what was said is in, told as
+        // heard.
+        if let Some(l) = heard_language(&views) {
+            langs.push((Ms::MIN, format!("{} (as heard)", l.code())));
+        }
+    }
     langs.sort();
     let mut lang_changes: Vec<(Ms, String)> = Vec::new();
     for (ts, l) in langs {
@@ -419,7 +427,13 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
             let after = String::from_utf8_lossy(&src[he.max(hs)..span.end]);
             let hit_range = (before.len(), before.len() + hit.len());
             let source = format!("{before}{hit}{after}");
-            let agent = d.agent.clone().or_else(|| recorder.map(str::to_string));
+            // A finding on the file itself (it cannot be read, has no
+            // times, does not say who is who) is no agent's.
+            let of_file = crate::rules::meta(d.rule).is_some_and(|m| m.rulebook == "format");
+            let agent = d
+                .agent
+                .clone()
+                .or_else(|| recorder.filter(|_| !of_file).map(str::to_string));
             let lane = agent.as_deref().and_then(|a| lanes.find(a));
             // The record the finding points into, in any log of the file.
             let rec = views
@@ -873,4 +887,20 @@ fn terminal(p: &Page, summary: &Summary) -> String {
     }
     let _ = writeln!(o, "\n{}", summary.line());
     o
+}
+
+/// The language of what was said in the call, by the first lines of its
+/// first view (enough to tell, and bounded): `None` when they are too few
+/// or mixed.
+fn heard_language(views: &[View<'_>]) -> Option<crate::text::language::Lang> {
+    const CHARS: usize = 16 * 1024;
+    let mut text = String::new();
+    for u in views.iter().flat_map(|v| v.call.utterances.iter()) {
+        if text.len() >= CHARS {
+            break;
+        }
+        text.push_str(u.text);
+        text.push_str(".\n");
+    }
+    crate::text::language::identify(&text, &[]).lang()
 }

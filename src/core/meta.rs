@@ -166,11 +166,16 @@ impl Evidence {
     /// When each record was made. A format may carry times or not, file by
     /// file; the engine tells which (`no-times`).
     pub const TIMES: Evidence = Evidence(1 << 10);
+    /// Who is who: which speakers are agents, which the human and which
+    /// the voicebot. An agent's own log knows it is an agent; heard speech
+    /// knows it from its headers or the configuration, file by file, and
+    /// the engine tells which (`unknown-roles`).
+    pub const ROLES: Evidence = Evidence(1 << 11);
     /// Everything.
-    pub const ALL: Evidence = Evidence((1 << 11) - 1);
+    pub const ALL: Evidence = Evidence((1 << 12) - 1);
 
     /// Every kind, with its name, in the order they are listed.
-    pub const KINDS: [(Evidence, &'static str); 11] = [
+    pub const KINDS: [(Evidence, &'static str); 12] = [
         (Evidence::SPEECH, "speech"),
         (Evidence::CHAT, "chat"),
         (Evidence::THREADS, "threads"),
@@ -182,6 +187,7 @@ impl Evidence {
         (Evidence::LABELS, "labels"),
         (Evidence::SAY_OUTCOMES, "say-outcomes"),
         (Evidence::TIMES, "times"),
+        (Evidence::ROLES, "roles"),
     ];
 
     /// Both sets together.

@@ -21,7 +21,11 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             format!("this file is not valid UTF-8 (byte 0x{:02x})", bytes[at]),
             Some("a board is a JSON file, which is UTF-8 text".into()),
         ));
-        return Parsed { logs, problems };
+        return Parsed {
+            logs,
+            problems,
+            ..Parsed::default()
+        };
     }
     let starts = LineStarts::new(bytes);
     for read in json::values(bytes, Span::new(super::bom_len(bytes), bytes.len())) {
@@ -36,7 +40,11 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             Read::Value(span, v) => one(&v, span, &starts, &mut logs, &mut problems),
         }
     }
-    Parsed { logs, problems }
+    Parsed {
+        logs,
+        problems,
+        ..Parsed::default()
+    }
 }
 
 fn one(

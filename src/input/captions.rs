@@ -176,8 +176,18 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         r.block(&rest[i..j]);
         i = j;
     }
-    if let Some((at, n)) = r.unattributed {
-        r.problems.push(Problem::new(
+    let unattributed = r.unattributed.take();
+    let mut parsed = transcript::views(r.headers, r.entries, r.problems, opts, kind.name());
+    if let Some((at, n)) = unattributed {
+        if let Some(u) = parsed.unknown_roles.as_mut().filter(|u| !u.voicehook) {
+            // Captions of no voicehook call: unattributed cues are no
+            // fault of theirs, and the one note says what was not judged.
+            if u.at.span.is_empty() {
+                u.at = Anchor::bytes(at);
+            }
+            return parsed;
+        }
+        parsed.problems.push(Problem::new(
             Anchor::bytes(at),
             format!(
                 "{n} cue line{} here and below name{} no speaker and {} skipped",
@@ -188,7 +198,7 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
             Some("callint needs to know who speaks: a voice tag `<v Name>` or a `Name: ` before the text".into()),
         ));
     }
-    transcript::views(r.headers, r.entries, r.problems, opts, kind.name())
+    parsed
 }
 
 /// Whether a block is a cue: its first or second line is a timing line.
@@ -688,10 +698,11 @@ mod tests {
         assert!(p.problems.is_empty(), "{:?}", p.problems);
         assert_eq!(p.logs.len(), 2, "Kit and Bolt are the agents");
         assert_eq!(says(&p.logs[1]), ["Note: the logs are clean."]);
-        // without the options, nobody says who the human is
+        // without the options, nothing shows a voicehook call: no problem,
+        // the roles unknown
         let p = parse(src.as_bytes(), Kind::Vtt, &Options::default());
-        assert_eq!(p.problems.len(), 1);
-        assert!(p.problems[0].message.contains("human"));
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert!(p.unknown_roles.as_ref().is_some_and(|u| !u.voicehook));
         assert_eq!(p.logs.len(), 3);
     }
 
@@ -716,15 +727,20 @@ mod tests {
 
     #[test]
     fn cues_without_a_speaker_are_one_problem() {
-        let src = "WEBVTT\n\n00:01.000 --> 00:02.000\nhello there\n\n00:03.000 --> 00:04.000\nand again\n\nnot a cue\n\n00:0x.000 --> 00:05.000\nA: fine\n";
+        let src = "WEBVTT\n\nNOTE agents: A\n\n00:01.000 --> 00:02.000\nhello there\n\n00:03.000 --> 00:04.000\nand again\n\nnot a cue\n\n00:0x.000 --> 00:05.000\nA: fine\n";
         let p = parse(src.as_bytes(), Kind::Vtt, &Options::default());
         let msgs: Vec<&str> = p.problems.iter().map(|p| p.message.as_str()).collect();
-        assert_eq!(msgs.len(), 4, "{msgs:?}");
+        assert_eq!(msgs.len(), 3, "{msgs:?}");
         assert!(msgs[0].contains("neither a cue nor a note"));
         assert!(msgs[1].contains("not a cue time"));
         assert!(msgs[2].starts_with("2 cue lines"));
-        assert!(msgs[3].contains("who the human is"));
         assert_eq!(p.logs.len(), 1);
+        // captions of no voicehook call: their cues without a speaker are
+        // told of by the one note on the roles
+        let bare = src.replace("NOTE agents: A\n\n", "");
+        let p = parse(bare.as_bytes(), Kind::Vtt, &Options::default());
+        assert_eq!(p.problems.len(), 2, "{:?}", p.problems);
+        assert!(p.unknown_roles.is_some_and(|u| !u.voicehook));
     }
 
     #[test]

@@ -41,6 +41,9 @@ struct At {
     ts: Option<Ms>,
     /// Position among the lines.
     order: usize,
+    /// Where the item is in its line: under `payload`, or the line itself
+    /// in the older layout.
+    base: Path,
 }
 
 /// The lines of one tool call, by `call_id`.
@@ -90,20 +93,31 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             ));
             continue;
         };
-        let ty = line.get("type").and_then(Value::as_str).unwrap_or("");
-        let Some(Value::Object(p)) = line.get("payload") else {
-            continue;
+        let ts = line
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(ts::parse_rfc3339);
+        let (ty, p, payload) = match line.get("payload") {
+            Some(Value::Object(p)) => (
+                line.get("type").and_then(Value::as_str).unwrap_or(""),
+                p,
+                Path::ROOT.key("payload"),
+            ),
+            // The older layout: a bare response item a line, after a
+            // first line `{id, timestamp, instructions, git}` and with
+            // `{"record_type": ..}` lines among them.
+            None if line.contains_key("type") && !line.contains_key("record_type") => {
+                ("response_item", &line, Path::ROOT)
+            }
+            _ => continue,
         };
         let at = At {
             no: l.no,
             span: l.span,
-            ts: line
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .and_then(ts::parse_rfc3339),
+            ts,
             order,
+            base: payload,
         };
-        let payload = Path::ROOT.key("payload");
         let pty = p.get("type").and_then(Value::as_str).unwrap_or("");
         match (ty, pty) {
             ("session_meta", _) => {
@@ -262,7 +276,7 @@ fn tool(name: &str, args: Obj, at: At) -> Item {
         args: Some(Value::Object(args)),
         at: Some(Anchor {
             span: at.span,
-            path: Path::ROOT.key("payload").key("name"),
+            path: at.base.key("name"),
         }),
         line: at.no,
         span: at.span,
@@ -274,7 +288,7 @@ fn tool(name: &str, args: Obj, at: At) -> Item {
 fn t_at_none(item: &mut Item) {
     if let Item::Tool(t) = item {
         if let Some(a) = &mut t.at {
-            a.path = Path::ROOT.key("payload").key("type");
+            a.path = a.path.parent().key("type");
         }
     }
 }
@@ -317,7 +331,7 @@ fn split_name<'a>(name: &'a str, namespace: Option<&'a str>) -> Option<(&'a str,
 
 /// The arguments of a `function_call`: the object its JSON string holds.
 fn call_args(c: &Obj, at: At, problems: &mut Vec<Problem>) -> Obj {
-    let here = Path::ROOT.key("payload").key("arguments");
+    let here = at.base.key("arguments");
     let problem = |problems: &mut Vec<Problem>, what: &str| {
         problems.push(Problem::new(
             Anchor {
@@ -353,7 +367,7 @@ fn call_args(c: &Obj, at: At, problems: &mut Vec<Problem>) -> Obj {
 /// The answer of an `mcp_tool_call_end`: `result` is `{"Ok": CallToolResult}`
 /// or `{"Err": message}`.
 fn end_answer(src: &[u8], end: &Obj, at: At) -> Answer {
-    let result_at = Path::ROOT.key("payload").key("result");
+    let result_at = at.base.key("result");
     let Some(Value::Object(r)) = end.get("result") else {
         return Answer::None;
     };
@@ -441,7 +455,7 @@ fn end_answer(src: &[u8], end: &Obj, at: At) -> Answer {
 /// The answer of a `function_call_output`: a text, a list of content
 /// items, or (in older files) `{"content", "success"}`.
 fn output_answer(src: &[u8], out: &Value, at: At) -> Answer {
-    let out_at = Path::ROOT.key("payload").key("output");
+    let out_at = at.base.key("output");
     match out {
         Value::String(text) => {
             session::answer_of_text(text, session::string_place(src, at.span, out_at))
@@ -504,7 +518,7 @@ fn call_item(src: &[u8], p: Parts) -> Option<(Order, Item)> {
                     tool,
                     args,
                     Place {
-                        path: Path::ROOT.key("payload").key("arguments").json(),
+                        path: at.base.key("arguments").json(),
                         within: None,
                         opaque: false,
                     },
@@ -530,7 +544,7 @@ fn call_item(src: &[u8], p: Parts) -> Option<(Order, Item)> {
                 server,
                 tool,
                 args,
-                Place::at(Path::ROOT.key("payload").key("invocation").key("arguments")),
+                Place::at(at.base.key("invocation").key("arguments")),
                 *at,
             )
         }
@@ -564,9 +578,9 @@ fn call_item(src: &[u8], p: Parts) -> Option<(Order, Item)> {
             at: Some(Anchor {
                 span: home.span,
                 path: if p.call.is_some() {
-                    Path::ROOT.key("payload").key("name")
+                    home.base.key("name")
                 } else {
-                    Path::ROOT.key("payload").key("invocation").key("tool")
+                    home.base.key("invocation").key("tool")
                 },
             }),
             line: home.no,

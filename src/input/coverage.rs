@@ -120,6 +120,12 @@ pub fn recognise(head: &[u8]) -> Option<&'static str> {
         if let Some(j) = json(t) {
             return Some(j);
         }
+        // JSON lines are never a table, however evenly their commas
+        // fall: an application's log, or (told by the problems reading
+        // them gave) JSON of no tool callint knows.
+        if let Some(j) = json_lines(t) {
+            return j;
+        }
     }
     let lines: Vec<&str> = text
         .lines()
@@ -219,6 +225,42 @@ fn json(t: &str) -> Option<&'static str> {
         return Some("an MCP client configuration (mcpServers)");
     }
     None
+}
+
+/// JSON lines: each line one object (the last may be cut off at the look
+/// limit). `Some(Some(..))` for an application's log (most lines carry a
+/// level, or a time and a message), `Some(None)` for other JSON lines.
+fn json_lines(t: &str) -> Option<Option<&'static str>> {
+    let lines: Vec<&str> = t
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(LINES)
+        .collect();
+    let objects: Vec<serde_json::Map<String, Value>> = lines
+        .iter()
+        .filter_map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(Value::Object(o)) => Some(o),
+            _ => None,
+        })
+        .collect();
+    if objects.len() < 2 || objects.len() + 1 < lines.len() {
+        return None;
+    }
+    let has =
+        |o: &serde_json::Map<String, Value>, keys: &[&str]| keys.iter().any(|k| o.contains_key(*k));
+    let logged = objects
+        .iter()
+        .filter(|o| {
+            has(o, &["level", "severity", "lvl", "loglevel"])
+                || has(o, &["message", "msg"])
+                    && has(o, &["timestamp", "time", "ts", "@timestamp", "date"])
+        })
+        .count();
+    Some(
+        (logged * 2 > objects.len())
+            .then_some("a JSON-lines application log (a time, a level and a message on each line)"),
+    )
 }
 
 /// Rows with the same number (at least two) of `sep`-separated fields.
@@ -338,6 +380,16 @@ mod tests {
         assert_eq!(recognise(b"You are an agent. Be brief.\n"), None);
         assert_eq!(recognise(b""), None);
         assert_eq!(recognise(b"{\"a\":1}\n{\"b\":2}\n"), None);
+        // JSON lines with as many commas on each line are no table
+        assert_eq!(recognise(b"{\"a\":1,\"c\":2}\n{\"b\":2,\"d\":3}\n"), None);
+        let app = concat!(
+            r#"{"timestamp":"2026-10-10T10:00:01Z","source":"api","category":"http","level":"info","message":"GET /","data":{"ms":3}}"#,
+            "\n",
+            r#"{"timestamp":"2026-10-10T10:00:02Z","source":"api","category":"db","level":"warn","message":"slow","data":{}}"#,
+            "\n"
+        );
+        let got = recognise(app.as_bytes()).unwrap_or("nothing");
+        assert!(got.contains("JSON-lines application log"), "{got}");
     }
 
     #[test]

@@ -210,6 +210,7 @@ fn finish(servers: PerServer, bare: Vec<(String, Span)>, opts: &Options) -> Pars
             records: kept.records,
         }],
         problems,
+        ..Parsed::default()
     }
 }
 

@@ -135,7 +135,7 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
             }
         }
     }
-    if first.starts_with('{') && opencode_export(head) {
+    if (first.starts_with('{') || first.starts_with('[')) && opencode(head) {
         return Some(Format::Session(Client::Opencode));
     }
     if !first.starts_with('{') && looks_like_transcript(text) {
@@ -258,6 +258,22 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
     {
         return Some(Format::Session(Client::Codex));
     }
+    // The first line of a rollout in the older layout (bare response
+    // items follow, no `payload` around them): `{id, timestamp,
+    // instructions, git}`; or one of its `{"record_type": ..}` lines.
+    let text = |k: &str| o.get(k).is_some_and(Value::is_string);
+    if (text("id")
+        && text("timestamp")
+        && !o.contains_key("type")
+        && (o.contains_key("instructions") || o.contains_key("git")))
+        || (o.len() == 1 && text("record_type"))
+    {
+        return Some(Format::Session(Client::Codex));
+    }
+    // A part of a session in opencode's storage holds a `tool` too.
+    if super::opencode::stored(o).is_some() {
+        return Some(Format::Session(Client::Opencode));
+    }
     if ["fn", "chat", "tool", "meta"]
         .iter()
         .any(|k| o.contains_key(*k))
@@ -271,6 +287,78 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
         return Some(Format::Session(Client::ClaudeCode));
     }
     is_board(o).then_some(Format::Board)
+}
+
+/// An opencode session: the start of `opencode export`'s JSON, of a list
+/// of its messages, or one file of its storage folder.
+fn opencode(t: &[u8]) -> bool {
+    opencode_export(t) || opencode_messages(t) || super::opencode::stored_session(t).is_some()
+}
+
+/// The start of a list of opencode messages: `[{"info": {"role": ..},
+/// "parts": [` (the first message's info may come after its parts).
+fn opencode_messages(t: &[u8]) -> bool {
+    use crate::core::locate::{skip_ws, value_span};
+    let i = skip_ws(t, 0);
+    if t.get(i) != Some(&b'[') {
+        return false;
+    }
+    let i = skip_ws(t, i + 1);
+    if t.get(i) != Some(&b'{') {
+        return false;
+    }
+    // The first message whole, or its first members when it is cut off.
+    let (mut info, mut parts) = (false, false);
+    let mut k = skip_ws(t, i + 1);
+    for _ in 0..2 {
+        let Some(key) = value_span(t, k).filter(|s| t.get(s.start) == Some(&b'"')) else {
+            return false;
+        };
+        let name = &t[key.start + 1..key.end - 1];
+        let j = skip_ws(t, key.end);
+        if t.get(j) != Some(&b':') {
+            return false;
+        }
+        let j = skip_ws(t, j + 1);
+        match name {
+            b"parts" => {
+                if t.get(j) != Some(&b'[') {
+                    return false;
+                }
+                parts = true;
+                if info {
+                    break;
+                }
+            }
+            b"info" => {
+                let Some(v) = value_span(t, j) else {
+                    return false;
+                };
+                let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(&t[v.start..v.end])
+                else {
+                    return false;
+                };
+                if !o.get("role").is_some_and(Value::is_string) {
+                    return false;
+                }
+                info = true;
+                if parts {
+                    break;
+                }
+            }
+            _ => return false,
+        }
+        let Some(v) = value_span(t, j) else {
+            // The parts are cut off by the sniffed part.
+            return info && parts;
+        };
+        k = skip_ws(t, v.end);
+        if t.get(k) != Some(&b',') {
+            break;
+        }
+        k = skip_ws(t, k + 1);
+    }
+    info && parts
 }
 
 /// The start of `opencode export`'s JSON: `{"info": {"id": .., ..},
@@ -537,6 +625,32 @@ mod tests {
             detect("x.json", b"{\"info\": 5, \"messages\": ["),
             Format::Board
         );
+    }
+
+    #[test]
+    fn older_codex_rollouts_and_opencode_storage_by_content() {
+        let old = b"{\"id\":\"5b1f\",\"timestamp\":\"2026-10-10T10:00:00.000Z\",\"instructions\":null,\"git\":{\"branch\":\"main\"}}\n{\"record_type\":\"state\"}\n{\"type\":\"message\",\"role\":\"user\",\"content\":[]}\n";
+        for name in ["rollout-1.jsonl", "-", "x.log"] {
+            assert_eq!(detect(name, old), Format::Session(Client::Codex), "{name}");
+        }
+        let oc = Format::Session(Client::Opencode);
+        let session = b"{\n  \"id\": \"ses_1\",\n  \"version\": \"0.15.8\",\n  \"projectID\": \"p\",\n  \"title\": \"x\",\n  \"time\": {\"created\": 1}\n}\n";
+        let message =
+            br#"{"id":"msg_1","sessionID":"ses_1","role":"assistant","time":{"created":1}}"#;
+        let part = br#"{"id":"prt_1","sessionID":"ses_1","messageID":"msg_1","type":"tool","tool":"voicehook_say","state":{}}"#;
+        let list =
+            b"[\n  {\n    \"info\": {\"id\": \"msg_1\", \"role\": \"user\"},\n    \"parts\": [";
+        for (what, b) in [
+            ("session", &session[..]),
+            ("message", &message[..]),
+            ("part", &part[..]),
+            ("list", &list[..]),
+        ] {
+            assert_eq!(detect("x.json", b), oc, "{what}");
+            assert!(is_input_json(b), "{what}");
+        }
+        // a list of other objects is no session
+        assert_ne!(detect("x.json", b"[{\"info\": 1, \"parts\": 2}]"), oc);
     }
 
     #[test]

@@ -57,6 +57,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             records,
         }],
         problems,
+        ..Parsed::default()
     }
 }
 

@@ -154,6 +154,7 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             records: kept.records,
         }],
         problems,
+        ..Parsed::default()
     }
 }
 

@@ -251,11 +251,15 @@ impl Format {
             // Heard speech only (captions with cue times): no chat, tools,
             // threads, boards, decisions, labels sent, say outcomes, nor
             // when an agent joined.
-            Format::Transcript | Format::Vtt | Format::Srt => Evidence::SPEECH.and(Evidence::TIMES),
+            // Who is who only as far as the headers or the configuration
+            // say, file by file (`Parsed::unknown_roles`).
+            Format::Transcript | Format::Vtt | Format::Srt => {
+                Evidence::SPEECH.and(Evidence::TIMES).and(Evidence::ROLES)
+            }
             // Examples, not a call: nothing follows a join there.
             Format::Prompt => Evidence::ALL.without(Evidence::JOIN_FLOW),
             // A board shows itself and its label.
-            Format::Board => Evidence::BOARDS.and(Evidence::LABELS),
+            Format::Board => Evidence::BOARDS.and(Evidence::LABELS).and(Evidence::ROLES),
             Format::Code(_) => Evidence::CODE,
         }
     }
@@ -267,6 +271,20 @@ impl Format {
 pub struct Parsed {
     pub logs: Vec<Log>,
     pub problems: Vec<Problem>,
+    /// Set when heard speech does not say who is who: the rules that need
+    /// the roles ([`Evidence::ROLES`]) are not run on its logs.
+    pub unknown_roles: Option<UnknownRoles>,
+}
+
+/// What a transcript leaves open about who is who.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnknownRoles {
+    /// Where it shows first: the first speaker's name.
+    pub at: Anchor,
+    /// Whether anything shows a voicehook call at all: a voicebot (named,
+    /// or a line it spoke) or agents named in a header or the
+    /// configuration.
+    pub voicehook: bool,
 }
 
 /// What a reader may need beyond the bytes: who is who when the file does
@@ -276,6 +294,8 @@ pub struct Parsed {
 pub struct Options {
     pub human: Option<String>,
     pub voicebot: Option<String>,
+    /// The agents of heard speech, when its headers do not name them.
+    pub agents: Vec<String>,
     /// Server names whose tools are voicehook's, beside the servers
     /// recognised by their calls ([`server`]).
     pub servers: Vec<String>,
@@ -294,6 +314,7 @@ pub fn parse_with(format: Format, bytes: &[u8], opts: &Options) -> Parsed {
             Parsed {
                 logs: vec![log],
                 problems,
+                ..Parsed::default()
             }
         }
         Format::Mcp => mcp::parse(bytes),
@@ -352,6 +373,7 @@ fn unknown(bytes: &[u8]) -> Parsed {
                 Format::NAMES.join("|")
             )),
         )],
+..Parsed::default()
     }
 }
 

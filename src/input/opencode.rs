@@ -33,20 +33,29 @@ use super::{Options, Parsed, Problem};
 use crate::core::locate::{skip_ws, value_span};
 use crate::model::*;
 
-/// Read an opencode session export.
+/// Read an opencode session: an export, a list of its messages, or one
+/// file of its storage folder.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
-    let mut s = Session::new(opts);
-    let lines = LineStarts::new(bytes);
     let export = match scan(bytes) {
+        // No export: one file of the storage folder, when it is one.
+        Ok(e) if e.info.is_none() && e.messages.is_empty() => {
+            if stored_session(bytes).is_some() {
+                return parse_storage(bytes, &[Span::new(0, bytes.len())], opts);
+            }
+            e
+        }
         Ok(e) => e,
         Err(p) => {
             // Not an export at all: one problem, never a session.
             return Parsed {
                 logs: Vec::new(),
                 problems: vec![p],
+                ..Parsed::default()
             };
         }
     };
+    let mut s = Session::new(opts);
+    let lines = LineStarts::new(bytes);
     if let Some(info) = export.info {
         if let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(&bytes[info.start..info.end])
         {
@@ -79,6 +88,126 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
     s.finish()
 }
 
+/// What a file of opencode's storage folder holds
+/// (`storage/session/<project>/<session>.json`,
+/// `storage/message/<session>/<message>.json`,
+/// `storage/part/<message>/<part>.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// A session's info: `{id, title, version, time, ..}`.
+    Session,
+    /// A message's info: `{id, sessionID, role, time, ..}`.
+    Message,
+    /// One part of a message: `{id, sessionID, messageID, type, ..}`.
+    Part,
+}
+
+/// Which file of the storage folder `o` is, if it is one.
+pub fn stored(o: &serde_json::Map<String, Value>) -> Option<Stored> {
+    let text = |k: &str| o.get(k).is_some_and(Value::is_string);
+    if !text("id") || o.contains_key("messages") || o.contains_key("info") {
+        return None;
+    }
+    if text("sessionID") && text("messageID") && text("type") {
+        return Some(Stored::Part);
+    }
+    let timed = o.get("time").is_some_and(Value::is_object);
+    if text("sessionID") && timed && o.get("role").and_then(Value::as_str).is_some() {
+        return Some(Stored::Message);
+    }
+    (timed && text("version") && (text("title") || text("projectID"))).then_some(Stored::Session)
+}
+
+/// The session a storage file belongs to, and the file's kind.
+pub fn stored_session(bytes: &[u8]) -> Option<(String, Stored)> {
+    let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(bytes) else {
+        return None;
+    };
+    let kind = stored(&o)?;
+    let key = if kind == Stored::Session {
+        "id"
+    } else {
+        "sessionID"
+    };
+    Some((o.get(key)?.as_str()?.to_string(), kind))
+}
+
+/// Read the files of one session in opencode's storage folder as one
+/// text: `pieces` are their spans in `bytes` (each file whole). The
+/// session's info gives its thread; the messages are read in the order
+/// they were created, each with its parts in the order of their ids
+/// (opencode's ids grow with time); parts whose message is not among the
+/// files come last. Records' lines are lines of their own file.
+pub fn parse_storage(bytes: &[u8], pieces: &[Span], opts: &Options) -> Parsed {
+    let mut s = Session::new(opts);
+    let index = LineStarts::new(bytes);
+    let mut messages: Vec<(Option<Ms>, String, Value)> = Vec::new();
+    let mut parts: Vec<(String, String, Value, Span)> = Vec::new();
+    let mut starts: Vec<usize> = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        starts.push(piece.start);
+        let raw = &bytes[piece.start..piece.end];
+        let v: Value = match serde_json::from_slice(raw) {
+            Ok(v) => v,
+            Err(e) => {
+                s.problems.push(super::json::broken(raw, piece.start, &e));
+                continue;
+            }
+        };
+        let Value::Object(o) = &v else {
+            continue;
+        };
+        let id = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        match stored(o) {
+            Some(Stored::Session) if o.get("parentID").is_some_and(Value::is_string) => {
+                s.thread = Thread::Subagent;
+            }
+            Some(Stored::Message) => {
+                let created = ms(o.get("time").and_then(|t| t.get("created")));
+                messages.push((created, id("id"), v));
+            }
+            Some(Stored::Part) => {
+                let (m, p) = (id("messageID"), id("id"));
+                parts.push((m, p, v, *piece));
+            }
+            _ => {}
+        }
+    }
+    messages.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    parts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    // A byte's line within its own file.
+    let line = |at: usize| {
+        let k = starts.partition_point(|&st| st <= at).saturating_sub(1);
+        let first = starts.get(k).map_or(1, |&st| index.line(st));
+        index.line(at) - first + 1
+    };
+    let mut used = vec![false; parts.len()];
+    let mut m = 0;
+    for (_, id, info) in &messages {
+        let lo = parts.partition_point(|p| p.0.as_str() < id.as_str());
+        let hi = parts.partition_point(|p| p.0.as_str() <= id.as_str());
+        for u in &mut used[lo..hi] {
+            *u = true;
+        }
+        let mine = parts[lo..hi].iter().map(|p| (&p.2, p.3));
+        message_parts(bytes, Some(info), mine, &line, m, &mut s);
+        m += 1;
+    }
+    // Parts without their message: tool parts are still the assistant's.
+    let mut k = 0;
+    while k < parts.len() {
+        let group = parts[k..].partition_point(|p| p.0 == parts[k].0) + k;
+        if !used[k] {
+            let info = serde_json::json!({"role": "assistant"});
+            let mine = parts[k..group].iter().map(|p| (&p.2, p.3));
+            message_parts(bytes, Some(&info), mine, &line, m, &mut s);
+            m += 1;
+        }
+        k = group;
+    }
+    s.finish()
+}
+
 /// Where the parts of an export are.
 struct Export {
     info: Option<Span>,
@@ -94,7 +223,7 @@ fn scan(t: &[u8]) -> Result<Export, Problem> {
         let at = at.min(t.len());
         Problem::new(
             Anchor::bytes(Span::new(at, (at + 1).min(t.len()))),
-            "this is not an opencode session export: it should be one JSON object with `info` and `messages`".into(),
+            "this is not an opencode session: it should be one JSON object with `info` and `messages` (or a list of messages, or one file of opencode's storage)".into(),
             Some("write one with `opencode export <session> > session.json`".into()),
         )
     };
@@ -109,6 +238,25 @@ fn scan(t: &[u8]) -> Result<Export, Problem> {
     } else {
         start
     };
+    if t.get(start) == Some(&b'[') {
+        // The messages alone, as opencode's server lists them: `[{"info":
+        // message, "parts": [..]}, ..]`.
+        let mut i = skip_ws(t, start + 1);
+        while i < t.len() && t[i] != b']' {
+            let Some(v) = value_span(t, i) else {
+                return Ok(cut(out, i, t));
+            };
+            if t[v.start] != b'{' {
+                return Err(not_export(v.start));
+            }
+            out.messages.push(v);
+            i = skip_ws(t, v.end);
+            if t.get(i) == Some(&b',') {
+                i = skip_ws(t, i + 1);
+            }
+        }
+        return Ok(out);
+    }
     if t.get(start) != Some(&b'{') {
         return Err(not_export(start));
     }
@@ -174,7 +322,27 @@ fn ms(v: Option<&Value>) -> Option<Ms> {
 }
 
 fn message(src: &[u8], lines: &LineStarts, span: Span, msg: &Value, m: usize, s: &mut Session) {
-    let info = msg.get("info");
+    let Some(Value::Array(parts)) = msg.get("parts") else {
+        return;
+    };
+    let Some(parts_span) = member(src, span, "parts") else {
+        return;
+    };
+    let spans = super::json::elements(src, parts_span);
+    let line = |at: usize| lines.line(at);
+    message_parts(src, msg.get("info"), parts.iter().zip(spans), &line, m, s);
+}
+
+/// The records of one message: its info (role and times) and its parts,
+/// each with its span; `line` gives the line of a byte.
+fn message_parts<'a>(
+    src: &[u8],
+    info: Option<&Value>,
+    parts: impl Iterator<Item = (&'a Value, Span)>,
+    line: &dyn Fn(usize) -> u32,
+    m: usize,
+    s: &mut Session,
+) {
     let role = info
         .and_then(|i| i.get("role"))
         .and_then(Value::as_str)
@@ -185,15 +353,8 @@ fn message(src: &[u8], lines: &LineStarts, span: Span, msg: &Value, m: usize, s:
     let completed = ms(info
         .and_then(|i| i.get("time"))
         .and_then(|t| t.get("completed")));
-    let Some(Value::Array(parts)) = msg.get("parts") else {
-        return;
-    };
-    let Some(parts_span) = member(src, span, "parts") else {
-        return;
-    };
-    let spans = super::json::elements(src, parts_span);
-    for (k, (part, pspan)) in parts.iter().zip(spans).enumerate() {
-        let line = lines.line(pspan.start);
+    for (k, (part, pspan)) in parts.enumerate() {
+        let line = line(pspan.start);
         let order = (m, k);
         let ty = part.get("type").and_then(Value::as_str).unwrap_or("");
         match (role, ty) {
@@ -420,7 +581,51 @@ mod tests {
         ] {
             let _ = p(bad);
         }
-        assert!(p("[]").problems[0].message.contains("not an opencode"));
+        assert!(p("[1, 2]").problems[0].message.contains("not an opencode"));
+        // an empty list of messages is a session without any
+        assert!(p("[]").problems.is_empty());
+    }
+
+    #[test]
+    fn storage_files_and_message_lists_are_sessions() {
+        let info = r#"{"id": "ses_1", "version": "0.15.8", "projectID": "p", "title": "t", "time": {"created": 1791626400000}}"#;
+        let msg = r#"{"id": "msg_2", "sessionID": "ses_1", "role": "assistant", "time": {"created": 1791626401000}}"#;
+        let call = "{\n  \"id\": \"prt_2\", \"sessionID\": \"ses_1\", \"messageID\": \"msg_2\", \"type\": \"tool\", \"tool\": \"voicehook_say\",\n  \"state\": {\"status\": \"completed\", \"input\": {\"text\": \"Hallo\"}, \"output\": \"{}\", \"time\": {\"start\": 1791626402000, \"end\": 1791626403000}}}";
+        let text = r#"{"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_2", "type": "text", "text": "On it."}"#;
+        // the files in any order: the message's parts by their ids
+        let files = [info, call, text, msg];
+        let mut all = String::new();
+        let mut pieces = Vec::new();
+        for f in files {
+            let start = all.len();
+            all.push_str(f);
+            pieces.push(Span::new(start, all.len()));
+        }
+        let parsed = parse_storage(all.as_bytes(), &pieces, &Options::default());
+        assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+        let recs = &parsed.logs[0].records;
+        let kinds: Vec<&str> = recs
+            .iter()
+            .map(|r| match &r.body {
+                Body::Fn(f) => &f.name[..],
+                Body::Chat(_) => "chat",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["chat", "say"], "{recs:#?}");
+        // a line of the part's own file
+        assert_eq!(recs[1].line, 1);
+        assert_eq!(recs[1].span.start, pieces[1].start);
+        // a session's info alone: no call, nothing to say
+        let p = parse(info.as_bytes(), &Options::default());
+        assert!(p.logs.is_empty() && p.problems.is_empty());
+        // a part alone is read too
+        assert_eq!(parse(call.as_bytes(), &Options::default()).logs.len(), 1);
+        // the messages as the server lists them
+        let list = format!("[{{\"info\": {msg}, \"parts\": [{call}]}}]");
+        let p = parse(list.as_bytes(), &Options::default());
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert_eq!(p.logs[0].records.len(), 1);
     }
 
     #[test]

@@ -228,6 +228,7 @@ impl Session {
                 records,
             }],
             problems: self.problems,
+            ..Parsed::default()
         }
     }
 }

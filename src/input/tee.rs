@@ -154,6 +154,7 @@ pub fn parse_pair(input: &[u8], output: &[u8], _opts: &Options) -> Parsed {
             records,
         }],
         problems,
+        ..Parsed::default()
     }
 }
 

@@ -35,7 +35,7 @@
 //! join (`no-greeting`, `join-sequence`) silent.
 
 use super::json::{lines, RawLine};
-use super::{ts, Options, Parsed, Problem};
+use super::{ts, Options, Parsed, Problem, UnknownRoles};
 use crate::model::turns::same_name;
 use crate::model::*;
 use crate::text::addressing::Roster;
@@ -118,8 +118,8 @@ pub(crate) fn views(
     opts: &Options,
     recorder: &str,
 ) -> Parsed {
-    let cast = Cast::resolve(&headers, opts, &mut entries, &mut problems);
-    if cast.agents.len() > MAX_AGENTS {
+    let cast = Cast::resolve(&headers, opts, &mut entries);
+    if cast.agents.len() > MAX_AGENTS && cast.unknown.is_none() {
         problems.push(Problem::new(
             Anchor::bytes(cast.agents[MAX_AGENTS].label_at.span),
             format!(
@@ -153,7 +153,11 @@ pub(crate) fn views(
         .iter()
         .map(|a| log_of(a, &cast, &roster, &entries, recorder))
         .collect();
-    Parsed { logs, problems }
+    Parsed {
+        logs,
+        problems,
+        unknown_roles: cast.unknown,
+    }
 }
 
 fn read_line(
@@ -390,6 +394,9 @@ struct Cast {
     /// Every agent: from `# agents:`, then every other speaker.
     agents: Vec<Agent>,
     owner: Option<String>,
+    /// Set when nothing says who the human is (and so which speakers are
+    /// agents).
+    unknown: Option<UnknownRoles>,
 }
 
 struct Agent {
@@ -401,12 +408,7 @@ struct Agent {
 }
 
 impl Cast {
-    fn resolve(
-        h: &Headers,
-        opts: &Options,
-        entries: &mut [Entry],
-        problems: &mut Vec<Problem>,
-    ) -> Cast {
+    fn resolve(h: &Headers, opts: &Options, entries: &mut [Entry]) -> Cast {
         // The file's own headers first, then the configuration.
         let given = |o: &Option<String>| {
             o.as_deref()
@@ -426,8 +428,38 @@ impl Cast {
             || entries
                 .iter()
                 .any(|e| matches!(e, Entry::Utt(u) if is_bot(&u.speaker)));
-        let mut agents: Vec<Agent> = h
-            .agents
+        // The agents the headers name, else those of the configuration,
+        // each written where it first speaks (or at the first line).
+        let first_utt = entries.iter().find_map(|e| match e {
+            Entry::Utt(u) => Some(u),
+            _ => None,
+        });
+        let configured: Vec<Named> = if h.agents.is_empty() {
+            opts.agents
+                .iter()
+                .map(|a| a.trim())
+                .filter(|a| !a.is_empty())
+                .filter_map(|a| {
+                    let u = entries
+                        .iter()
+                        .find_map(|e| match e {
+                            Entry::Utt(u) if same_name(&u.speaker, a) => Some(u),
+                            _ => None,
+                        })
+                        .or(first_utt)?;
+                    Some(Named {
+                        name: a.to_string(),
+                        span: u.speaker_span,
+                        line: u.line,
+                        line_span: u.span,
+                    })
+                })
+                .collect()
+        } else {
+            h.agents.clone()
+        };
+        let listed_agents = &configured;
+        let mut agents: Vec<Agent> = listed_agents
             .iter()
             .map(|a| Agent {
                 name: a.name.clone(),
@@ -440,11 +472,19 @@ impl Cast {
             .as_ref()
             .map(|n| n.name.clone())
             .or_else(|| given(&opts.human));
-        if human.is_none() {
+        // No voicebot, no agent and no human named or heard: nothing shows
+        // a voicehook call (a meeting's or a lecture's captions). The file
+        // is read, and nobody's lines are judged.
+        let sign = voicebot_known || !listed_agents.is_empty() || human.is_some();
+        let mut unknown = (!sign).then(|| UnknownRoles {
+            at: Anchor::bytes(first_utt.map(|u| u.speaker_span).unwrap_or_default()),
+            voicehook: false,
+        });
+        if human.is_none() && sign {
             // Without `# human:`, the one speaker who is neither the
             // voicebot nor a listed agent.
             let listed: std::collections::HashSet<String> =
-                h.agents.iter().map(|a| fold(&a.name)).collect();
+                listed_agents.iter().map(|a| fold(&a.name)).collect();
             let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
             let mut others: Vec<&str> = Vec::new();
             for e in entries.iter() {
@@ -456,18 +496,15 @@ impl Cast {
                 }
             }
             match others.as_slice() {
-                [one] if !h.agents.is_empty() => human = Some(one.to_string()),
+                [one] if !listed_agents.is_empty() => human = Some(one.to_string()),
                 [] => {}
                 _ => {
-                    let at = entries.iter().find_map(|e| match e {
-                        Entry::Utt(u) => Some(u.speaker_span),
-                        _ => None,
+                    // Nobody can be told to be an agent: the rules that
+                    // need the roles are not run on guesses.
+                    unknown = Some(UnknownRoles {
+                        at: Anchor::bytes(first_utt.map(|u| u.speaker_span).unwrap_or_default()),
+                        voicehook: voicebot_known || !listed_agents.is_empty(),
                     });
-                    problems.push(Problem::new(
-                        Anchor::bytes(at.unwrap_or_default()),
-                        "this transcript does not say who the human is".into(),
-                        Some("add a header line `# human: Name` (and `# agents: A, B`), or set `human = \"Name\"` in callint.toml; until then every speaker counts as an agent and the rules about the human's turns stay silent".into()),
-                    ));
                 }
             }
         }
@@ -518,6 +555,7 @@ impl Cast {
             voicebot_known,
             agents,
             owner,
+            unknown,
         }
     }
 
@@ -823,10 +861,24 @@ mod tests {
     }
 
     #[test]
-    fn no_human_header_with_several_speakers_is_a_problem() {
+    fn no_human_header_with_several_speakers_leaves_the_roles_unknown() {
+        // no sign of a voicehook call
         let p = parse(b"A: hi\nB: hello\n", &Options::default());
-        assert_eq!(p.problems.len(), 1);
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert!(p.unknown_roles.as_ref().is_some_and(|u| !u.voicehook));
         assert_eq!(p.logs.len(), 2);
+        // Delta speaks: a voicehook call whose human is not named
+        let p = parse(b"Delta: hi\nA: hi\nB: hello\n", &Options::default());
+        assert!(p.unknown_roles.as_ref().is_some_and(|u| u.voicehook));
+        // the agents from the configuration leave one human
+        let opts = Options {
+            agents: vec!["B".into()],
+            ..Options::default()
+        };
+        let p = parse(b"A: hi\nB: hello\n", &opts);
+        assert!(p.unknown_roles.is_none());
+        assert_eq!(p.logs.len(), 1);
+        assert_eq!(p.logs[0].meta.as_ref().unwrap().human.as_deref(), Some("A"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! ignore = ["long-say"]
 //! human = "Oliver"              # who is who, when the logs do not say
 //! voicebot = "Delta"
+//! agents = ["Promo", "opencode"] # the agents among a transcript's speakers
 //! servers = ["vh"]              # the voicehook MCP server's name in agents' clients
 //! max-repeats = 100             # findings of one rule shown per file (0: all)
 //!
@@ -59,6 +60,8 @@ struct File {
     human: Option<String>,
     voicebot: Option<String>,
     #[serde(default)]
+    agents: Vec<String>,
+    #[serde(default)]
     servers: Vec<String>,
     #[serde(rename = "max-repeats")]
     max_repeats: Option<usize>,
@@ -77,6 +80,9 @@ pub struct Config {
     pub ignore: Vec<String>,
     pub human: Option<String>,
     pub voicebot: Option<String>,
+    /// The agents among a transcript's speakers, when its headers do not
+    /// name them.
+    pub agents: Vec<String>,
     /// The names under which agents' clients know the voicehook MCP server
     /// (`mcp__vh__say` for `vh`), beside those recognised by their calls.
     pub servers: Vec<String>,
@@ -160,6 +166,7 @@ impl Config {
             ignore: file.ignore,
             human: file.human,
             voicebot: file.voicebot,
+            agents: file.agents,
             servers: file.servers,
             max_repeats: file.max_repeats,
             rules: file.rules,
@@ -201,6 +208,7 @@ impl Config {
         crate::input::Options {
             human: self.human.clone(),
             voicebot: self.voicebot.clone(),
+            agents: self.agents.clone(),
             servers: self.servers.clone(),
         }
     }

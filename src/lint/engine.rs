@@ -90,6 +90,8 @@ pub struct Linter {
     untimed: Option<Severity>,
     /// Severity of `unused-suppression`, if selected.
     unused: Option<Severity>,
+    /// Severity of `unknown-roles`, if selected.
+    unroled: Option<Severity>,
     cast: Cast,
     read: input::Options,
     /// `per-file-ignores`: a matcher per pattern, and the rules it skips.
@@ -148,6 +150,11 @@ impl Linter {
         } else {
             None
         };
+        let unroled = if wanted(rules::UNKNOWN_ROLES.name) {
+            config.rule(&rules::UNKNOWN_ROLES)?.severity
+        } else {
+            None
+        };
         let unused = if wanted(rules::UNUSED_SUPPRESSION.name) {
             config.rule(&rules::UNUSED_SUPPRESSION)?.severity
         } else {
@@ -180,6 +187,7 @@ impl Linter {
         Ok(Linter {
             per_file,
             unused,
+            unroled,
             active,
             max_repeats: config.max_repeats.unwrap_or(MAX_REPEATS),
             invalid,
@@ -233,6 +241,7 @@ impl Linter {
         match name {
             n if n == rules::INVALID_RECORD.name => self.invalid.is_some(),
             n if n == rules::NO_TIMES.name => self.untimed.is_some(),
+            n if n == rules::UNKNOWN_ROLES.name => self.unroled.is_some(),
             n if n == rules::UNUSED_SUPPRESSION.name => self.unused.is_some(),
             n => self.active_rules().any(|m| m.name == n),
         }
@@ -278,6 +287,7 @@ impl Linter {
             let parsed = input::Parsed {
                 logs: Vec::new(),
                 problems: problem.into_iter().collect(),
+                ..input::Parsed::default()
             };
             let none = input::native::Dropped::default();
             let mut r = self.lint_parsed(path, parsed, input::Format::Unknown, none, None, false);
@@ -293,6 +303,7 @@ impl Linter {
                 input::Parsed {
                     logs: vec![log],
                     problems,
+                    ..input::Parsed::default()
                 },
                 dropped,
             )
@@ -375,6 +386,71 @@ impl Linter {
         (first, second)
     }
 
+    /// Lint the files of one opencode session kept in opencode's storage
+    /// folder (its info, its messages, their parts) as one session: they
+    /// are read as one text, in the order given, and each finding is
+    /// handed back to the file it points into. The session's counts go
+    /// to the first file.
+    pub fn lint_stored(&self, files: Vec<(String, Vec<u8>)>) -> Vec<FileResult> {
+        let mut whole = Vec::new();
+        let mut pieces = Vec::with_capacity(files.len());
+        for (_, b) in &files {
+            let start = whole.len();
+            whole.extend_from_slice(b);
+            pieces.push(crate::model::Span::new(start, whole.len()));
+        }
+        let parsed = input::opencode::parse_storage(&whole, &pieces, &self.read);
+        drop(whole);
+        let first = files.first().map_or("", |f| f.0.as_str()).to_string();
+        let mut all = self.lint_parsed(
+            &first,
+            parsed,
+            input::Format::Session(input::Client::Opencode),
+            input::native::Dropped::default(),
+            None,
+            false,
+        );
+        let starts: Vec<usize> = pieces.iter().map(|p| p.start).collect();
+        let piece_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+        let mut mine: Vec<Vec<Diagnostic>> = files.iter().map(|_| Vec::new()).collect();
+        for mut d in std::mem::take(&mut all.diagnostics) {
+            let k = piece_of(d.primary.at.span.start);
+            let Some(p) = pieces.get(k) else {
+                continue;
+            };
+            let shift = |a: &mut crate::model::Anchor| {
+                a.span.start -= p.start;
+                a.span.end = a.span.end.min(p.end) - p.start;
+            };
+            d.labels.retain(|l| piece_of(l.at.span.start) == k);
+            shift(&mut d.primary.at);
+            for l in &mut d.labels {
+                shift(&mut l.at);
+            }
+            mine[k].push(d);
+        }
+        files
+            .into_iter()
+            .zip(mine)
+            .enumerate()
+            .map(|(k, ((path, source), diagnostics))| FileResult {
+                path,
+                len: source.len(),
+                source,
+                records: if k == 0 { all.records } else { 0 },
+                says: if k == 0 {
+                    std::mem::take(&mut all.says)
+                } else {
+                    BTreeMap::new()
+                },
+                diagnostics,
+                calls: Vec::new(),
+                baselined: 0,
+                digests: Vec::new(),
+            })
+            .collect()
+    }
+
     /// Lint a native log read from `reader` a block at a time
     /// ([`input::native::parse_reader`]), so a large log is never whole in
     /// memory: the result's `source` is left empty, and whoever renders its
@@ -417,6 +493,7 @@ impl Linter {
         let mut parsed = input::Parsed {
             logs: vec![read.log],
             problems: read.problems,
+            ..input::Parsed::default()
         };
         let mut dropped = read.dropped;
         input::coverage::settle(input::Format::Native, &head.head, &mut parsed, &mut dropped);
@@ -448,10 +525,18 @@ impl Linter {
         keep: bool,
     ) -> FileResult {
         let native = format == input::Format::Native;
-        let input::Parsed { logs, problems } = parsed;
+        let input::Parsed {
+            logs,
+            problems,
+            unknown_roles,
+        } = parsed;
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
-        self.untimed(format, &logs, &mut diagnostics);
+        let roles_known = unknown_roles.is_none();
+        if let Some(u) = &unknown_roles {
+            self.unroled(format, u, &mut diagnostics);
+        }
+        self.untimed(format, &logs, roles_known, &mut diagnostics);
         let mut records = 0;
         let mut says = BTreeMap::new();
         let mut calls = Vec::new();
@@ -466,7 +551,7 @@ impl Linter {
             } else {
                 None
             };
-            self.lint_log(log, &mut diagnostics, &mut says, seen);
+            self.lint_log(log, roles_known, &mut diagnostics, &mut says, seen);
         }
         sort(&mut diagnostics);
         // One input can yield several views of the same lines (a transcript
@@ -504,6 +589,7 @@ impl Linter {
     fn lint_log(
         &self,
         log: &crate::model::Log,
+        roles_known: bool,
         diagnostics: &mut Vec<Diagnostic>,
         says: &mut BTreeMap<String, usize>,
         mut seen: Option<Seen<'_>>,
@@ -530,8 +616,46 @@ impl Linter {
                     *says.entry(who).or_default() += 1;
                 }
             }
-            self.run(&call, diagnostics);
+            self.run_known(&call, roles_known, diagnostics);
         });
+    }
+
+    /// One `unknown-roles` finding, at the first speaker, for heard
+    /// speech that does not say who is who: the rules that need the roles
+    /// were not run on it.
+    fn unroled(&self, format: input::Format, u: &input::UnknownRoles, out: &mut Vec<Diagnostic>) {
+        let Some(severity) = self.unroled else { return };
+        let unjudged: Vec<&str> = rules::needing(crate::core::meta::Evidence::ROLES)
+            .filter(|r| rules::shows(format, r) && self.is_active(r))
+            .collect();
+        let what = match format {
+            input::Format::Vtt | input::Format::Srt => "these captions do",
+            _ => "this transcript does",
+        };
+        let message = if u.voicehook {
+            format!(
+                "{what} not say who the human is, so no speaker can be told to be an agent: {} could not judge it",
+                if unjudged.is_empty() { "no rule".to_string() } else { unjudged.join(", ") }
+            )
+        } else {
+            format!(
+                "{what} not show a voicehook call: no voicebot, no agent and no human is named, so nobody's lines were judged"
+            )
+        };
+        let mut d = Diagnostic {
+            rule: rules::UNKNOWN_ROLES.name,
+            severity,
+            message,
+            agent: None,
+            primary: Label { at: u.at, text: None },
+            labels: Vec::new(),
+            call: None,
+            ts: None,
+            fingerprint: None,
+            help: Some("say who is who in the file's headers (`# human: Name`, `# agents: A, B`, `# voicebot: Delta`; in captions `NOTE human: Name` ...) or in callint.toml (`human = \"Name\"`, `agents = [\"A\", \"B\"]`, `voicebot = \"Delta\"`)".into()),
+        };
+        d.bound();
+        out.push(d);
     }
 
     /// One `no-times` finding, at the first record, when a log, trace or
@@ -541,6 +665,7 @@ impl Linter {
         &self,
         format: input::Format,
         logs: &[crate::model::Log],
+        roles_known: bool,
         out: &mut Vec<Diagnostic>,
     ) {
         use input::Format as F;
@@ -556,8 +681,15 @@ impl Linter {
         {
             return;
         }
+        // Rules that did not run for want of the roles are told of by
+        // `unknown-roles`.
         let unjudged: Vec<&str> = rules::needing(crate::core::meta::Evidence::TIMES)
             .filter(|r| rules::shows(format, r))
+            .filter(|r| {
+                roles_known
+                    || !rules::meta(r)
+                        .is_some_and(|m| m.needs.covers(crate::core::meta::Evidence::ROLES))
+            })
             .collect();
         let Some(first) = records().map(|r| r.span).min_by_key(|s| s.start) else {
             return;
@@ -672,8 +804,22 @@ impl Linter {
 
     /// Run every active rule over one call.
     pub fn run(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+        self.run_known(call, true, out);
+    }
+
+    /// [`Linter::run`]; without `roles_known`, only the rules that do not
+    /// need to know who is who ([`crate::core::meta::Evidence::ROLES`]).
+    fn run_known(&self, call: &Call<'_>, roles_known: bool, out: &mut Vec<Diagnostic>) {
+        let runs = |a: &&Active| {
+            roles_known
+                || !a
+                    .rule
+                    .meta()
+                    .needs
+                    .covers(crate::core::meta::Evidence::ROLES)
+        };
         if call.records.len() < PARALLEL_RECORDS {
-            for a in &self.active {
+            for a in self.active.iter().filter(runs) {
                 a.check(call, out);
             }
             return;
@@ -688,7 +834,9 @@ impl Linter {
             .with_max_len(1)
             .map(|a| {
                 let mut v = Vec::new();
-                a.check(call, &mut v);
+                if runs(&a) {
+                    a.check(call, &mut v);
+                }
                 v
             })
             .collect();

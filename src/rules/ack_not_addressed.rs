@@ -18,7 +18,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "hard, 10",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary:
         "a bare acknowledgement or filler (\"On it\", \"Got it\", \"Mach ich\") while not addressed",

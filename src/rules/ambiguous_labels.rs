@@ -18,7 +18,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "5, server",
     scope: Scope::Own,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "two participants' labels are equal or similar, so addressing resolves to no one",
     options: &[],

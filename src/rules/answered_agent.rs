@@ -15,7 +15,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "2",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "another agent spoke to the human, and this agent answered that agent",
     options: &[],

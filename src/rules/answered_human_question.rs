@@ -15,7 +15,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "3",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "another agent asked the human a question, and this agent spoke before the human did",
     options: &[],

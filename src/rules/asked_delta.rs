@@ -15,7 +15,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "4",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "this agent addressed Delta, which answers only the human",
     options: &[],

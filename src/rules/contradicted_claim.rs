@@ -19,7 +19,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "8",
     scope: Scope::Own,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "a claim about the call or itself that its own data contradicts",
     options: &[],

@@ -13,7 +13,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "9, server",
     scope: Scope::Own,
     when: When::Record,
-    needs: Evidence::LABELS,
+    needs: Evidence::LABELS.and(Evidence::ROLES),
     default_severity: Severity::Error,
     summary: "a label over 22 characters, which the server refuses with 422",
     options: &[OptionMeta {

@@ -12,7 +12,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "10",
     scope: Scope::Room,
     when: When::Record,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "a `say` over 30 words or 2 sentences",
     options: &[

@@ -30,7 +30,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "1",
     scope: Scope::Own,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "the agent claims a line did not reach it that its own events delivered (often inside a `timeout` event)",
     options: &[],

@@ -92,6 +92,7 @@ macro_rules! registry {
                 $($name => Some(include_str!(concat!("../../rules/", $name, ".md"))),)*
                 "invalid-record" => Some(include_str!("../../rules/invalid-record.md")),
                 "no-times" => Some(include_str!("../../rules/no-times.md")),
+                "unknown-roles" => Some(include_str!("../../rules/unknown-roles.md")),
                 "unused-suppression" => Some(include_str!("../../rules/unused-suppression.md")),
                 _ => None,
             }
@@ -157,6 +158,20 @@ pub static NO_TIMES: RuleMeta = RuleMeta {
     default_severity: Severity::Info,
     summary:
         "an input whose records carry no times, so the rules that measure time could not judge it",
+    options: &[],
+};
+
+/// Heard speech that does not say who is who: reported once by the
+/// engine, listed here so it can be selected, ignored and explained like
+/// a rule.
+pub static UNKNOWN_ROLES: RuleMeta = RuleMeta {
+    name: "unknown-roles",
+    rulebook: "format",
+    scope: Scope::Own,
+    when: When::Elsewhere,
+    needs: Evidence::NONE,
+    default_severity: Severity::Info,
+    summary: "a transcript or captions that do not say who the human is, so the rules that need to know who is who could not judge it",
     options: &[],
 };
 
@@ -237,6 +252,7 @@ pub fn catalogue() -> Vec<&'static RuleMeta> {
     let mut v: Vec<&'static RuleMeta> = ALL.iter().map(|r| r.meta()).collect();
     v.push(&INVALID_RECORD);
     v.push(&NO_TIMES);
+    v.push(&UNKNOWN_ROLES);
     v.push(&UNUSED_SUPPRESSION);
     v.sort_by_key(|m| m.name);
     v
@@ -245,7 +261,12 @@ pub fn catalogue() -> Vec<&'static RuleMeta> {
 pub fn meta(name: &str) -> Option<&'static RuleMeta> {
     ALL.iter()
         .map(|r| r.meta())
-        .chain([&INVALID_RECORD, &NO_TIMES, &UNUSED_SUPPRESSION])
+        .chain([
+            &INVALID_RECORD,
+            &NO_TIMES,
+            &UNKNOWN_ROLES,
+            &UNUSED_SUPPRESSION,
+        ])
         .find(|m| m.name == name)
 }
 

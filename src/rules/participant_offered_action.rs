@@ -16,7 +16,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "7",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Info,
     summary: "a participant offered to change, fix, edit or forward something, unasked",
     options: &[],

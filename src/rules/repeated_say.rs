@@ -18,7 +18,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "10, checklist",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "a `say` that repeats what another participant said just before",
     options: &[

@@ -19,7 +19,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "server",
     scope: Scope::Own,
     when: When::Before,
-    needs: Evidence::SPEECH.and(Evidence::SAY_OUTCOMES),
+    needs: Evidence::SPEECH.and(Evidence::SAY_OUTCOMES).and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "a `say` dropped for `addressed_other` sent again while still not addressed",
     options: &[OptionMeta {

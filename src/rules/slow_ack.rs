@@ -13,7 +13,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "hard",
     scope: Scope::Own,
     when: When::After,
-    needs: Evidence::SPEECH.and(Evidence::TIMES),
+    needs: Evidence::SPEECH.and(Evidence::TIMES).and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "addressed by the human, the first `say` comes later than 3 s, or other work comes before it",
     options: &[OptionMeta {

@@ -15,7 +15,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "2",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "the human addressed another agent by name, and this agent spoke in that turn",
     options: &[],

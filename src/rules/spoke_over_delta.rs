@@ -15,7 +15,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "4",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary:
         "the human addressed Delta (or Data, Della, Delter), and this agent spoke in that turn",

@@ -16,7 +16,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "5",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "a request or question in the second person, addressed to no one, with two or more possible addressees",
     options: &[],

@@ -17,7 +17,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "1, server",
     scope: Scope::Room,
     when: When::After,
-    needs: Evidence::SPEECH.and(Evidence::TIMES),
+    needs: Evidence::SPEECH.and(Evidence::TIMES).and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "an `operator` event (another agent addressed this agent by name) that got no `say`",
     options: &[OptionMeta {

@@ -15,7 +15,7 @@ static META: RuleMeta = RuleMeta {
     rulebook: "6",
     scope: Scope::Room,
     when: When::Before,
-    needs: Evidence::SPEECH,
+    needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "a `say` or greeting not in the call language (which `context` events may change)",
     options: &[],

@@ -24,6 +24,7 @@ mod live_agrees;
 mod output;
 mod properties;
 mod proxy;
+mod real_files;
 mod regressions;
 mod report;
 mod room;

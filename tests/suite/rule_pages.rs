@@ -26,6 +26,12 @@ fn every_page_has_bad_and_good_examples_that_hold() {
                     &[meta.name, "invalid-record"],
                 ),
                 "markdown" => common::lint("example.md", e.body.as_bytes(), &[]),
+                // A transcript.
+                "text" => common::lint(
+                    "example.txt",
+                    e.body.as_bytes(),
+                    &[meta.name, "invalid-record"],
+                ),
                 other => panic!(
                     "rules/{}.md:{}: example language {other}",
                     meta.name, e.line
