@@ -43,6 +43,8 @@
 # alone (their hook inputs name no session callint reads).
 # Usage: scripts/bench-guard.sh [TURNS] [RUNS] [CLIENT]
 #   (default 1200 turns: ~10 MB; 200 runs; claude-code)
+# With BIN_DIR set, its callint and examples/genlog are measured instead of
+# a fresh release build (to compare two builds in one run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 turns=${1:-1200}
@@ -50,8 +52,10 @@ runs=${2:-200}
 client=${3:-claude-code}
 dir=target/bench-guard
 mkdir -p "$dir"
-cargo build --release --locked --quiet --bin callint --example genlog
-bin=target/release
+if [ -z "${BIN_DIR:-}" ]; then
+    cargo build --release --locked --quiet --bin callint --example genlog
+fi
+bin=${BIN_DIR:-target/release}
 "$bin/examples/genlog" "$turns" "$dir/native.jsonl"
 python3 scripts/corpus/claude-session.py --noise 10 "$dir/native.jsonl" "$dir/one-call.jsonl"
 cat "$dir/one-call.jsonl" corpus/seed-incident-claude/opencode.jsonl > "$dir/late-call.jsonl"

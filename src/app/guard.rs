@@ -8,7 +8,7 @@
 //! everything the call so far consists of, see [`read_tail`]), appends the
 //! pending call to it as the client would write it, reads the whole through
 //! the session reader ([`crate::input::claude`]) and lets the engine judge
-//! the pending record alone ([`Linter::judge_pending`]).
+//! the pending record alone ([`crate::lint::live::judge_pending`]).
 //!
 //! The guard never stands in an agent's way by failing: whatever it cannot
 //! read or judge, it lets through, and says why ([`Verdict::Allow`]).
@@ -259,7 +259,12 @@ pub(crate) fn judge_record(
             one_line(server)
         ));
     }
-    Verdict::Judged(linter.judge_pending(log.meta.as_ref(), records, pending))
+    Verdict::Judged(crate::lint::live::judge_pending(
+        linter,
+        log.meta.as_ref(),
+        records,
+        pending,
+    ))
 }
 
 /// The lines of `tail` that the rules judging a pending call read: the

@@ -32,7 +32,7 @@ pub struct RuleMeta {
 
 impl RuleMeta {
     /// True when the rule can judge a record before it is sent (`callint
-    /// guard`, the proxy, `Linter::judge_pending`).
+    /// guard`, the proxy, `lint::live`).
     pub fn judges_pending(&self) -> bool {
         matches!(self.when, When::Record | When::Before)
     }

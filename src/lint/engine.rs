@@ -768,20 +768,6 @@ impl Linter {
         }
     }
 
-    /// Judge `pending`, a record an agent is about to send, as the next
-    /// record after `records` (its log so far, in order): what
-    /// [`Live::judge`](crate::lint::live::Live::judge) finds on it.
-    pub fn judge_pending(
-        &self,
-        meta: Option<&crate::model::Meta>,
-        records: Vec<Record>,
-        pending: Record,
-    ) -> Vec<Diagnostic> {
-        let mut live = crate::lint::live::Live::new(meta.cloned());
-        live.extend(records);
-        live.judge(self, pending)
-    }
-
     /// What the active rules that can judge a pending record need, all
     /// together: a live reader may leave out what none of them reads.
     pub fn pending_needs(&self) -> crate::core::meta::Evidence {

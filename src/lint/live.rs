@@ -235,6 +235,20 @@ impl Live {
     }
 }
 
+/// Judge `pending`, a record an agent is about to send, as the next record
+/// after `records` (its log so far, in order, with the log's `meta`): what
+/// [`Live::judge`] finds on it, for a reader that has the records at hand.
+pub fn judge_pending(
+    linter: &Linter,
+    meta: Option<&Meta>,
+    records: Vec<Record>,
+    pending: Record,
+) -> Vec<Diagnostic> {
+    let mut live = Live::new(meta.cloned());
+    live.extend(records);
+    live.judge(linter, pending)
+}
+
 /// What finding the call of a record changed in [`Live`].
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Made {

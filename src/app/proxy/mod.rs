@@ -4,11 +4,11 @@
 //! the traffic down as an MCP trace (`{"ts", "dir", "message"}` lines) that
 //! `callint check` reads.
 //!
-//! The proxy's state of a call is the trace it records: to judge a pending
-//! `tools/call`, the trace so far with the pending request after it (a
-//! request without a response) is read by the MCP trace reader
-//! ([`crate::input::mcp`]), and the engine judges the last record
-//! ([`Linter::judge_pending`]), as `callint guard` does with a transcript.
+//! The proxy's state of a call is what the MCP trace reader
+//! ([`crate::input::mcp::Partial`]) made of the messages that went by, in
+//! the live engine ([`crate::lint::live::Live`]): a pending `tools/call` is
+//! read as the next line of the trace (a request without a response) and
+//! judged there, as `callint guard` judges a call from a transcript.
 //! What `check` finds on the recording is what the proxy found live.
 //!
 //! [`Session`] is the transport-free part: it takes the messages of each

@@ -89,7 +89,7 @@ pub fn judge(linter: &Linter, pending: &Pending, now: Ms, why: &str) -> (Verdict
     if origin.agent.is_none() {
         origin.agent = Some(SOMEONE.into());
     }
-    let mut found = linter.judge_pending(meta.as_ref(), Vec::new(), record);
+    let mut found = crate::lint::live::judge_pending(linter, meta.as_ref(), Vec::new(), record);
     found.retain(|d| rules::judges_alone(d.rule));
     let left: Vec<&str> = rules::all()
         .iter()
