@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::diagnostic::{sort, Diagnostic, Label, Severity};
+use crate::core::diagnostic::{dedup, sort, Diagnostic, Label, Severity};
 use crate::core::meta::{OptValue, RuleMeta, Scope};
 use crate::input::{self, Problem};
 use crate::lint::config::{Config, ConfigError};
@@ -469,9 +469,7 @@ impl Linter {
             self.lint_log(log, &mut diagnostics, &mut says, seen);
         }
         sort(&mut diagnostics);
-        // One input can yield several views of the same lines (a transcript
-        // is linted from every agent's side): the same finding once.
-        diagnostics.dedup_by(|a, b| a == b);
+        dedup(&mut diagnostics);
         self.drop_ignored(path, &mut diagnostics);
         if let Some(src) = suppressions {
             let active = |name: &str| self.is_active(name);
@@ -586,6 +584,7 @@ impl Linter {
             call: None,
             ts: None,
             fingerprint: None,
+            about: None,
             help: Some("record a time on every line (`ts`, or the MCP envelope's `ts`/`timestamp`; `[hh:mm:ss]` in a transcript) to have them judged".into()),
         });
     }
@@ -608,6 +607,7 @@ impl Linter {
                 call: None,
                 ts: None,
                 fingerprint: None,
+                about: None,
             };
             d.bound();
             d
@@ -678,10 +678,12 @@ impl Linter {
             }
             a.check(&call, &mut out);
         }
+        // As `check` keeps them: of the findings about the call itself, the
+        // first, wherever it is.
+        sort(&mut out);
+        dedup(&mut out);
         let on_pending = |s: crate::model::Span| s.start >= at.start && s.start <= at.end;
         out.retain(|d| on_pending(d.primary.at.span));
-        sort(&mut out);
-        out.dedup_by(|a, b| a == b);
         out
     }
 
@@ -818,6 +820,7 @@ pub fn cap_repeats(d: &mut Vec<Diagnostic>, max: usize, more: Option<Repeats>) {
             call: None,
             ts: None,
             fingerprint: None,
+            about: None,
         });
     }
     sort(d);

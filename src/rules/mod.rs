@@ -42,6 +42,7 @@ impl Cx<'_, '_> {
             call: self.call.call_id.map(str::to_string),
             ts,
             fingerprint: None,
+            about: f.about,
         };
         d.bound();
         self.out.push(d);
