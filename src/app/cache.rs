@@ -277,6 +277,7 @@ impl Entry {
                 call: d.call,
                 ts: d.ts,
                 fingerprint: None,
+                about: None,
             });
         }
         Some(FileResult {

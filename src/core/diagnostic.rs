@@ -61,6 +61,10 @@ pub struct Diagnostic {
     /// What the finding is about, as a stable key ([`crate::lint::fingerprint`]);
     /// set once the file's findings are final.
     pub fingerprint: Option<String>,
+    /// What the finding is about, for a finding about the call rather than
+    /// one record ([`Finding::about`]): of the findings of one rule with the
+    /// same key in one call of a file, the engine keeps the first.
+    pub about: Option<String>,
 }
 
 impl Diagnostic {
@@ -95,6 +99,7 @@ pub struct Finding {
     pub labels: Vec<Label>,
     pub help: Option<String>,
     pub agent: Option<String>,
+    pub about: Option<String>,
 }
 
 impl Finding {
@@ -105,7 +110,17 @@ impl Finding {
             labels: Vec::new(),
             help: None,
             agent: None,
+            about: None,
         }
+    }
+    /// What the finding is about when that is the call itself, not a record
+    /// (a pair of names): one finding per key, rule and call. An input read
+    /// as several logs of one call (a transcript is linted from every
+    /// agent's side) shows such a thing in each of them, each log in its own
+    /// words; the engine keeps the first, in file order.
+    pub fn about(mut self, key: impl Into<String>) -> Finding {
+        self.about = Some(key.into());
+        self
     }
     /// The text under the primary underline.
     pub fn here(mut self, text: impl Into<String>) -> Finding {
@@ -130,6 +145,19 @@ impl Finding {
         self
     }
 }
+/// Sorted findings ([`sort`]) without repeats: the same finding once (one
+/// input can yield several views of the same lines: a transcript is linted
+/// from every agent's side), and of the findings of one rule about the same
+/// thing in one call ([`Finding::about`]) the first.
+pub fn dedup(d: &mut Vec<Diagnostic>) {
+    d.dedup_by(|a, b| a == b);
+    let mut about = std::collections::HashSet::new();
+    d.retain(|x| match &x.about {
+        Some(key) => about.insert((x.rule, x.call.clone(), key.clone())),
+        None => true,
+    });
+}
+
 /// Findings in file order; ties by rule name.
 pub fn sort(d: &mut [Diagnostic]) {
     d.sort_by(|a, b| {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::diagnostic::{sort, Diagnostic, Label, Severity};
+use crate::core::diagnostic::{dedup, sort, Diagnostic, Label, Severity};
 use crate::core::meta::{OptValue, RuleMeta, Scope};
 use crate::input::{self, Problem};
 use crate::lint::config::{Config, ConfigError};
@@ -554,9 +554,7 @@ impl Linter {
             self.lint_log(log, roles_known, &mut diagnostics, &mut says, seen);
         }
         sort(&mut diagnostics);
-        // One input can yield several views of the same lines (a transcript
-        // is linted from every agent's side): the same finding once.
-        diagnostics.dedup_by(|a, b| a == b);
+        dedup(&mut diagnostics);
         self.drop_ignored(path, &mut diagnostics);
         if let Some(src) = suppressions {
             let active = |name: &str| self.is_active(name);
@@ -652,6 +650,7 @@ impl Linter {
             call: None,
             ts: None,
             fingerprint: None,
+            about: None,
             help: Some("say who is who in the file's headers (`# human: Name`, `# agents: A, B`, `# voicebot: Delta`; in captions `NOTE human: Name` ...) or in callint.toml (`human = \"Name\"`, `agents = [\"A\", \"B\"]`, `voicebot = \"Delta\"`)".into()),
         };
         d.bound();
@@ -718,6 +717,7 @@ impl Linter {
             call: None,
             ts: None,
             fingerprint: None,
+            about: None,
             help: Some("record a time on every line (`ts`, or the MCP envelope's `ts`/`timestamp`; `[hh:mm:ss]` in a transcript) to have them judged".into()),
         });
     }
@@ -740,6 +740,7 @@ impl Linter {
                 call: None,
                 ts: None,
                 fingerprint: None,
+                about: None,
             };
             d.bound();
             d
@@ -937,6 +938,7 @@ pub fn cap_repeats(d: &mut Vec<Diagnostic>, max: usize, more: Option<Repeats>) {
             call: None,
             ts: None,
             fingerprint: None,
+            about: None,
         });
     }
     sort(d);

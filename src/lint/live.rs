@@ -24,7 +24,7 @@
 //! so the pending record is judged against its own call only, whichever
 //! call came last.
 
-use crate::core::diagnostic::{sort, Diagnostic};
+use crate::core::diagnostic::{dedup, sort, Diagnostic};
 use crate::lint::engine::Linter;
 use crate::model::{Call, Meta, Record, Span};
 
@@ -227,10 +227,12 @@ impl Live {
         }
         self.current = current;
         self.next = next;
+        // As `check` keeps them: of the findings about the same thing in
+        // the call, the first, wherever it is.
+        sort(&mut out);
+        dedup(&mut out);
         let on_pending = |s: Span| s.start >= at.start && s.start <= at.end;
         out.retain(|d| on_pending(d.primary.at.span));
-        sort(&mut out);
-        out.dedup_by(|a, b| a == b);
         out
     }
 }

@@ -216,6 +216,7 @@ pub fn apply(
                 call: None,
                 ts: None,
                 fingerprint: None,
+                about: None,
             };
             d.bound();
             found.push(d);

@@ -241,6 +241,19 @@ impl Record {
             path: t.path,
         }
     }
+    /// Where a finding about this record points when it names `a`, a place
+    /// of the record: `a` when it lies in the record's own bytes (a native
+    /// log's line holds a call and its answer), else the record's head. A
+    /// client's session keeps a call's answer in an entry of its own, after
+    /// the call's; a finding about the call points at the call there too, so
+    /// that it is at the same record in every shape of the log.
+    pub fn on_record(&self, a: Anchor) -> Anchor {
+        if a.span.start >= self.span.start && a.span.end <= self.span.end {
+            a
+        } else {
+            self.head()
+        }
+    }
     /// The anchor a finding about the whole record points at: the value
     /// naming what the record is (`fn`, `chat`, `tool`).
     pub fn head(&self) -> Anchor {

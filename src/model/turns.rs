@@ -208,9 +208,16 @@ fn judge(
         .filter(|&&j| j != GONE)
         .take(LOOK_BACK)
         .take_while(|j| recent(j));
+    // A new question put to an agent whose line answered the human's own
+    // question is no answer to that agent: the human has had the answer, and
+    // the say opens an exchange of its own.
+    let human_asked = st.human.is_some_and(|h| asked.get(call, h));
     for &j in latest.clone() {
         let other = &call.utterances[j];
         if live(j) && u.addressed_to.iter().any(|n| same_name(n, other.speaker)) {
+            if human_asked && asked.get(call, k) {
+                return None;
+            }
             return Some((Breach::AnsweredAgent, j));
         }
     }
@@ -222,7 +229,7 @@ fn judge(
         && latest.clone().any(|&l| l == j)
         && live(j)
         && answer_marker(lex, u.text)
-        && !st.human.is_some_and(|h| asked.get(call, h))
+        && !human_asked
     {
         return Some((Breach::AnsweredAgent, j));
     }

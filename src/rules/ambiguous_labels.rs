@@ -8,6 +8,7 @@ use crate::text::addressing::{compared_with, LabelKeys};
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::rules::{Cx, Rule};
+use crate::model::turns::name_key;
 use crate::model::{is_voicebot, next_event, Anchor, Call, EventKind, Greet, Line, Op};
 use crate::core::escape::quote;
 
@@ -66,10 +67,17 @@ impl Rule for Check {
                     (Some((x, _)), Some((y, _))) if x > y => (b, a),
                     _ => (a, b),
                 };
-                let Some((_, at)) = second.first else {
+                let Some((k, at)) = second.first else {
                     continue;
                 };
-                out.push(finding(first, second, at));
+                // At the record where it shows up, in every shape of the
+                // log: a session keeps a call's answer apart from the call.
+                let here = cx.call.records[k].on_record(at);
+                let mut f = finding(first, second, here);
+                if here != at {
+                    f = f.label(at, format!("{} is named here", quote(second.name, 30)));
+                }
+                out.push(f);
                 found += 1;
                 if found == MAX_PER_NAME {
                     break;
@@ -234,7 +242,11 @@ fn finding(first: &Part<'_>, second: &Part<'_>, at: Anchor) -> Finding {
     if matches!(second.kind, Kind::Agent) {
         f = f.agent(second.name);
     }
-    f
+    // One finding per pair of names, whatever roles the names are seen in
+    // and whichever agent's log of the call shows them.
+    let mut pair = [name_key(first.name), name_key(second.name)];
+    pair.sort();
+    f.about(pair.join("\u{0}"))
 }
 
 #[cfg(test)]

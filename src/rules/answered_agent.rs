@@ -213,6 +213,33 @@ mod tests {
     }
 
     #[test]
+    fn a_new_question_to_an_agent_that_answered_the_human_is_no_answer() {
+        let asked = |text: &str| {
+            log(
+                "Claude",
+                &[
+                    user(10_000, "Is the canary healthy?", Some(&[])),
+                    heard(
+                        14_000,
+                        "Promo",
+                        "Oliver, yes, the canary is healthy.",
+                        &["Oliver"],
+                        true,
+                    ),
+                    say(16_000, "s1", text),
+                ],
+            )
+        };
+        assert!(all(&asked("Promo, which build is the canary running?")).is_empty());
+        assert!(all(&asked("Promo, can you send me the canary dashboard")).is_empty());
+        // Words for that agent that ask nothing still answer it.
+        assert_eq!(
+            all(&asked("Promo, I saw the same on the dashboard.")),
+            [(5, RULE)]
+        );
+    }
+
+    #[test]
     fn welcoming_a_greeting_is_not_answering() {
         let log = log(
             "Claude",

@@ -255,17 +255,23 @@ pub fn bundle(item: &str) -> Option<Bundle> {
     let verbs = lex.phrases("board.action-verbs");
     let finals = lex.phrases("board.action-verbs-final");
     // "Fix login, update docs and tag release"; but in "Fix the build and
-    // test job" or "Check read and write latency", "and" joins two
-    // modifiers of one noun: a part of a verb and one noun, joined by "and"
-    // to a part that ends in a word of that kind, is read with the part
-    // before as one thing.
+    // test job", "Check read and write permissions on the bucket" or
+    // "Document install and upgrade for macOS", "and" joins two words that
+    // look like verbs and are not: modifiers of one noun, or the objects of
+    // the verb before. A part led by such a word, joined by "and" to a part
+    // that ends in one, is read with the part before as one thing, unless a
+    // new noun phrase of its own follows the word ("Fix the build and test
+    // the release").
+    let object_starts = lex.phrases("board.object-starts");
     let modifier = |k: usize| {
         let p = &parts[k];
         k > 0
             && ranges[k].2
-            && p.count() == 2
+            && p.count() >= 2
             && verbs.has(p.word(0))
             && verbs.has(parts[k - 1].word(parts[k - 1].count() - 1))
+            && !object_starts.has(p.word(1))
+            && !PRONOUNS.contains(&p.word(1))
     };
     let tasks: Vec<String> = parts
         .iter()
@@ -314,6 +320,8 @@ mod tests {
             "Read the RFC and update the docs",
             "Review pros and cons, then update the cache docs",
             "Fix login and update docs",
+            "Check the logs and test the release on staging",
+            "Check read access and update the docs",
         ] {
             assert!(bundle(item).is_some(), "{item}");
         }
@@ -339,6 +347,12 @@ mod tests {
             "Compare pros and cons of the two caches",
             "Fix the build and test job",
             "Check read and write latency",
+            "Check read and write permissions on the bucket",
+            "Check read, write and delete permissions for the bot",
+            "Check read, write, and delete permissions for the bot",
+            "Document install and upgrade for macOS",
+            "Compare build and deploy times of staging",
+            "Review merge and release notes for 2.4",
             "Build- und Testjob fixen",
             "Vor- und Nachteile der zwei Caches vergleichen",
             "",

@@ -191,6 +191,27 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_minute_without_the_steps_fires() {
+        // Joined without `greet`, greeted with a say, then only listened:
+        // the log runs a whole minute past the join, and no step came.
+        let quiet = log(&[
+            r#"{"ts":"2026-10-10T09:00:00.000Z","fn":"join","args":{"call_id":"c-1","label":"Kit","greet":false},"result":{"status":"joined","context":{"lang":"en"}}}"#,
+            r#"{"ts":"2026-10-10T09:00:01.000Z","fn":"say","args":{"text":"Hi, this is Kit, I'm in and listening."},"result":{"say_id":"s1","say_status":"queued"}}"#,
+            r#"{"ts":"2026-10-10T09:00:51.000Z","fn":"next","result":{"type":"timeout"}}"#,
+            r#"{"ts":"2026-10-10T09:01:00.000Z","fn":"next","result":{"type":"timeout"}}"#,
+        ]);
+        assert_eq!(fired("join-sequence", &quiet), [1]);
+        // A step at the minute's end still counts as within it.
+        let in_time = log(&[
+            JOIN,
+            r#"{"ts":"2026-10-10T09:00:30.000Z","fn":"status","args":{"emoji":"🛠️","doing":"Reading the diff"},"result":{}}"#,
+            r#"{"ts":"2026-10-10T09:00:45.000Z","fn":"activity","args":{"text":"Reading the diff"},"result":{}}"#,
+            r#"{"ts":"2026-10-10T09:01:01.000Z","fn":"show","args":{"panel":"board"},"result":{}}"#,
+        ]);
+        assert!(fired("join-sequence", &in_time).is_empty());
+    }
+
+    #[test]
     fn an_empty_board_is_not_the_status_step() {
         let empty = log(&[
             JOIN,

@@ -42,6 +42,7 @@ impl Cx<'_, '_> {
             call: self.call.call_id.map(str::to_string),
             ts,
             fingerprint: None,
+            about: f.about,
         };
         d.bound();
         self.out.push(d);
@@ -310,7 +311,9 @@ impl Once {
 }
 
 /// True when the log shows that `window` ms after the record at `i` have
-/// passed: a later record is timed past them. A log that ends sooner (a
+/// passed: a later record is timed at their end or past it (a record a
+/// whole minute after a join shows that minute; what was due within it
+/// is due by then). A log that ends sooner (a
 /// recording cut short, a log still being written) cannot show what came
 /// in the rest of the window, so the rules that wait for something within
 /// it stay silent there. An untimed log is judged as far as it goes.
@@ -320,7 +323,7 @@ pub(crate) fn window_passed(records: &[crate::model::Record], i: usize, window: 
         return false;
     }
     match (records[i].ts, rest.iter().filter_map(|r| r.ts).max()) {
-        (Some(start), Some(last)) => last.saturating_sub(start) > window,
+        (Some(start), Some(last)) => last.saturating_sub(start) >= window,
         _ => true,
     }
 }

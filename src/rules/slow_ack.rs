@@ -70,10 +70,15 @@ impl Rule for Check {
                             if next_event(later)
                                 .is_some_and(|e| matches!(e.kind, EventKind::User(_)))
                             {
-                                out.push(
-                                    Finding::new(asked, format!("{me} was addressed here and said nothing before {human} spoke again"))
-                                        .here("no acknowledgement"),
-                                );
+                                // At the record that brought the human's
+                                // line, in every shape of the log.
+                                let at = r.on_record(asked);
+                                let mut f = Finding::new(at, format!("{me} was addressed here and said nothing before {human} spoke again"))
+                                    .here("no acknowledgement");
+                                if at != asked {
+                                    f = f.label(asked, format!("{human} addressed {me} here"));
+                                }
+                                out.push(f);
                                 break;
                             }
                         }

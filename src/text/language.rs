@@ -414,7 +414,292 @@ pub fn claimed_language(text: &str) -> Option<Lang> {
         }
         return Some(if english { Lang::En } else { Lang::De });
     }
+    german_claim(text)
+}
+
+/// A German claim in any of the word orders German allows, with modal
+/// particles and adverbs between its parts: "Wir sprechen doch Deutsch",
+/// "Deutsch sprechen wir ja", "Die Sprache ist ja jetzt Deutsch", "Auf
+/// Englisch läuft der Call".
+///
+/// Each clause (a sentence's part between commas, colons, semicolons or
+/// dashes) is read as a list of parts: the language (`Deutsch`, `auf
+/// Englisch`), a subject (`wir`, `man`), the noun of the call or of its
+/// language (`der Call`, `die Sprache`, `die Call-Sprache`), a finite verb
+/// (`sprechen`, `wird`, `ist`, `läuft`), a participle (`gesprochen`), and
+/// particles and adverbs that say nothing about the claim (`doch`, `ja`,
+/// `hier`, `jetzt`). A clause is a claim when it is made of exactly the
+/// parts of one of four statements (we speak X; X is spoken; the language
+/// is X; the call is in X) and nothing else, with the finite verb second,
+/// as in a German statement: a verb first is a question or a proposal
+/// ("Sprechen wir Deutsch"), and a modal verb, a conjunction or any other
+/// word makes the clause something else ("Wir sollten Deutsch sprechen",
+/// "wenn wir Deutsch sprechen"). Questions and negated sentences claim
+/// nothing.
+fn german_claim(text: &str) -> Option<Lang> {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest.find(['.', '!', '?', '\n']).unwrap_or(rest.len());
+        let sentence = &rest[..end];
+        let question = rest[end..].starts_with('?');
+        rest = rest.get(end + 1..).unwrap_or("");
+        if question || is_negated(sentence) {
+            continue;
+        }
+        for clause in sentence.split([',', ';', ':', '\u{2013}', '\u{2014}']) {
+            if let Some(lang) = german_clause(clause) {
+                return Some(lang);
+            }
+        }
+    }
     None
+}
+
+/// The parts of a German clause about the call language.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The language, with whether a preposition led it (`auf Deutsch`).
+    Lang(Lang, bool),
+    /// `wir`, `man`, `alle`.
+    Subject,
+    /// `die Sprache`, `die Call-Sprache`.
+    LangNoun,
+    /// `der Call`, `das Meeting`.
+    CallNoun,
+    /// Finite verbs: of speaking, the passive's `wird`, the copula, `läuft`.
+    Speak,
+    Passive,
+    Copula,
+    Runs,
+    /// `gesprochen`.
+    Participle,
+    /// `statt` of "findet ... statt", `uns` of "unterhalten uns".
+    Particle,
+    /// Particles and adverbs that may stand anywhere.
+    Adverb,
+}
+
+/// One clause, read as [`Part`]s; `None` when a word is none of them or the
+/// parts make no claim.
+fn german_clause(clause: &str) -> Option<Lang> {
+    const ADVERBS: &[&str] = &[
+        "doch",
+        "ja",
+        "eben",
+        "halt",
+        "mal",
+        "wohl",
+        "schon",
+        "denn",
+        "nun",
+        "eigentlich",
+        "übrigens",
+        "nämlich",
+        "ohnehin",
+        "sowieso",
+        "bekanntlich",
+        "natürlich",
+        "offenbar",
+        "offensichtlich",
+        "klar",
+        "hier",
+        "jetzt",
+        "heute",
+        "gerade",
+        "momentan",
+        "aktuell",
+        "derzeit",
+        "inzwischen",
+        "mittlerweile",
+        "noch",
+        "immer",
+        "nur",
+        "ausschließlich",
+        "miteinander",
+        "es",
+        "drin",
+        "eh",
+    ];
+    // Words before the clause proper ("Also wir sprechen ...", "Und hier ...").
+    const OPENERS: &[&str] = &["also", "ok", "okay", "gut", "na", "ach", "so", "und"];
+    const CALL_NOUNS: &[&str] = &["call", "meeting", "gespräch", "anruf", "telefonat"];
+    const LANG_NOUNS: &[&str] = &[
+        "sprache",
+        "callsprache",
+        "meetingsprache",
+        "gesprächssprache",
+        "anrufsprache",
+    ];
+    let words: Vec<String> = clause
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .map(|w| w.replace('-', "").to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // A claim is a handful of words.
+    if words.len() > 12 {
+        return None;
+    }
+    let opened = words
+        .iter()
+        .take_while(|w| OPENERS.contains(&w.as_str()))
+        .count();
+    let words = &words[opened..];
+    let det = |w: &str| {
+        matches!(
+            w,
+            "der"
+                | "die"
+                | "das"
+                | "dieser"
+                | "diese"
+                | "dieses"
+                | "unser"
+                | "unsere"
+                | "euer"
+                | "eure"
+        )
+    };
+    let lang_of = |x: &str| match x {
+        "deutsch" | "german" => Some(Lang::De),
+        "englisch" | "english" => Some(Lang::En),
+        _ => None,
+    };
+    // Words a phrase of the call's place takes ("im Call", "in diesem
+    // Meeting", "des Calls"), or 0.
+    let place = |w: &[String]| -> usize {
+        let noun = |x: &str| CALL_NOUNS.contains(&x);
+        let genitive = |x: &str| {
+            CALL_NOUNS
+                .iter()
+                .any(|n| x.strip_prefix(n).is_some_and(|e| e == "s" || e == "es"))
+        };
+        match w {
+            [a, b, ..] if a == "im" && noun(b) => 2,
+            [a, b, c, ..]
+                if matches!(a.as_str(), "in" | "bei")
+                    && matches!(b.as_str(), "dem" | "diesem" | "unserem")
+                    && noun(c) =>
+            {
+                3
+            }
+            [a, b, ..] if matches!(a.as_str(), "des" | "dieses" | "unseres") && genitive(b) => 2,
+            _ => 0,
+        }
+    };
+    let mut parts: Vec<Part> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        let n = place(&words[i..]);
+        if n > 0 {
+            // After the noun of the language, it belongs to it ("die
+            // Sprache des Calls"); elsewhere, it is an adverb.
+            if parts.last() != Some(&Part::LangNoun) {
+                parts.push(Part::Adverb);
+            }
+            i += n;
+            continue;
+        }
+        if let Some(l) = lang_of(w) {
+            parts.push(Part::Lang(l, false));
+            i += 1;
+            continue;
+        }
+        if matches!(w, "auf" | "in") {
+            let l = words.get(i + 1).and_then(|x| lang_of(x))?;
+            parts.push(Part::Lang(l, true));
+            i += 2;
+            continue;
+        }
+        if det(w) {
+            let noun = words.get(i + 1).map(String::as_str)?;
+            if LANG_NOUNS.contains(&noun) {
+                parts.push(Part::LangNoun);
+            } else if CALL_NOUNS.contains(&noun) {
+                parts.push(Part::CallNoun);
+            } else {
+                return None;
+            }
+            i += 2;
+            continue;
+        }
+        let part = match w {
+            _ if LANG_NOUNS.contains(&w) => Part::LangNoun,
+            "wir" | "man" => Part::Subject,
+            // "Alle sprechen Deutsch"; beside "wir", an adverb.
+            "alle" if !words.iter().any(|x| x == "wir" || x == "man") => Part::Subject,
+            "alle" => Part::Adverb,
+            "sprechen" | "reden" | "spricht" | "redet" | "unterhalten" => Part::Speak,
+            "wird" => Part::Passive,
+            "ist" | "bleibt" => Part::Copula,
+            "läuft" | "findet" => Part::Runs,
+            "gesprochen" | "geredet" => Part::Participle,
+            "statt" | "uns" => Part::Particle,
+            _ if ADVERBS.contains(&w) => Part::Adverb,
+            _ => return None,
+        };
+        parts.push(part);
+        i += 1;
+    }
+    let count = |p: Part| parts.iter().filter(|&&x| x == p).count();
+    let mut langs = parts.iter().filter_map(|p| match p {
+        Part::Lang(l, led) => Some((*l, *led)),
+        _ => None,
+    });
+    let (lang, led) = langs.next()?;
+    if langs.next().is_some() {
+        return None;
+    }
+    let finite: Vec<usize> = (0..parts.len())
+        .filter(|&k| {
+            matches!(
+                parts[k],
+                Part::Speak | Part::Passive | Part::Copula | Part::Runs
+            )
+        })
+        .collect();
+    // One finite verb, second: after exactly one part, or after adverbs
+    // that make one ("Hier im Call sprechen wir ...").
+    let [v] = finite[..] else { return None };
+    if v == 0 || (v > 1 && !parts[..v].iter().all(|&p| p == Part::Adverb)) {
+        return None;
+    }
+    let parts = &parts[v - 1..];
+    // Nothing but the language, adverbs and `allowed`.
+    let only = |allowed: &[Part]| {
+        parts
+            .iter()
+            .all(|p| matches!(p, Part::Lang(..) | Part::Adverb) || allowed.contains(p))
+    };
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let claim = match parts[1] {
+        // "Wir sprechen doch Deutsch", "Deutsch spricht man hier", "Wir
+        // unterhalten uns auf Englisch".
+        Part::Speak => {
+            count(Part::Subject) == 1
+                && only(&[Part::Subject, Part::Speak, Part::Particle])
+                && count(Part::Particle) == usize::from(has("unterhalten"))
+        }
+        // "Hier wird ja Deutsch gesprochen", "Gesprochen wird Deutsch".
+        Part::Passive => {
+            count(Part::Participle) == 1
+                && (parts[0] == Part::Participle || parts.last() == Some(&Part::Participle))
+                && only(&[Part::Passive, Part::Participle])
+        }
+        // "Die Sprache ist ja jetzt Deutsch", "Deutsch ist die Sprache".
+        Part::Copula if count(Part::LangNoun) == 1 => !led && only(&[Part::LangNoun, Part::Copula]),
+        // "Der Call ist ja auf Englisch", "Auf Deutsch läuft der Call",
+        // "Der Call findet auf Deutsch statt".
+        Part::Copula | Part::Runs => {
+            let takes_place = has("findet");
+            led && count(Part::CallNoun) == 1
+                && only(&[Part::CallNoun, Part::Copula, Part::Runs, Part::Particle])
+                && count(Part::Particle) == usize::from(takes_place)
+                && (!takes_place || parts.last() == Some(&Part::Particle))
+        }
+        _ => false,
+    };
+    claim.then_some(lang)
 }
 
 fn is_negated(sentence: &str) -> bool {
@@ -1134,6 +1419,58 @@ mod tests {
             ("", None),
         ] {
             assert_eq!(claimed_language(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn german_claims_with_particles_and_in_any_word_order() {
+        for (text, want) in [
+            ("Wir sprechen doch Deutsch.", Lang::De),
+            ("Deutsch sprechen wir ja.", Lang::De),
+            ("Die Sprache ist ja jetzt Deutsch.", Lang::De),
+            ("Wir sprechen hier ja eh nur Deutsch.", Lang::De),
+            ("Also, Englisch sprechen wir hier eigentlich.", Lang::En),
+            ("Hier wird ja Deutsch gesprochen.", Lang::De),
+            ("Deutsch wird hier doch gesprochen.", Lang::De),
+            ("Gesprochen wird hier Deutsch.", Lang::De),
+            ("Es wird doch Englisch gesprochen.", Lang::En),
+            ("Deutsch ist hier die Sprache.", Lang::De),
+            ("Die Call-Sprache ist doch Englisch.", Lang::En),
+            ("Die Sprache des Calls ist ja Deutsch.", Lang::De),
+            ("Der Call ist ja auf Englisch.", Lang::En),
+            ("Auf Deutsch läuft der Call doch.", Lang::De),
+            ("Das Meeting findet ja auf Deutsch statt.", Lang::De),
+            ("Hier im Call sprechen wir ja Deutsch.", Lang::De),
+            ("Man spricht hier doch Englisch.", Lang::En),
+            ("Wir unterhalten uns ja auf Deutsch.", Lang::De),
+            ("Alles klar. Wir reden ja eh Englisch, oder.", Lang::En),
+            ("Ja, Deutsch sprechen wir schon.", Lang::De),
+        ] {
+            assert_eq!(claimed_language(text), Some(want), "{text}");
+        }
+        // Questions, proposals, conditions, negations, abilities, other
+        // tenses and other topics claim nothing.
+        for text in [
+            "Sprechen wir doch Deutsch.",
+            "Sprechen wir Deutsch?",
+            "Deutsch sprechen wir ja, oder?",
+            "Wird hier eigentlich Deutsch gesprochen.",
+            "Wir sollten Deutsch sprechen.",
+            "Lass uns Deutsch sprechen.",
+            "Wenn wir Deutsch sprechen, geht es schneller.",
+            "Wir sprechen doch nicht Deutsch.",
+            "Deutsch sprechen wir hier nie.",
+            "Wir sprechen auch Deutsch.",
+            "Der Call lief ab der Hälfte auf Englisch.",
+            "Wir sprechen gleich über Deutsch und Englisch.",
+            "Die Sprache der Doku ist Deutsch.",
+            "Die Doku ist auf Deutsch.",
+            "Deutsch ist schwer.",
+            "Ich spreche Deutsch und Englisch.",
+            "Die deutsche Version ist fertig.",
+            "Mach bitte einen Call auf Deutsch auf.",
+        ] {
+            assert_eq!(claimed_language(text), None, "{text}");
         }
     }
 

@@ -230,3 +230,20 @@ fn names_that_differ_in_a_whole_word_are_not_alike() {
     let (_, out) = check_file("room.txt", &room.replace("Rohit Das", "Kit2"));
     assert!(out.contains("ambiguous-labels"), "{out}");
 }
+
+/// Two names alike are one finding per call: a transcript is linted from
+/// every agent's side, and each side shows the pair in its own words (this
+/// agent, an agent) and, for an agent that spoke late, at a later line.
+/// Each pair is reported once, where the later name first shows up.
+#[test]
+fn a_pair_of_names_alike_is_one_finding_per_call() {
+    let room = "# human: Ines\n# agents: Kit, Bolt, Juno\n# lang: en\n[10:00:00] Kit: Hi, this is Kit, I am in and listening.\n[10:00:02] Bolt: Hi, this is Bolt, I am in and listening.\n[10:00:04] Juno: Hi, this is Juno, I am in and listening.\n[10:00:06] Kit2: Hello all, this is Kit2.\n[10:00:08] Ines: Welcome. Let us look at the release.\n[10:00:10] Kit: The release notes are on my board.\n[10:00:12] Bolt 2: Hello from Bolt 2.\n[10:00:14] Bolt: The build is green.\n[10:00:16] Kit2: I can take the docs.\n";
+    let (_, out) = check_file("room.txt", room);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("ambiguous-labels"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("room.txt:7:"), "{out}");
+    assert!(lines[1].starts_with("room.txt:10:"), "{out}");
+}

@@ -83,6 +83,7 @@ fn the_harness_catches_broken_promises() {
         call: None,
         ts: None,
         fingerprint: None,
+        about: None,
     };
     // Past the end of the input, and ending before it starts.
     for span in [Span::new(5, 500), Span::new(9, 3)] {

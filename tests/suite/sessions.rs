@@ -463,3 +463,60 @@ fn one_folder_of_every_shape_finds_the_call_in_each() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `(line, rule)` of every finding `callint check` prints for `path`.
+fn lines_and_rules(path: &str) -> Vec<(usize, String)> {
+    let o = common::callint(&["check", "--no-cache", path, "--format", "concise"]);
+    stdout(&o)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(path)?.strip_prefix(':')?;
+            let line: usize = rest.split(':').next()?.parse().ok()?;
+            let rule = rest.split('[').nth(1)?.split(']').next()?;
+            Some((line, rule.to_string()))
+        })
+        .collect()
+}
+
+/// A finding about a record points at the same record in the native log
+/// and in the Claude Code session of the same call: in the session, at the
+/// call's `tool_use` entry, also where what it is about (the human's line,
+/// a name in `operators_said` or in the server's lists) is in the
+/// `tool_result` entry after it.
+#[test]
+fn findings_point_at_the_same_record_in_a_session_as_in_the_native_log() {
+    let native = lines_and_rules("corpus/session-anchors/vela.jsonl");
+    let session_path = "corpus/session-anchors-claude/vela.jsonl";
+    let session = lines_and_rules(session_path);
+    assert_eq!(native.len(), 3, "{native:?}");
+    let rules = |v: &[(usize, String)]| v.iter().map(|x| x.1.clone()).collect::<Vec<_>>();
+    assert_eq!(rules(&native), rules(&session));
+    let text = std::fs::read_to_string(root().join(session_path)).unwrap();
+    let entries: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The record of each native finding, and the session's entry.
+    let native_text =
+        std::fs::read_to_string(root().join("corpus/session-anchors/vela.jsonl")).unwrap();
+    let records: Vec<Value> = native_text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for ((n, rule), (s, _)) in native.iter().zip(&session) {
+        let entry = &entries[s - 1];
+        let block = &entry["message"]["content"][0];
+        assert_eq!(block["type"], "tool_use", "{rule} at session line {s}");
+        let function = block["name"].as_str().unwrap().rsplit("__").next().unwrap();
+        assert_eq!(
+            function,
+            records[n - 1]["fn"],
+            "{rule}: native line {n}, session line {s}"
+        );
+        let args = records[n - 1].get("args").cloned().unwrap_or(json!({}));
+        assert_eq!(
+            block["input"], args,
+            "{rule}: native line {n}, session line {s}"
+        );
+    }
+}
