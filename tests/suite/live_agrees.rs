@@ -36,6 +36,12 @@ use callint::lint::engine::Linter;
 use crate::common::{self, convert, scratch};
 use crate::guard_agrees::write;
 
+/// A case's files: name and bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// A conversion of a case's native logs into another shape.
+type Convert = fn(&[(String, Vec<u8>)]) -> convert::Converted;
+
 /// The serialisations: (spaced, reversed, name).
 const SERIALISATIONS: [(bool, bool, &str); 3] = [
     (false, false, "compact"),
@@ -114,7 +120,7 @@ impl Tally {
 
 /// The native cases of the corpus: each case's files, when all of them are
 /// native logs.
-fn native_cases() -> Vec<(String, Vec<(String, Vec<u8>)>)> {
+fn native_cases() -> Vec<(String, Files)> {
     let mut out = Vec::new();
     for case in common::corpus_cases() {
         let logs: Vec<(String, Vec<u8>)> = common::case_logs(&case)
@@ -167,7 +173,7 @@ fn linter() -> Linter {
 fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
     let linter = linter();
     let cache = dir.join("cache");
-    let (convert, suffix): (fn(&[(String, Vec<u8>)]) -> convert::Converted, _) = match client {
+    let (convert, suffix): (Convert, _) = match client {
         Client::ClaudeCode => (convert::claude, "claude"),
         _ => (convert::codex, "codex"),
     };

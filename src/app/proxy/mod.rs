@@ -97,7 +97,14 @@ impl Judge {
     /// Note a message that went by, as the line `line` of the trace.
     pub fn note(&mut self, msg: &Value, line: &[u8]) {
         let keep = match msg {
-            Value::Array(items) => items.iter().fold(false, |k, m| self.wanted(m) || k),
+            // Every message of a batch is noted (no short cut).
+            Value::Array(items) => {
+                let mut any = false;
+                for m in items {
+                    any |= self.wanted(m);
+                }
+                any
+            }
             m => self.wanted(m),
         };
         if !keep {
