@@ -130,12 +130,10 @@ pub const REWRITE_AFTER: u64 = 256 << 10;
 /// given) for the next call to start from.
 pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_>>) -> Verdict {
     let name = one_line(&hook.tool_name);
-    let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
-        return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
+    let (server, _) = match voicehook_tool(hook) {
+        Ok(t) => t,
+        Err(v) => return v,
     };
-    if !FUNCTIONS.contains(&function_name(tool)) {
-        return Verdict::Allow(format!("{name} is no voicehook function"));
-    }
     let Some(path) = &hook.transcript_path else {
         return Verdict::Allow("the hook input names no transcript".into());
     };
@@ -204,9 +202,7 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
         .flatten()
         .next()
         .map_or(now, |t| t.max(now));
-    let all = linter
-        .pending_needs()
-        .intersects(Evidence::CHAT.and(Evidence::TOOLS));
+    let all = !only_calls_read(linter);
     let done = calls_only(&bytes[..keep], server, 0, all, &mut kept.ids);
     kept.reader.read(&done, false);
     let rewrite = keep > 0
@@ -241,6 +237,49 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
         return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
     };
     judge_record(linter, log, k, server)
+}
+
+/// The server and tool of the voicehook function `hook` calls, or the
+/// verdict that lets a call of anything else through unjudged.
+pub(crate) fn voicehook_tool(hook: &Hook) -> Result<(&str, &str), Verdict> {
+    let name = one_line(&hook.tool_name);
+    let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
+        return Err(Verdict::Allow(format!(
+            "{name} is not a tool of an MCP server"
+        )));
+    };
+    if !FUNCTIONS.contains(&function_name(tool)) {
+        return Err(Verdict::Allow(format!("{name} is no voicehook function")));
+    }
+    Ok((server, tool))
+}
+
+/// True when no active rule that judges a pending call reads the chat with
+/// the agent's user or the agent's other tools (their declared needs): a
+/// live reader may then read only the server's calls and their answers.
+pub(crate) fn only_calls_read(linter: &Linter) -> bool {
+    !linter
+        .pending_needs()
+        .intersects(Evidence::CHAT.and(Evidence::TOOLS))
+}
+
+/// Judge the pending call a session reader read as the record that starts
+/// at or after `base` (where it was appended to the session's bytes).
+pub(crate) fn judge_appended(
+    linter: &Linter,
+    parsed: crate::input::Parsed,
+    base: usize,
+    server: &str,
+    name: &str,
+) -> Verdict {
+    let found = parsed.logs.into_iter().find_map(|log| {
+        let k = log.records.iter().rposition(|r| r.span.start >= base)?;
+        Some((log, k))
+    });
+    match found {
+        Some((log, k)) => judge_record(linter, log, k, server),
+        None => Verdict::Allow(format!("{name} could not be read as a voicehook call")),
+    }
 }
 
 /// Judge record `k` of `log`, the pending call as the session reader read

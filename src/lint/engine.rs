@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::core::diagnostic::{dedup, sort, Diagnostic, Label, Severity};
-use crate::core::meta::{OptValue, RuleMeta, Scope};
+use crate::core::meta::{Evidence, OptValue, RuleMeta, Scope};
 use crate::input::{self, Problem};
 use crate::lint::config::{Config, ConfigError};
 use crate::model::{Call, Cast, Record, Via, Who};
@@ -532,11 +532,17 @@ impl Linter {
         } = parsed;
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
-        let roles_known = unknown_roles.is_none();
+        // What this file fails to show beyond what its format cannot: the
+        // rules that need it are not run on it.
+        let lacking = if unknown_roles.is_some() {
+            Evidence::ROLES
+        } else {
+            Evidence::NONE
+        };
         if let Some(u) = &unknown_roles {
             self.unroled(format, u, &mut diagnostics);
         }
-        self.untimed(format, &logs, roles_known, &mut diagnostics);
+        self.untimed(format, &logs, lacking, &mut diagnostics);
         let mut records = 0;
         let mut says = BTreeMap::new();
         let mut calls = Vec::new();
@@ -551,7 +557,7 @@ impl Linter {
             } else {
                 None
             };
-            self.lint_log(log, roles_known, &mut diagnostics, &mut says, seen);
+            self.lint_log(log, lacking, &mut diagnostics, &mut says, seen);
         }
         sort(&mut diagnostics);
         dedup(&mut diagnostics);
@@ -587,7 +593,7 @@ impl Linter {
     fn lint_log(
         &self,
         log: &crate::model::Log,
-        roles_known: bool,
+        lacking: Evidence,
         diagnostics: &mut Vec<Diagnostic>,
         says: &mut BTreeMap<String, usize>,
         mut seen: Option<Seen<'_>>,
@@ -614,7 +620,7 @@ impl Linter {
                     *says.entry(who).or_default() += 1;
                 }
             }
-            self.run_known(&call, roles_known, diagnostics);
+            self.run_lacking(&call, lacking, diagnostics);
         });
     }
 
@@ -623,7 +629,7 @@ impl Linter {
     /// were not run on it.
     fn unroled(&self, format: input::Format, u: &input::UnknownRoles, out: &mut Vec<Diagnostic>) {
         let Some(severity) = self.unroled else { return };
-        let unjudged: Vec<&str> = rules::needing(crate::core::meta::Evidence::ROLES)
+        let unjudged: Vec<&str> = rules::needing(Evidence::ROLES)
             .filter(|r| rules::shows(format, r) && self.is_active(r))
             .collect();
         let what = match format {
@@ -664,7 +670,7 @@ impl Linter {
         &self,
         format: input::Format,
         logs: &[crate::model::Log],
-        roles_known: bool,
+        lacking: Evidence,
         out: &mut Vec<Diagnostic>,
     ) {
         use input::Format as F;
@@ -682,13 +688,9 @@ impl Linter {
         }
         // Rules that did not run for want of the roles are told of by
         // `unknown-roles`.
-        let unjudged: Vec<&str> = rules::needing(crate::core::meta::Evidence::TIMES)
+        let unjudged: Vec<&str> = rules::needing(Evidence::TIMES)
             .filter(|r| rules::shows(format, r))
-            .filter(|r| {
-                roles_known
-                    || !rules::meta(r)
-                        .is_some_and(|m| m.needs.covers(crate::core::meta::Evidence::ROLES))
-            })
+            .filter(|r| rules::meta(r).is_none_or(|m| !m.needs.intersects(lacking)))
             .collect();
         let Some(first) = records().map(|r| r.span).min_by_key(|s| s.start) else {
             return;
@@ -771,12 +773,12 @@ impl Linter {
 
     /// What the active rules that can judge a pending record need, all
     /// together: a live reader may leave out what none of them reads.
-    pub fn pending_needs(&self) -> crate::core::meta::Evidence {
+    pub fn pending_needs(&self) -> Evidence {
         self.active
             .iter()
             .map(|a| a.rule.meta())
             .filter(|m| m.judges_pending())
-            .fold(crate::core::meta::Evidence::NONE, |e, m| e.and(m.needs))
+            .fold(Evidence::NONE, |e, m| e.and(m.needs))
     }
 
     /// Run the active rules that can judge a record before anything
@@ -791,20 +793,13 @@ impl Linter {
 
     /// Run every active rule over one call.
     pub fn run(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
-        self.run_known(call, true, out);
+        self.run_lacking(call, Evidence::NONE, out);
     }
 
-    /// [`Linter::run`]; without `roles_known`, only the rules that do not
-    /// need to know who is who ([`crate::core::meta::Evidence::ROLES`]).
-    fn run_known(&self, call: &Call<'_>, roles_known: bool, out: &mut Vec<Diagnostic>) {
-        let runs = |a: &&Active| {
-            roles_known
-                || !a
-                    .rule
-                    .meta()
-                    .needs
-                    .covers(crate::core::meta::Evidence::ROLES)
-        };
+    /// [`Linter::run`], of the rules that need none of what the file
+    /// `lacking` shows.
+    fn run_lacking(&self, call: &Call<'_>, lacking: Evidence, out: &mut Vec<Diagnostic>) {
+        let runs = |a: &&Active| !a.rule.meta().needs.intersects(lacking);
         if call.records.len() < PARALLEL_RECORDS {
             for a in self.active.iter().filter(runs) {
                 a.check(call, out);

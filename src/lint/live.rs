@@ -4,7 +4,7 @@
 //! Whatever reads the log — the guard from a client's session file, the
 //! MCP proxy from the messages that pass through it, `check --follow` from
 //! a growing file — feeds the records it has read to a [`Live`], in log
-//! order, as they come ([`Live::push`], [`Live::extend`]); nothing is read
+//! order, as they come ([`Live::push`], [`Live::insert`]); nothing is read
 //! twice. [`Live::judge`] then answers for a pending record with exactly
 //! the findings `check` reports at that record on a log that holds the
 //! records fed so far and the pending one after them: the same split of the
@@ -53,20 +53,23 @@ struct Calls {
 }
 
 impl Calls {
-    /// Put `record` at `place` among the records; returns its index.
-    fn put(&mut self, place: u64, record: Record) -> usize {
+    /// Put `record` at `place` among the records (after those at the same
+    /// place).
+    fn put(&mut self, place: u64, record: Record) {
         let k = match self.places.last() {
             Some(&last) if last > place => self.places.partition_point(|&p| p <= place),
             _ => self.places.len(),
         };
         self.places.insert(k, place);
         self.records.insert(k, record);
-        k
     }
 
-    fn take(&mut self, k: usize) -> Record {
-        self.places.remove(k);
-        self.records.remove(k)
+    /// Take out the last record put at `place`.
+    fn take(&mut self, place: u64) {
+        if let Some(i) = self.places.iter().rposition(|&p| p == place) {
+            self.places.remove(i);
+            self.records.remove(i);
+        }
     }
 }
 
@@ -77,38 +80,6 @@ impl Live {
             meta,
             ..Live::default()
         }
-    }
-
-    /// The records of `log`, in order, as if pushed one by one.
-    pub fn from_log(log: crate::model::Log) -> Live {
-        let mut live = Live::new(log.meta);
-        live.extend(log.records);
-        live
-    }
-
-    /// What the log's `meta` line says, if it has one.
-    pub fn meta(&self) -> Option<&Meta> {
-        self.meta.as_ref()
-    }
-
-    /// Set what the log's `meta` line says (a reader may learn it late).
-    pub fn set_meta(&mut self, meta: Option<Meta>) {
-        self.meta = meta;
-    }
-
-    /// How many records were read, over all calls.
-    pub fn len(&self) -> usize {
-        self.calls.iter().map(|c| c.records.len()).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.calls.iter().all(|c| c.records.is_empty())
-    }
-
-    /// The records of the call the next record without a call id belongs
-    /// to, in order.
-    pub fn current(&self) -> &[Record] {
-        self.calls.get(self.current).map_or(&[], |c| &c.records)
     }
 
     /// The call `record` belongs to, made if it is the first of a new id,
@@ -218,11 +189,7 @@ impl Live {
             linter.run_pending(&call, &mut out);
         }
         for (k, place, made) in put.into_iter().rev() {
-            let c = &mut self.calls[k];
-            let i = c.places.iter().rposition(|&p| p == place).unwrap_or(0);
-            if i < c.records.len() {
-                c.take(i);
-            }
+            self.calls[k].take(place);
             self.unmake(made);
         }
         self.current = current;

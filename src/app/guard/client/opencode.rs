@@ -20,9 +20,9 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{event, mcp_name, object, split_single, string, History, Pending};
-use crate::app::guard::{judge_record, Hook, Verdict};
+use crate::app::guard::{judge_appended, voicehook_tool, Hook, Verdict};
 use crate::core::escape::one_line;
-use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
+use crate::input::server::split_mcp_name;
 use crate::lint::engine::Linter;
 use crate::model::Ms;
 
@@ -68,12 +68,10 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
 /// time `now` (or the last message's time, when that is later).
 pub(super) fn judge(linter: &Linter, hook: &Hook, messages: &[Value], now: Ms) -> Verdict {
     let name = one_line(&hook.tool_name);
-    let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
-        return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
+    let (server, tool) = match voicehook_tool(hook) {
+        Ok(t) => t,
+        Err(v) => return v,
     };
-    if !FUNCTIONS.contains(&function_name(tool)) {
-        return Verdict::Allow(format!("{name} is no voicehook function"));
-    }
     let mut doc = String::from("{\"info\":{\"id\":\"callint-guard\"},\"messages\":[");
     let mut last: Option<Ms> = None;
     for m in messages {
@@ -105,14 +103,7 @@ pub(super) fn judge(linter: &Linter, hook: &Hook, messages: &[Value], now: Ms) -
     doc.push_str(&pending.to_string());
     doc.push_str("]}");
     let parsed = crate::input::opencode::parse(doc.as_bytes(), linter.read_options());
-    let found = parsed.logs.into_iter().find_map(|log| {
-        let k = log.records.iter().rposition(|r| r.span.start >= base)?;
-        Some((log, k))
-    });
-    match found {
-        Some((log, k)) => judge_record(linter, log, k, server),
-        None => Verdict::Allow(format!("{name} could not be read as a voicehook call")),
-    }
+    judge_appended(linter, parsed, base, server, &name)
 }
 
 /// The latest time a message carries (its creation, its tools' ends).

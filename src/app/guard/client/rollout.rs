@@ -12,10 +12,8 @@
 
 use serde_json::{json, Value};
 
-use crate::app::guard::{Hook, Verdict};
+use crate::app::guard::{judge_appended, only_calls_read, voicehook_tool, Hook, Verdict};
 use crate::core::escape::{file_name, one_line};
-use crate::core::meta::Evidence;
-use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
 use crate::input::{codex, ts};
 use crate::lint::engine::Linter;
 use crate::model::Ms;
@@ -30,12 +28,10 @@ const PENDING_ID: &str = "callint-pending";
 /// time `now` (or the file's last time, when that is later).
 pub fn judge(linter: &Linter, hook: &Hook, path: &std::path::Path, now: Ms) -> Verdict {
     let name = one_line(&hook.tool_name);
-    let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
-        return Verdict::Allow(format!("{name} is not a tool of an MCP server"));
+    let (server, _) = match voicehook_tool(hook) {
+        Ok(t) => t,
+        Err(v) => return v,
     };
-    if !FUNCTIONS.contains(&function_name(tool)) {
-        return Verdict::Allow(format!("{name} is no voicehook function"));
-    }
     let mut bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -58,10 +54,7 @@ pub fn judge(linter: &Linter, hook: &Hook, path: &std::path::Path, now: Ms) -> V
     if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
         bytes.push(b'\n');
     }
-    if !linter
-        .pending_needs()
-        .intersects(Evidence::CHAT.and(Evidence::TOOLS))
-    {
+    if only_calls_read(linter) {
         bytes = calls_only(&bytes, server);
     }
     let base = bytes.len();
@@ -78,19 +71,12 @@ pub fn judge(linter: &Linter, hook: &Hook, path: &std::path::Path, now: Ms) -> V
     bytes.extend_from_slice(entry.to_string().as_bytes());
     bytes.push(b'\n');
     let parsed = codex::parse(&bytes, linter.read_options());
-    let found = parsed.logs.into_iter().find_map(|log| {
-        let k = log.records.iter().rposition(|r| r.span.start >= base)?;
-        Some((log, k))
-    });
-    let Some((log, k)) = found else {
-        return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
-    };
-    crate::app::guard::judge_record(linter, log, k, server)
+    judge_appended(linter, parsed, base, server, &name)
 }
 
 /// The lines of `bytes` that can matter to a rule judging a pending call
 /// of `server`, which reads neither the chat with the agent's user nor the
-/// agent's other tools (their declared needs, [`Linter::pending_needs`]):
+/// agent's other tools ([`only_calls_read`]):
 /// the session's `session_meta` (the thread), the server's calls, and the
 /// lines that answer them (by `call_id`). A rollout's other lines (shell
 /// output, file reads, the model's messages) are most of its bytes.
