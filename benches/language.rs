@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 
-use callint::text::language::{identify, warm_up};
+use callint::text::language::{identify, identify_in_call, warm_up, Lang};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const FILES: [&str; 3] = [
@@ -47,6 +47,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for text in &items {
                 black_box(identify(black_box(text), &ignore));
+            }
+        })
+    });
+    group.bench_function("callint identify_in_call (every language)", |b| {
+        b.iter(|| {
+            for text in &items {
+                black_box(identify_in_call(black_box(text), &ignore, Lang::En));
             }
         })
     });

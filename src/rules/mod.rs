@@ -48,6 +48,15 @@ impl Cx<'_, '_> {
         self.out.push(d);
     }
 
+    /// Reports what the rule could not judge, and why: always at `info`,
+    /// whatever the rule's severity, so that it never fails a run.
+    pub fn note(&mut self, f: Finding) {
+        self.report(f);
+        if let Some(d) = self.out.last_mut() {
+            d.severity = Severity::Info;
+        }
+    }
+
     fn opt(&self, name: &str) -> &OptValue {
         self.options
             .get(name)

@@ -4,7 +4,7 @@
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::rules::{Cx, Rule};
-use crate::text::language::{identify, Lang, NameIndex, Verdict};
+use crate::text::language::{identify_in_call, Lang, NameIndex};
 use crate::model::{Via, Who};
 use crate::core::escape::quote;
 
@@ -34,6 +34,9 @@ impl Rule for Check {
         ignore.push(call.voicebot);
         let names = NameIndex::new(&ignore);
         let mut out = Vec::new();
+        // A call language callint does not know is said once, where it was set.
+        let mut unknown_said = Vec::new();
+        let mut notes = Vec::new();
         for u in &call.utterances {
             if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) {
                 continue;
@@ -42,14 +45,27 @@ impl Rule for Check {
                 continue;
             };
             let Some(expected) = Lang::from_code(setting.lang) else {
+                if !unknown_said.contains(&setting.anchor) {
+                    unknown_said.push(setting.anchor);
+                    notes.push(
+                        Finding::new(
+                            setting.anchor,
+                            format!(
+                                "the call language {} is not one callint can judge; its lines are not checked",
+                                quote(setting.lang, 16)
+                            ),
+                        )
+                        .about("unknown-language")
+                        .here("set here")
+                        .help("callint judges English (`en`) and German (`de`) calls, the languages the voicehook server offers"),
+                    );
+                }
                 continue;
             };
-            let Verdict::Lang { lang: heard, .. } = identify(u.text, &names.in_text(u.text)) else {
+            let Some(heard) = identify_in_call(u.text, &names.in_text(u.text), expected).names()
+            else {
                 continue;
             };
-            if heard == expected {
-                continue;
-            }
             let what = if u.via == Via::Greet {
                 "greeting"
             } else {
@@ -58,12 +74,11 @@ impl Rule for Check {
             let mut f = Finding::new(
                 u.anchor,
                 format!(
-                    "this {what} is in {}; the call language is {}",
-                    heard.name(),
+                    "this {what} is in {heard}; the call language is {}",
                     expected.name()
                 ),
             )
-            .here(format!("{} here", heard.name()))
+            .here(format!("{heard} here"))
             .label(
                 setting.anchor,
                 format!(
@@ -83,6 +98,9 @@ impl Rule for Check {
                 ))
             };
             out.push(f);
+        }
+        for f in notes {
+            cx.note(f);
         }
         for f in out {
             cx.report(f);

@@ -65,6 +65,8 @@
 use std::sync::OnceLock;
 
 use crate::text::langmodel::{lowercase_into, Grams, Tables, MAX_WORD_BYTES, N};
+pub use crate::text::others::Other;
+use crate::text::others::{foreign_script, Evidence as OtherEvidence};
 
 /// A language the identifier knows.
 ///
@@ -236,10 +238,127 @@ fn model() -> &'static Tables<'static> {
 /// tens of milliseconds).
 pub fn warm_up() {
     let _ = model();
+    crate::text::others::warm_up();
 }
 
 /// Scores and verdict for `text`.
 pub fn analyze(text: &str, ignore: &[&str], options: &Options) -> Analysis {
+    analyze_into(text, ignore, options, None)
+}
+
+impl Heard {
+    /// The language's name as a message gives it: `"German"`, `"French"`,
+    /// `"Spanish or Portuguese"`; None for the call language or unsure.
+    pub fn names(&self) -> Option<String> {
+        match self {
+            Heard::CallOrUnsure => None,
+            Heard::Lang { lang, or: None } => Some(lang.name().to_string()),
+            Heard::Lang {
+                lang,
+                or: Some((name, _)),
+            } => Some(format!("{} or {name}", lang.name())),
+            Heard::Other(other) => Some(other.names()),
+        }
+    }
+
+    /// Is the language heard (or the one named with it) `code`?
+    pub fn is(&self, code: &str) -> bool {
+        match self {
+            Heard::CallOrUnsure => false,
+            Heard::Lang { lang, or } => lang.code() == code || or.is_some_and(|(_, c)| c == code),
+            Heard::Other(other) => other.is(code),
+        }
+    }
+
+    /// Named by one language alone?
+    pub fn alone(&self) -> bool {
+        match self {
+            Heard::CallOrUnsure => false,
+            Heard::Lang { or, .. } => or.is_none(),
+            Heard::Other(other) => other.or.is_none(),
+        }
+    }
+}
+
+/// What [`identify_in_call`] heard.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Heard {
+    /// The call language, or nothing sure.
+    CallOrUnsure,
+    /// The other call language; `or`, another language that fits the words
+    /// as well (name and code), to be named with it.
+    Lang {
+        lang: Lang,
+        or: Option<(&'static str, &'static str)>,
+    },
+    /// A language that is not a call language.
+    Other(Other),
+}
+
+/// Which language is `text` in, as said in a call whose language is
+/// `call`: [`identify`] for English against German, and
+/// [`crate::text::others`] for every other language, in one pass.
+pub fn identify_in_call(text: &str, ignore: &[&str], call: Lang) -> Heard {
+    let mut others = OtherEvidence::default();
+    let analysis = analyze_into(text, ignore, &Options::default(), Some(&mut others));
+    let index = Lang::ALL.iter().position(|l| *l == call).unwrap_or(0);
+    if let Some(other) = others.verdict(index, analysis.words) {
+        return Heard::Other(other);
+    }
+    match analysis.verdict {
+        Verdict::Lang { lang, .. } if lang != call => {
+            let index = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+            match others.instead_of(index) {
+                Some(other) => Heard::Other(other),
+                None => Heard::Lang {
+                    lang,
+                    or: others.rival_of(index),
+                },
+            }
+        }
+        _ => Heard::CallOrUnsure,
+    }
+}
+
+/// Does the word at `word` (a slice of `text`) start a sentence?
+fn starts_sentence(text: &str, word: &str) -> bool {
+    let offset = (word.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let Some(before) = text.get(..offset) else {
+        return true;
+    };
+    let before = before.trim_end_matches(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\''
+                    | '('
+                    | '['
+                    | '„'
+                    | '“'
+                    | '”'
+                    | '«'
+                    | '»'
+                    | '‚'
+                    | '‘'
+                    | '’'
+                    | '-'
+                    | '–'
+                    | '—'
+                    | '*'
+            )
+    });
+    before
+        .chars()
+        .next_back()
+        .is_none_or(|c| matches!(c, '.' | '!' | '?' | ':' | ';' | '…' | '¡' | '¿'))
+}
+
+fn analyze_into(
+    text: &str,
+    ignore: &[&str],
+    options: &Options,
+    mut others: Option<&mut OtherEvidence>,
+) -> Analysis {
     let model = model();
     let mut scores = [0.0f32; N];
     let mut support = [0.0f32; N];
@@ -258,25 +377,37 @@ pub fn analyze(text: &str, ignore: &[&str], options: &Options) -> Analysis {
                 continue 'outer;
             }
         }
+        // Another script carries nothing for English against German.
+        if foreign_script(tok.word) {
+            if let Some(others) = others.as_deref_mut() {
+                others.script_word(tok.word, lowercase_into(tok.word, &mut buf));
+            }
+            continue;
+        }
         if options.discount_code && tok.code {
             continue;
         }
-        let Some(lower) = lowercase_into(tok.word, &mut buf) else {
+        let lower = lowercase_into(tok.word, &mut buf);
+        let entry = lower.and_then(|l| model.word(l));
+        if entry.is_some_and(|e| e.neutral) && options.neutral_words {
             continue;
-        };
-        let mut lp = match model.word(lower) {
-            Some(entry) if entry.neutral && options.neutral_words => continue,
-            Some(entry) if entry.known => entry.logp,
-            _ => match model.oov_logp(lower) {
-                Some(mut lp) => {
-                    let best = lp.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                    for v in lp.iter_mut() {
-                        *v = best - options.spelling_weight * (best - *v);
-                    }
-                    lp
+        }
+        let known = entry.is_some_and(|e| e.known);
+        let lp = match entry {
+            Some(entry) if entry.known => Some(entry.logp),
+            _ => lower.and_then(|l| model.oov_logp(l)).map(|mut lp| {
+                let best = lp.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                for v in lp.iter_mut() {
+                    *v = best - options.spelling_weight * (best - *v);
                 }
-                None => continue,
-            },
+                lp
+            }),
+        };
+        if let Some(others) = others.as_deref_mut() {
+            others.word(tok.word, lower, !starts_sentence(text, tok.word), lp, known);
+        }
+        let Some(mut lp) = lp else {
+            continue;
         };
         let best = lp.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         for v in lp.iter_mut() {

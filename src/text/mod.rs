@@ -9,5 +9,6 @@ pub mod claims;
 pub(crate) mod langmodel;
 pub mod language;
 pub mod lexicon;
+pub mod others;
 pub mod phrases;
 pub mod words;

@@ -210,7 +210,8 @@ struct Heard {
 /// on that line.
 pub fn transcript(logs: &[(String, Vec<u8>)]) -> Converted {
     let mut heard: Vec<Heard> = Vec::new();
-    let mut lang: Vec<(String, String)> = Vec::new();
+    // When the language was set, to what, and where in the native logs.
+    let mut lang: Vec<(String, String, At)> = Vec::new();
     let mut human: Option<String> = None;
     let mut agents: Vec<String> = Vec::new();
     let mut owner: Option<String> = None;
@@ -250,7 +251,7 @@ pub fn transcript(logs: &[(String, Vec<u8>)]) -> Converted {
                         }
                     }
                     if let Some(l) = r["result"]["context"]["lang"].as_str() {
-                        lang.push((ts.clone(), l.to_string()));
+                        lang.push((ts.clone(), l.to_string(), at.clone()));
                     }
                 }
                 Some("create_call") => owner = me.clone().or(owner.take()),
@@ -281,7 +282,7 @@ pub fn transcript(logs: &[(String, Vec<u8>)]) -> Converted {
                         }
                         Some("context") => {
                             if let Some(l) = e["context"]["lang"].as_str() {
-                                lang.push((ts.clone(), l.to_string()));
+                                lang.push((ts.clone(), l.to_string(), at.clone()));
                             }
                         }
                         _ => {}
@@ -304,8 +305,10 @@ pub fn transcript(logs: &[(String, Vec<u8>)]) -> Converted {
         n
     };
     let mut langs = lang.into_iter().peekable();
-    if let Some((_, l)) = langs.next() {
-        line(&mut out, format!("# lang: {l}"));
+    // A `# lang:` header stands for the records that set the language.
+    let mut set_at: Vec<(At, usize)> = Vec::new();
+    if let Some((_, l, at)) = langs.next() {
+        set_at.push((at, line(&mut out, format!("# lang: {l}"))));
     }
     if let Some(h) = &human {
         line(&mut out, format!("# human: {h}"));
@@ -322,11 +325,11 @@ pub fn transcript(logs: &[(String, Vec<u8>)]) -> Converted {
     for h in &heard {
         while langs
             .peek()
-            .is_some_and(|(t, _)| seconds(t) <= seconds(&h.ts))
+            .is_some_and(|(t, _, _)| seconds(t) <= seconds(&h.ts))
         {
-            let (_, l) = langs.next().unwrap();
+            let (_, l, at) = langs.next().unwrap();
             if current.as_deref() != Some(l.as_str()) {
-                line(&mut out, format!("# lang: {l}"));
+                set_at.push((at, line(&mut out, format!("# lang: {l}"))));
                 current = Some(l);
             }
         }
@@ -340,6 +343,9 @@ pub fn transcript(logs: &[(String, Vec<u8>)]) -> Converted {
                 lines.insert(at.clone(), (file.clone(), k));
             }
         }
+    }
+    for (at, k) in set_at {
+        lines.entry(at).or_insert((file.clone(), k));
     }
     Converted {
         files: vec![(file, out.into_bytes())],
