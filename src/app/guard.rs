@@ -19,7 +19,6 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::core::diagnostic::{Diagnostic, Severity};
@@ -350,14 +349,28 @@ fn calls_only(
         start = end;
         let escaped = escape.find(line).is_some();
         let call = escaped || is_call.find(line).is_some();
+        let result = escaped || result_key.find(line).is_some();
+        // The line's blocks, read once for both questions; None when the
+        // line is no entry (then it is kept, and the reader decides).
+        let found = (call || result).then(|| {
+            serde_json::from_slice::<BlockEntry>(line)
+                .ok()
+                .map(|e| e.message.map(|m| m.content.0).unwrap_or_default())
+        });
         if call {
-            ids.extend(call_ids(line, server));
+            if let Some(Some(blocks)) = &found {
+                ids.extend(call_ids(blocks, server));
+            }
         }
         let keep = all
             || call
-            || (result_key.find(line).is_some()
-                && answered_ids(line)
-                    .is_none_or(|found| found.iter().any(|id| ids.contains(id.as_bytes()))));
+            || (result
+                && found.flatten().is_none_or(|blocks| {
+                    blocks
+                        .iter()
+                        .filter_map(|b| b.tool_use_id.as_deref())
+                        .any(|id| ids.contains(id.as_bytes()))
+                }));
         if keep {
             out.extend_from_slice(line);
         }
@@ -365,19 +378,128 @@ fn calls_only(
     out
 }
 
-/// The entry of a session line, as far as the guard looks into it.
+/// The time of a session line's entry, as far as the guard looks into it.
 #[derive(Deserialize)]
 struct Entry<'a> {
-    #[serde(borrow, default)]
-    message: Option<Message<'a>>,
     #[serde(borrow, default)]
     timestamp: Option<std::borrow::Cow<'a, str>>,
 }
 
+/// An entry's content blocks, read in the same pass as the entry: a
+/// message whose content is text (or anything but a list) has none.
 #[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+struct BlockEntry {
+    #[serde(default)]
+    message: Option<BlockMessage>,
+}
+
+#[derive(Deserialize)]
+struct BlockMessage {
+    #[serde(default)]
+    content: Blocks,
+}
+
+#[derive(Default)]
+struct Blocks(Vec<Block>);
+
+impl<'de> Deserialize<'de> for Blocks {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Blocks;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a message's content")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Blocks, A::Error> {
+                let mut out = Vec::new();
+                // A block that is not an object is no block of ours.
+                while let Some(b) = seq.next_element::<MaybeBlock>()? {
+                    out.extend(b.0);
+                }
+                Ok(Blocks(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Blocks, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Blocks::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_unit<E>(self) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A list element that is a block when it is an object.
+struct MaybeBlock(Option<Block>);
+
+impl<'de> Deserialize<'de> for MaybeBlock {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = MaybeBlock;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<MaybeBlock, A::Error> {
+                Block::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|b| MaybeBlock(Some(b)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<MaybeBlock, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(MaybeBlock(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<MaybeBlock, E> {
+                Ok(MaybeBlock(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<MaybeBlock, E> {
+                Ok(MaybeBlock(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<MaybeBlock, E> {
+                Ok(MaybeBlock(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<MaybeBlock, E> {
+                Ok(MaybeBlock(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<MaybeBlock, E> {
+                Ok(MaybeBlock(None))
+            }
+            fn visit_unit<E>(self) -> Result<MaybeBlock, E> {
+                Ok(MaybeBlock(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A content block, as far as the guard looks into it.
@@ -396,37 +518,26 @@ struct Block {
 /// The content blocks of a session line (none when it is not an entry
 /// with a list of them).
 fn blocks(line: &[u8]) -> Vec<Block> {
-    serde_json::from_slice::<Entry<'_>>(line)
+    serde_json::from_slice::<BlockEntry>(line)
         .ok()
-        .and_then(|e| e.message?.content)
-        .and_then(|c| serde_json::from_str::<Vec<Block>>(c.get()).ok())
+        .and_then(|e| e.message)
+        .map(|m| m.content.0)
         .unwrap_or_default()
 }
 
-/// The ids of the `tool_use` blocks of `line` that call a tool of `server`.
-fn call_ids(line: &[u8], server: &str) -> Vec<Vec<u8>> {
-    blocks(line)
-        .into_iter()
-        .filter(|b| {
+/// Of a line's blocks, the ids of the `tool_use` blocks that call a tool of
+/// `server`.
+fn call_ids<'a>(blocks: &'a [Block], server: &'a str) -> impl Iterator<Item = Vec<u8>> + 'a {
+    blocks
+        .iter()
+        .filter(move |b| {
             b.kind.as_deref() == Some("tool_use")
                 && b.name
                     .as_deref()
                     .and_then(split_mcp_name)
                     .is_some_and(|(s, _)| s == server)
         })
-        .filter_map(|b| b.id.map(String::into_bytes))
-        .collect()
-}
-
-/// The ids a line's tool results answer, read from its JSON; None when
-/// the line is no entry (then it is kept, and the reader decides).
-fn answered_ids(line: &[u8]) -> Option<Vec<String>> {
-    let e = serde_json::from_slice::<Entry<'_>>(line).ok()?;
-    let Some(content) = e.message.and_then(|m| m.content) else {
-        return Some(Vec::new());
-    };
-    let blocks = serde_json::from_str::<Vec<Block>>(content.get()).unwrap_or_default();
-    Some(blocks.into_iter().filter_map(|b| b.tool_use_id).collect())
+        .filter_map(|b| b.id.as_ref().map(|i| i.clone().into_bytes()))
 }
 
 /// The session entry Claude Code writes for the pending call: an assistant

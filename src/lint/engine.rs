@@ -19,13 +19,14 @@ struct Active {
 
 impl Active {
     /// Run the rule over one call, its findings going to `out`.
-    fn check(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+    fn check(&self, call: &Call<'_>, judged: Option<usize>, out: &mut Vec<Diagnostic>) {
         let mut cx = Cx {
             call,
             meta: self.rule.meta(),
             severity: self.severity,
             options: &self.options,
             out,
+            judged,
         };
         self.rule.check(&mut cx);
     }
@@ -767,7 +768,7 @@ impl Linter {
             if meta.scope != Scope::Room {
                 continue;
             }
-            a.check(call, out);
+            a.check(call, None, out);
         }
     }
 
@@ -783,10 +784,21 @@ impl Linter {
 
     /// Run the active rules that can judge a record before anything
     /// follows it ([`rules::judges_pending`]) over one call.
-    pub fn run_pending(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+    /// Every rule that can judge a pending record, over the whole call.
+    pub fn run_all_pending(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
         for a in &self.active {
             if a.rule.meta().judges_pending() {
-                a.check(call, out);
+                a.check(call, None, out);
+            }
+        }
+    }
+
+    /// [`Linter::run_all_pending`] in a live judgment: `pending` is the index
+    /// of the judged record in the call's records.
+    pub fn run_pending(&self, call: &Call<'_>, pending: usize, out: &mut Vec<Diagnostic>) {
+        for a in &self.active {
+            if a.rule.meta().judges_pending() {
+                a.check(call, Some(pending), out);
             }
         }
     }
@@ -802,7 +814,7 @@ impl Linter {
         let runs = |a: &&Active| !a.rule.meta().needs.intersects(lacking);
         if call.records.len() < PARALLEL_RECORDS {
             for a in self.active.iter().filter(runs) {
-                a.check(call, out);
+                a.check(call, None, out);
             }
             return;
         }
@@ -817,7 +829,7 @@ impl Linter {
             .map(|a| {
                 let mut v = Vec::new();
                 if runs(&a) {
-                    a.check(call, &mut v);
+                    a.check(call, None, &mut v);
                 }
                 v
             })

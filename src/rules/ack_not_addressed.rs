@@ -37,7 +37,11 @@ impl Rule for Check {
         let names = call.name_words();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
-            if u.who != Who::Me || u.via != Via::Say || !bare_ack(lex, u.text, &names) {
+            if u.who != Who::Me
+                || u.via != Via::Say
+                || !cx.judges(u.record)
+                || !bare_ack(lex, u.text, &names)
+            {
                 continue;
             }
             if addressed_before(call, me, k) {

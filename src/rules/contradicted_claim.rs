@@ -38,7 +38,7 @@ impl Rule for Check {
         let mut w = Words::default();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
-            if u.who != Who::Me || u.via != Via::Say {
+            if u.who != Who::Me || u.via != Via::Say || !cx.judges(u.record) {
                 continue;
             }
             for r in sentences(u.text) {

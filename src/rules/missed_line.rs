@@ -61,7 +61,7 @@ impl Rule for Check {
                 seen.add(k, u);
                 continue;
             }
-            if u.via != Via::Say {
+            if u.via != Via::Say || !cx.judges(u.record) {
                 continue;
             }
             for claim in claims(lex, u.text) {

@@ -25,9 +25,21 @@ pub struct Cx<'c, 'a> {
     pub(crate) severity: Severity,
     pub(crate) options: &'c BTreeMap<&'static str, OptValue>,
     pub(crate) out: &'c mut Vec<Diagnostic>,
+    /// In a live judgment, the record judged (an index into the call's
+    /// records): only findings on it are kept.
+    pub(crate) judged: Option<usize>,
 }
 
 impl Cx<'_, '_> {
+    /// Can a finding on record `record` (an index into the call's records)
+    /// be kept? Always, but in a live judgment of another record: a rule may
+    /// skip the work of judging such a record, though not what decides a
+    /// finding on the judged one, nor a finding whose `about` key an earlier
+    /// one would share.
+    pub fn judges(&self, record: usize) -> bool {
+        self.judged.is_none_or(|j| j == record)
+    }
+
     pub fn report(&mut self, f: Finding) {
         let agent = f.agent.or_else(|| self.call.recorder.map(str::to_string));
         let ts = record_at(self.call.records, f.primary.at.span.start).and_then(|r| r.ts);

@@ -59,7 +59,7 @@ impl Rule for Check {
         let mut low = String::new();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
-            if u.who != Who::Me || u.via != Via::Say {
+            if u.who != Who::Me || u.via != Via::Say || !cx.judges(u.record) {
                 continue;
             }
             // A greeting or an acknowledgement says nothing to repeat

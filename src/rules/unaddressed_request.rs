@@ -62,7 +62,12 @@ impl Rule for Check {
                 }
                 continue;
             }
-            if u.via != Via::Say || !u.addressed_to.is_empty() || woken || heard.len() < 2 {
+            if u.via != Via::Say
+                || !u.addressed_to.is_empty()
+                || woken
+                || heard.len() < 2
+                || !cx.judges(u.record)
+            {
                 continue;
             }
             // A name was said but collides with another label: that is

@@ -38,7 +38,7 @@ impl Rule for Check {
         let mut unknown_said = Vec::new();
         let mut notes = Vec::new();
         for u in &call.utterances {
-            if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) {
+            if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) || !cx.judges(u.record) {
                 continue;
             }
             let Some(setting) = call.lang_at(u.record) else {

@@ -229,19 +229,21 @@ fn a_broken_cache_file_is_ignored_silently() {
     let files = cache_files(&cache);
     assert_eq!(files.len(), 1);
     let good = std::fs::read(&files[0]).unwrap();
-    serde_json::from_slice::<Value>(&good).expect("the state is JSON");
+    let state = rmp_serde::from_slice::<Value>(&good).expect("the state is MessagePack");
     let mut half = good[..good.len() / 2].to_vec();
-    let mut other = serde_json::from_slice::<Value>(&good).unwrap();
+    let mut other = state.clone();
     other["reader"] = json!({"reader": 5});
-    let mut moved = serde_json::from_slice::<Value>(&good).unwrap();
+    let mut moved = state.clone();
     moved["end"] = json!(u64::MAX);
     for bad in [
         b"".to_vec(),
         b"{not json".to_vec(),
         b"\xff\xfe\x00".to_vec(),
         std::mem::take(&mut half),
-        other.to_string().into_bytes(),
-        moved.to_string().into_bytes(),
+        rmp_serde::to_vec_named(&other).unwrap(),
+        rmp_serde::to_vec_named(&moved).unwrap(),
+        // the state as an earlier build wrote it
+        serde_json::to_vec(&state).unwrap(),
     ] {
         std::fs::write(&files[0], &bad).unwrap();
         let (code, out, err) = judged(&dir, &cache, &at, &h);
@@ -251,7 +253,7 @@ fn a_broken_cache_file_is_ignored_silently() {
         );
         // and it is written anew, whole
         let again = std::fs::read(&files[0]).unwrap();
-        serde_json::from_slice::<Value>(&again).expect("written anew");
+        rmp_serde::from_slice::<Value>(&again).expect("written anew");
     }
     // a cache folder that cannot be written is no error either
     let blocked = dir.join("blocked");

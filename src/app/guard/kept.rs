@@ -11,6 +11,11 @@
 //! transcript is still the one it read, reads the bytes appended since,
 //! and goes on from that state.
 //!
+//! The state is written as MessagePack (`rmp-serde`): the records of a
+//! long call are most of it, and reading them back from JSON took more
+//! than half of a run; MessagePack keeps serde's field names (the records
+//! skip empty fields), so a state it cannot read is only ever ignored.
+//!
 //! It is never trusted blindly: a file from another binary, another
 //! configuration or another transcript, a transcript that is shorter than
 //! what was read or whose bytes at the start of the call or at the end of
@@ -158,7 +163,7 @@ impl Slot {
         );
         let file = dir
             .join(format!("v{}", env!("CARGO_PKG_VERSION")))
-            .join(format!("{:016x}.json", hash(place.as_bytes())));
+            .join(format!("{:016x}.msgpack", hash(place.as_bytes())));
         Slot {
             file,
             key: format!("{place}\n{options}"),
@@ -171,7 +176,7 @@ impl Slot {
     /// read.
     pub fn load(&self, file: &mut File) -> Option<(Kept, Vec<u8>)> {
         let text = std::fs::read(&self.file).ok()?;
-        let s: Stored = serde_json::from_slice(&text).ok()?;
+        let s: Stored = rmp_serde::from_slice(&text).ok()?;
         if s.key != self.key || s.binary != crate::app::cache::binary_id() {
             return None;
         }
@@ -222,7 +227,7 @@ impl Slot {
             .iter()
             .map(|i| std::str::from_utf8(i).ok())
             .collect::<Option<Vec<&str>>>()?;
-        serde_json::to_vec(&StoredRef {
+        rmp_serde::to_vec_named(&StoredRef {
             key: &self.key,
             binary: crate::app::cache::binary_id(),
             identity: identity(meta),
@@ -272,7 +277,8 @@ fn prune(dir: &Path) {
     };
     for e in entries.flatten() {
         let p = e.path();
-        if p.extension().is_some_and(|x| x == "json") && old(&p) {
+        // `.json`: what earlier builds of this version wrote.
+        if p.extension().is_some_and(|x| x == "msgpack" || x == "json") && old(&p) {
             let _ = std::fs::remove_file(&p);
         }
     }
