@@ -9,17 +9,61 @@
 #   - a room of 5,000 speakers alike against one of 20,000;
 #   - with --instructions, also the instruction counts of both on the first
 #     log (valgrind's callgrind): the same figure on a busy machine.
-# Usage: scripts/bench-floor.sh [--instructions] [TURNS]
+# With --matrix, instead a matrix of logs unlike each other (genlog's, and
+# examples/benchgen.rs's with 5 and 12 agents whose lines come on most
+# turns, each compact and with spaces, and one of many calls in German and
+# English), each linted and parsed in the same run: wall and CPU time
+# (best of three by wall), lint/parse of both, and peak memory against
+# twice the file plus 30 MB.
+# Usage: scripts/bench-floor.sh [--instructions | --matrix] [TURNS]
 #   (default 100000 human turns: about 80 MB, and 320 MB for the 4x log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 instructions=
+matrix=
 if [ "${1:-}" = --instructions ]; then instructions=1; shift; fi
+if [ "${1:-}" = --matrix ]; then matrix=1; shift; fi
 turns=${1:-100000}
 dir=target/bench-floor
 mkdir -p "$dir"
-cargo build --release --locked --quiet --bin callint --example genlog --example parse_floor
+cargo build --release --locked --quiet --bin callint --example genlog --example parse_floor --example benchgen
 bin=target/release
+
+if [ -n "$matrix" ]; then
+  # wall seconds, CPU seconds and peak KiB of the best (by wall) of 3 runs
+  run3() {
+    local best= line
+    for _ in 1 2 3; do
+      line=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -1)
+      if [ -z "$best" ] || [ "$(echo "${line%% *} < ${best%% *}" | bc -l)" = 1 ]; then best=$line; fi
+    done
+    echo "$best"
+  }
+  row() { # name file
+    local size p l
+    size=$(stat -c %s "$2")
+    read -r pw pu ps pm <<< "$(run3 "$bin/examples/parse_floor" "$2")"
+    read -r lw lu ls lm <<< "$(run3 "$bin/callint" check --no-cache "$2" --format json --exit-zero)"
+    printf '%-22s %7.1f MB  parse %6.2f s (cpu %6.2f)  lint %6.2f s (cpu %6.2f)  lint/parse %5.2f (cpu %5.2f)  peak %6.1f MB (bound %6.1f)\n' \
+      "$1" "$(echo "$size/1000000" | bc -l)" "$pw" "$(echo "$pu+$ps" | bc -l)" "$lw" "$(echo "$lu+$ls" | bc -l)" \
+      "$(echo "$lw/$pw" | bc -l)" "$(echo "($lu+$ls)/($pu+$ps)" | bc -l)" "$(echo "$lm/1024" | bc -l)" \
+      "$(echo "(2*$size)/1048576+30" | bc -l)"
+  }
+  "$bin/examples/genlog" "$turns" "$dir/genlog.jsonl"
+  row "genlog" "$dir/genlog.jsonl"
+  for agents in 5 12; do
+    for form in compact spaced; do
+      flag=; [ "$form" = spaced ] && flag=--spaced
+      f="$dir/agents$agents-$form.jsonl"
+      "$bin/examples/benchgen" --agents "$agents" --others 90 $flag "$turns" "$f"
+      row "$agents agents, $form" "$f"
+    done
+  done
+  f="$dir/many-calls.jsonl"
+  "$bin/examples/benchgen" --agents 5 --lang mix --calls 50 "$((turns / 50))" "$f"
+  row "50 calls, en+de" "$f"
+  exit 0
+fi
 "$bin/examples/genlog" "$turns" "$dir/small.jsonl"
 "$bin/examples/genlog" "$((turns * 4))" "$dir/large.jsonl"
 

@@ -35,3 +35,48 @@ fn a_long_calls_rules_side_by_side_find_what_one_after_the_other_finds() {
         format!("{:?}", two.diagnostics)
     );
 }
+
+#[path = "../../benches/support/benchgen.rs"]
+mod benchgen;
+
+/// The matrix's logs are call logs as callint reads them: no record is
+/// invalid, every call is found, and the same log with spaces in its JSON
+/// gives the same findings at the same lines.
+#[test]
+fn the_bench_generator_writes_valid_logs_alike_in_either_serialisation() {
+    for (agents, lang, calls) in [(5, "en", 1), (12, "de", 1), (5, "mix", 3)] {
+        let mut findings = Vec::new();
+        for spaced in [false, true] {
+            let knobs = benchgen::Knobs {
+                turns: 600,
+                agents,
+                lang: lang.into(),
+                calls,
+                spaced,
+                ..benchgen::Knobs::default()
+            };
+            let mut log = Vec::new();
+            benchgen::write(&knobs, &mut log).unwrap();
+            let f = crate::common::lint("bench.jsonl", &log, &[]);
+            assert_eq!(f.calls.len(), calls as usize, "{knobs:?}");
+            assert!(f.records > 600 * calls as usize, "{knobs:?}: {}", f.records);
+            let index = callint::core::lines::LineIndex::new(&f.source);
+            let got: Vec<(usize, &str)> = f
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    (
+                        callint::core::lines::resolve(&f.source, &index, &d.primary.at).line,
+                        d.rule,
+                    )
+                })
+                .collect();
+            assert!(
+                !got.iter().any(|(_, r)| *r == "invalid-record"),
+                "{knobs:?}: {got:?}"
+            );
+            findings.push(format!("{got:?}"));
+        }
+        assert_eq!(findings[0], findings[1], "{agents} agents, {lang}");
+    }
+}

@@ -1,0 +1,326 @@
+//! Native call logs with knobs, for measuring callint on logs unlike the
+//! one `genlog` writes: more agents, other agents' lines on most turns,
+//! several says per turn, board updates, decisions, German, English or
+//! both, compact JSON or JSON with spaces, one call or many.
+//! `examples/benchgen.rs` writes them; `scripts/bench-floor.sh --matrix`
+//! measures a matrix of them. Deterministic for given knobs.
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+/// What the generated log looks like.
+#[derive(Clone, Debug)]
+pub struct Knobs {
+    /// Human turns per call.
+    pub turns: u64,
+    /// Agents in the call besides the recording one (2 to 19).
+    pub agents: usize,
+    /// Percent of turns after which other agents' lines arrive.
+    pub others: u64,
+    /// Most says of the recording agent when it is addressed (1 or more).
+    pub says: u64,
+    /// Percent of its answers followed by a board update.
+    pub boards: u64,
+    /// Percent of turns with a decision put to the human.
+    pub decisions: u64,
+    /// `en`, `de`, or `mix` (the call switches language now and then).
+    pub lang: String,
+    /// JSON with a space after `:` and `,`, as many exporters write it.
+    pub spaced: bool,
+    /// Calls, one after the other in the same file.
+    pub calls: u64,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            turns: 10_000,
+            agents: 4,
+            others: 80,
+            says: 2,
+            boards: 60,
+            decisions: 5,
+            lang: "en".into(),
+            spaced: false,
+            calls: 1,
+        }
+    }
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const NAMES: &[&str] = &[
+    "Promo", "Claude", "Builder", "Scout", "Quill", "Nova", "Ferris", "Lumen", "Mara-Bot", "Pico",
+    "Atlas", "Lotse", "Kestrel", "Orbit", "Juniper", "Vega", "Tally", "Rook", "Wren",
+];
+const ME: &str = "opencode";
+
+struct Words {
+    asks: &'static [&'static str],
+    answers: &'static [&'static str],
+    lines: &'static [&'static str],
+    short: &'static [&'static str],
+    decide: &'static str,
+    moving_on: &'static str,
+}
+
+const EN: Words = Words {
+    asks: &[
+        "can you look at the failing deploy?",
+        "what is the state of the release?",
+        "please check the staging latency.",
+        "is the build green?",
+        "could you summarise the open tickets?",
+    ],
+    answers: &[
+        "The deploy failed on a missing secret; I am adding it now.",
+        "Yes, the build is green on main and on the release branch.",
+        "Two tickets are open, both are on my board.",
+        "Staging latency is at one hundred and eighty milliseconds.",
+        "The release waits for one review, I will ping the reviewer.",
+    ],
+    lines: &[
+        "The build on main is green and the canary is at ten percent.",
+        "I pushed the fix for the login redirect in auth.rs.",
+        "Staging latency is back under two hundred milliseconds.",
+        "The docs job waits for a review from Mara.",
+        "I am checking the relay logs for dropped lines now.",
+        "Release notes for 2.4 are drafted on my board.",
+        "The flaky payment test passed five times in a row.",
+    ],
+    short: &["Done.", "Green.", "Checking.", "Still running.", "Merged."],
+    decide: "Ship 2.4 today or wait for the review?",
+    moving_on: "Let's move on to the next item.",
+};
+
+const DE: Words = Words {
+    asks: &[
+        "kannst du dir das fehlgeschlagene Deployment ansehen?",
+        "wie ist der Stand beim Release?",
+        "prüf bitte die Latenz auf Staging.",
+        "ist der Build grün?",
+        "fass bitte die offenen Tickets zusammen.",
+    ],
+    answers: &[
+        "Das Deployment scheitert an einem fehlenden Secret, ich trage es gerade ein.",
+        "Ja, der Build ist auf main und auf dem Release-Branch grün.",
+        "Zwei Tickets sind offen, beide stehen auf meinem Board.",
+        "Die Latenz auf Staging liegt bei hundertachtzig Millisekunden.",
+        "Das Release wartet auf ein Review, ich frage beim Reviewer nach.",
+    ],
+    lines: &[
+        "Der Build auf main ist grün und der Canary steht bei zehn Prozent.",
+        "Ich habe den Fix für die Login-Weiterleitung gepusht.",
+        "Die Latenz auf Staging ist wieder unter zweihundert Millisekunden.",
+        "Der Docs-Job wartet auf ein Review von Mara.",
+        "Ich schaue gerade die Relay-Logs nach verlorenen Zeilen durch.",
+        "Die Release Notes für 2.4 stehen als Entwurf auf meinem Board.",
+    ],
+    short: &[
+        "Erledigt.",
+        "Grün.",
+        "Ich schaue.",
+        "Läuft noch.",
+        "Gemergt.",
+    ],
+    decide: "2.4 heute ausliefern oder auf das Review warten?",
+    moving_on: "Weiter zum nächsten Punkt.",
+};
+
+/// JSON with a space after every `:` and `,`.
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+/// The time `ms` after 2026-10-10T00:00Z, in RFC 3339 (within a year).
+fn ts(ms: u64) -> String {
+    const MONTHS: [u64; 12] = [31, 30, 31, 31, 28, 31, 30, 31, 30, 31, 31, 30];
+    let s = ms / 1000;
+    let (h, m, sec) = ((s / 3600) % 24, (s / 60) % 60, s % 60);
+    let mut day = 9 + s / 86_400; // days since 2026-10-01
+    let (mut y, mut mo) = (2026, 10);
+    for len in MONTHS.iter().cycle() {
+        if day < *len {
+            break;
+        }
+        day -= len;
+        mo += 1;
+        if mo > 12 {
+            mo = 1;
+            y += 1;
+        }
+    }
+    format!(
+        "{y:04}-{mo:02}-{:02}T{h:02}:{m:02}:{sec:02}.{:03}Z",
+        day + 1,
+        ms % 1000
+    )
+}
+
+struct Out<'w, W: Write> {
+    w: &'w mut W,
+    spaced: bool,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> Out<'_, W> {
+    fn line(&mut self, v: &Value) -> std::io::Result<()> {
+        self.buf.clear();
+        if self.spaced {
+            let mut ser = serde_json::Serializer::with_formatter(&mut self.buf, Spaced);
+            serde::Serialize::serialize(v, &mut ser).map_err(std::io::Error::other)?;
+        } else {
+            serde_json::to_writer(&mut self.buf, v).map_err(std::io::Error::other)?;
+        }
+        self.buf.push(b'\n');
+        self.w.write_all(&self.buf)
+    }
+}
+
+fn context(lang: &str) -> Value {
+    json!({"lang": lang, "mode": "normal"})
+}
+
+/// Write the log `knobs` describe to `w`.
+pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ knobs.turns ^ (knobs.agents as u64) << 32);
+    let agents = &NAMES[..knobs.agents.clamp(2, NAMES.len())];
+    let mut out = Out {
+        w,
+        spaced: knobs.spaced,
+        buf: Vec::new(),
+    };
+    out.line(&json!({"meta": {"format": 1, "recorder": "benchgen", "human": "Oliver", "voicebot": "Delta"}}))?;
+    let mut t: u64 = 9 * 3600 * 1000;
+    let mut say_id = 0u64;
+    for call in 0..knobs.calls.max(1) {
+        let call_id = format!("c-bench-{call}");
+        let mut lang = if knobs.lang == "de" { "de" } else { "en" };
+        t += 60_000;
+        out.line(&json!({"ts": ts(t), "call": call_id, "fn": "join",
+            "args": {"call_id": call_id, "label": ME, "emoji": "🧩", "greet": false},
+            "result": {"status": "joined", "role": "participant", "context": context(lang)}}))?;
+        for turn in 0..knobs.turns {
+            if knobs.lang == "mix" && turn > 0 && turn % 500 == 0 {
+                lang = if lang == "en" { "de" } else { "en" };
+                t += 1000;
+                out.line(&json!({"ts": ts(t), "call": call_id, "fn": "next",
+                    "result": {"type": "context", "context": context(lang)}}))?;
+            }
+            let words = if lang == "de" { &DE } else { &EN };
+            t += 2500 + rng.below(4000);
+            let to = match rng.below(6) {
+                0 => Some(ME),
+                1 => Some("Delta"),
+                2 => None,
+                _ => Some(rng.pick(agents)),
+            };
+            let text = match to {
+                Some(name) => format!("{name}, {}", rng.pick(words.asks)),
+                None => words.moving_on.to_string(),
+            };
+            out.line(&json!({"ts": ts(t), "call": call_id, "fn": "next",
+                "result": {"type": "user", "speaker": "Oliver", "text": text,
+                    "addressed_to": to.map_or(vec![], |n| vec![n]), "addressed_to_you": to == Some(ME)}}))?;
+            if to == Some(ME) {
+                for _ in 0..1 + rng.below(knobs.says.max(1)) {
+                    t += 600 + rng.below(900);
+                    say_id += 1;
+                    out.line(&json!({"ts": ts(t), "call": call_id, "fn": "say",
+                        "args": {"text": rng.pick(words.answers)},
+                        "result": {"say_id": format!("s{say_id}"), "say_status": "queued"}}))?;
+                }
+                if rng.chance(knobs.boards) {
+                    t += 400;
+                    out.line(&json!({"ts": ts(t), "call": call_id, "fn": "status",
+                        "args": {"emoji": "🛠️", "doing": format!("Item {turn}"),
+                            "open": [format!("Follow up item {turn} in deploy.yml")], "done": [format!("Item {}", turn.saturating_sub(1))]},
+                        "result": {}}))?;
+                    out.line(
+                        &json!({"ts": ts(t + 100), "call": call_id, "fn": "activity",
+                        "args": {"text": format!("Working on item {turn}")}, "result": {}}),
+                    )?;
+                }
+            }
+            if rng.chance(knobs.decisions) {
+                t += 500;
+                out.line(&json!({"ts": ts(t), "call": call_id, "fn": "decide",
+                    "args": {"question": words.decide, "options": ["yes", "no"]},
+                    "result": {"decision_id": format!("d{turn}")}}))?;
+            }
+            t += 2000 + rng.below(3000);
+            let mut said = Vec::new();
+            if rng.chance(knobs.others) || to.is_some_and(|n| agents.contains(&n)) {
+                for k in 0..1 + rng.below(3) {
+                    let who = match to {
+                        Some(n) if k == 0 && agents.contains(&n) => n,
+                        _ => rng.pick(agents),
+                    };
+                    let text = if rng.chance(40) {
+                        rng.pick(words.short)
+                    } else {
+                        rng.pick(words.lines)
+                    };
+                    said.push(json!({"speaker": who, "op": format!("op-{who}"), "model": "m", "text": text,
+                        "ts": ts(t - 1500 + k * 300), "addressed_to": ["Oliver"],
+                        "addressed_to_you": false, "to_human": true}));
+                }
+            }
+            let mut result = json!({"type": "timeout", "operators_said": said});
+            if to == Some("Delta") {
+                result["agent_said"] = json!([{"speaker": "Delta",
+                    "text": format!("Here is the board: item {turn} is in progress."), "ts": ts(t - 800)}]);
+            }
+            out.line(&json!({"ts": ts(t), "call": call_id, "fn": "next", "result": result}))?;
+        }
+        t += 1000;
+        out.line(&json!({"ts": ts(t), "call": call_id, "fn": "leave", "result": {}}))?;
+    }
+    out.w.flush()
+}
