@@ -107,9 +107,28 @@ pub(crate) fn for_human(lex: &Lexicon, item: &str, human: Option<&str>) -> Optio
     }
     match marker {
         Some(_) if question || names_human => Some("a decision for the human"),
-        Some(0) => Some("a decision for the human"),
+        Some(0) if !german_task(item) => Some("a decision for the human"),
         _ => None,
     }
+}
+
+/// A German board item written as a task, ending in a verb in the
+/// infinitive: "Freigabe melden", "Abnahme vorbereiten". German writes its
+/// nouns with a capital, so a last word in lower case ending in `-en`,
+/// `-ern` or `-eln` is a verb; such an item is the agent's own work about a
+/// decision, not the decision.
+fn german_task(item: &str) -> bool {
+    let Some(last) = item
+        .split_whitespace()
+        .next_back()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+    else {
+        return false;
+    };
+    last.chars().count() > 3
+        && last.chars().all(|c| c.is_alphabetic() && c.is_lowercase())
+        && (last.ends_with("en") || last.ends_with("rn") || last.ends_with("ln"))
+        && item.split_whitespace().count() >= 2
 }
 
 #[cfg(test)]
@@ -129,6 +148,7 @@ mod tests {
             "Soll ich den Release heute taggen?",
             "Decision: Friday or Monday release",
             "Entscheidung: Release-Termin",
+            "Freigabe: Release 3.1",
             "Ask Oliver whether the beta goes out?",
         ] {
             assert!(q(item), "{item}");
@@ -144,6 +164,9 @@ mod tests {
             "Compare staging and production latency",
             "Check whether the build is green",
             "Wie lange dauert der Build?",
+            // a task about a decision is the agent's own work
+            "Freigabe melden",
+            "Abnahme für 3.1 vorbereiten",
             // a count of decisions is a bundle (board-bundle), not a question
             "6 Entscheidungen von Oliver",
         ] {
