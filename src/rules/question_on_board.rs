@@ -1,6 +1,8 @@
 //! `question-on-board`: a question for the human on the board instead of
 //! on the Decision Board (seed rule 9).
 
+use std::collections::HashMap;
+
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::rules::{Cx, Rule};
@@ -36,17 +38,20 @@ impl Rule for Check {
             .decides()
             .filter_map(|(r, d)| d.question.as_ref().map(|q| (r, q, normal(&q.value))))
             .collect();
+        let items: Vec<String> = cx
+            .call
+            .boards()
+            .flat_map(|(_, b)| b.open.iter().chain(b.doing.as_ref()))
+            .map(|item| normal(&item.value))
+            .collect();
+        let questions: Vec<&str> = decides.iter().map(|(_, _, q)| q.as_str()).collect();
+        let twins = twins(&questions, &items);
         let mut once = Once::new();
+        let mut k = 0;
         for (r, b) in cx.call.boards() {
             for item in b.open.iter().chain(b.doing.as_ref()) {
-                let twin = if decides.is_empty() {
-                    None
-                } else {
-                    let n = normal(&item.value);
-                    decides.iter().find(|(_, _, q)| {
-                        !n.is_empty() && (q.contains(&n) || n.contains(q.as_str()))
-                    })
-                };
+                let twin = twins.get(items[k].as_str()).map(|&i| &decides[i]);
+                k += 1;
                 let reason = match twin {
                     Some(_) => Some("also asked with `decide`"),
                     None => for_human(lex, &item.value, human),
@@ -76,6 +81,51 @@ impl Rule for Check {
 /// Lower-case words joined by single spaces, for comparing texts.
 fn normal(s: &str) -> String {
     lower_words(s).join(" ")
+}
+
+/// For each board item (normalised), the first question asked with
+/// `decide` (by its place in `questions`) that contains it or that it
+/// contains, if one does: both ways at once through two automata, so that
+/// a call of many boards and many decisions costs their length, not their
+/// product.
+fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize> {
+    use aho_corasick::AhoCorasick;
+    let mut distinct: Vec<&'q str> = items.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut out: HashMap<&'q str, usize> = HashMap::new();
+    if questions.is_empty() || distinct.is_empty() {
+        return out;
+    }
+    let mut best = |item: &'q str, q: usize| {
+        out.entry(item)
+            .and_modify(|b| *b = (*b).min(q))
+            .or_insert(q);
+    };
+    // An empty question is in every item.
+    if let Some(q) = questions.iter().position(|q| q.is_empty()) {
+        for &n in &distinct {
+            best(n, q);
+        }
+    }
+    // Questions inside items.
+    let ids: Vec<usize> = (0..questions.len()).filter(|&i| !questions[i].is_empty()).collect();
+    if let Ok(ac) = AhoCorasick::new(ids.iter().map(|&i| questions[i])) {
+        for &n in &distinct {
+            if let Some(q) = ac.find_overlapping_iter(n).map(|m| ids[m.pattern().as_usize()]).min() {
+                best(n, q);
+            }
+        }
+    }
+    // Items inside questions: the first question that holds each.
+    if let Ok(ac) = AhoCorasick::new(&distinct) {
+        for (q, text) in questions.iter().enumerate() {
+            for m in ac.find_overlapping_iter(text) {
+                best(distinct[m.pattern().as_usize()], q);
+            }
+        }
+    }
+    out
 }
 
 /// Why an item reads as a decision only the human can make; `None` when it
@@ -137,6 +187,24 @@ mod tests {
 
     fn q(item: &str) -> bool {
         for_human(Lexicon::get(), item, Some("Oliver")).is_some()
+    }
+
+    /// The automata find, for every item, the question the plain search
+    /// over all pairs finds.
+    #[test]
+    fn twins_are_the_first_question_either_way() {
+        let questions = ["ship 2 4 today", "", "release notes", "notes", "ship"];
+        let items: Vec<String> = ["ship", "release notes for 2 4", "notes", "today", "x", "", "ship 2 4 today or not"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for qs in [&questions[..], &questions[2..], &questions[..1], &[][..]] {
+            let got = twins(qs, &items);
+            for n in items.iter().filter(|n| !n.is_empty()) {
+                let plain = qs.iter().position(|q| q.contains(n.as_str()) || n.contains(q));
+                assert_eq!(got.get(n.as_str()).copied(), plain, "{n:?} in {qs:?}");
+            }
+        }
     }
 
     #[test]
