@@ -117,9 +117,34 @@ fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize>
             }
         }
     }
-    // Items inside questions: the first question that holds each.
-    if let Ok(ac) = AhoCorasick::new(&distinct) {
-        for (q, text) in questions.iter().enumerate() {
+    // Items inside questions: the first question that holds each. Calls
+    // ask few distinct questions, so each one's pieces are looked up among
+    // the items when that is little work; else (and the same answer) an
+    // automaton of the items, which costs memory by their number.
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    for (q, text) in questions.iter().enumerate() {
+        first.entry(text).or_insert(q);
+    }
+    let longest = distinct.iter().map(|n| n.len()).max().unwrap_or(0);
+    let work: usize = first.keys().map(|q| q.len() * q.len().min(longest)).sum();
+    if work <= PIECES_WORK {
+        let set: std::collections::HashSet<&str> = distinct.iter().copied().collect();
+        for (text, &q) in &first {
+            for (start, _) in text.char_indices() {
+                let rest = &text[start..];
+                for (end, c) in rest.char_indices() {
+                    let end = end + c.len_utf8();
+                    if end > longest {
+                        break;
+                    }
+                    if let Some(&n) = set.get(&rest[..end]) {
+                        best(n, q);
+                    }
+                }
+            }
+        }
+    } else if let Ok(ac) = AhoCorasick::new(&distinct) {
+        for (text, &q) in &first {
             for m in ac.find_overlapping_iter(text) {
                 best(distinct[m.pattern().as_usize()], q);
             }
@@ -127,6 +152,10 @@ fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize>
     }
     out
 }
+
+/// Most substring lookups (bytes of the distinct questions times the
+/// longest item) made instead of building an automaton of the items.
+const PIECES_WORK: usize = 4_000_000;
 
 /// Why an item reads as a decision only the human can make; `None` when it
 /// may well be the agent's own open question.
@@ -198,7 +227,9 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        for qs in [&questions[..], &questions[2..], &questions[..1], &[][..]] {
+        let long: Vec<String> = (0..3000).map(|i| format!("{i} ship 2 4 today or not {}", "x".repeat(40))).collect();
+        let long: Vec<&str> = long.iter().map(String::as_str).collect();
+        for qs in [&questions[..], &questions[2..], &questions[..1], &[][..], &long[..]] {
             let got = twins(qs, &items);
             for n in items.iter().filter(|n| !n.is_empty()) {
                 let plain = qs.iter().position(|q| q.contains(n.as_str()) || n.contains(q));
