@@ -9,6 +9,10 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
+#[path = "common.rs"]
+mod common;
+use common::{ts, Rng};
+
 /// What the generated log looks like.
 #[derive(Clone, Debug)]
 pub struct Knobs {
@@ -45,27 +49,6 @@ impl Default for Knobs {
             spaced: false,
             calls: 1,
         }
-    }
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
     }
 }
 
@@ -176,31 +159,6 @@ impl serde_json::ser::Formatter for Spaced {
     fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         w.write_all(b": ")
     }
-}
-
-/// The time `ms` after 2026-10-10T00:00Z, in RFC 3339 (within a year).
-fn ts(ms: u64) -> String {
-    const MONTHS: [u64; 12] = [31, 30, 31, 31, 28, 31, 30, 31, 30, 31, 31, 30];
-    let s = ms / 1000;
-    let (h, m, sec) = ((s / 3600) % 24, (s / 60) % 60, s % 60);
-    let mut day = 9 + s / 86_400; // days since 2026-10-01
-    let (mut y, mut mo) = (2026, 10);
-    for len in MONTHS.iter().cycle() {
-        if day < *len {
-            break;
-        }
-        day -= len;
-        mo += 1;
-        if mo > 12 {
-            mo = 1;
-            y += 1;
-        }
-    }
-    format!(
-        "{y:04}-{mo:02}-{:02}T{h:02}:{m:02}:{sec:02}.{:03}Z",
-        day + 1,
-        ms % 1000
-    )
 }
 
 struct Out<'w, W: Write> {

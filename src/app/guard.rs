@@ -385,6 +385,31 @@ struct Entry<'a> {
     timestamp: Option<std::borrow::Cow<'a, str>>,
 }
 
+/// The scalar visits of a visitor for which a scalar (text, a number, a
+/// boolean, null) holds nothing: each gives `$none`.
+macro_rules! nothing_from_scalars {
+    ($none:expr) => {
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+    };
+}
+
 /// An entry's content blocks, read in the same pass as the entry: a
 /// message whose content is text (or anything but a list) has none.
 #[derive(Deserialize)]
@@ -431,24 +456,7 @@ impl<'de> Deserialize<'de> for Blocks {
                 {}
                 Ok(Blocks::default())
             }
-            fn visit_str<E>(self, _: &str) -> Result<Blocks, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Blocks, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Blocks, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Blocks, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Blocks, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_unit<E>(self) -> Result<Blocks, E> {
-                Ok(Blocks::default())
-            }
+            nothing_from_scalars!(Blocks::default());
         }
         d.deserialize_any(V)
     }
@@ -479,24 +487,7 @@ impl<'de> Deserialize<'de> for MaybeBlock {
                 while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
                 Ok(MaybeBlock(None))
             }
-            fn visit_str<E>(self, _: &str) -> Result<MaybeBlock, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<MaybeBlock, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<MaybeBlock, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<MaybeBlock, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<MaybeBlock, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_unit<E>(self) -> Result<MaybeBlock, E> {
-                Ok(MaybeBlock(None))
-            }
+            nothing_from_scalars!(MaybeBlock(None));
         }
         d.deserialize_any(V)
     }

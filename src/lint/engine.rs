@@ -784,21 +784,13 @@ impl Linter {
 
     /// Run the active rules that can judge a record before anything
     /// follows it ([`rules::judges_pending`]) over one call.
-    /// Every rule that can judge a pending record, over the whole call.
-    pub fn run_all_pending(&self, call: &Call<'_>, out: &mut Vec<Diagnostic>) {
+    /// Every rule that can judge a pending record. `pending`: in a live
+    /// judgment, the index of the judged record in the call's records (the
+    /// rules may skip judging the others, [`Cx::judges`]).
+    pub fn run_pending(&self, call: &Call<'_>, pending: Option<usize>, out: &mut Vec<Diagnostic>) {
         for a in &self.active {
             if a.rule.meta().judges_pending() {
-                a.check(call, None, out);
-            }
-        }
-    }
-
-    /// [`Linter::run_all_pending`] in a live judgment: `pending` is the index
-    /// of the judged record in the call's records.
-    pub fn run_pending(&self, call: &Call<'_>, pending: usize, out: &mut Vec<Diagnostic>) {
-        for a in &self.active {
-            if a.rule.meta().judges_pending() {
-                a.check(call, Some(pending), out);
+                a.check(call, pending, out);
             }
         }
     }

@@ -187,10 +187,7 @@ impl Live {
             let records = &self.calls[k].records;
             let call = Call::build(self.meta.as_ref(), records, linter.cast());
             let judged = call.records.iter().rposition(|r| r.span == at);
-            match judged {
-                Some(i) => linter.run_pending(&call, i, &mut out),
-                None => linter.run_all_pending(&call, &mut out),
-            }
+            linter.run_pending(&call, judged, &mut out);
         }
         for (k, place, made) in put.into_iter().rev() {
             self.calls[k].take(place);

@@ -41,11 +41,15 @@ impl Cx<'_, '_> {
     }
 
     pub fn report(&mut self, f: Finding) {
+        self.push(f, self.severity);
+    }
+
+    fn push(&mut self, f: Finding, severity: Severity) {
         let agent = f.agent.or_else(|| self.call.recorder.map(str::to_string));
         let ts = record_at(self.call.records, f.primary.at.span.start).and_then(|r| r.ts);
         let mut d = Diagnostic {
             rule: self.meta.name,
-            severity: self.severity,
+            severity,
             message: f.message,
             agent,
             primary: f.primary,
@@ -63,10 +67,7 @@ impl Cx<'_, '_> {
     /// Reports what the rule could not judge, and why: always at `info`,
     /// whatever the rule's severity, so that it never fails a run.
     pub fn note(&mut self, f: Finding) {
-        self.report(f);
-        if let Some(d) = self.out.last_mut() {
-            d.severity = Severity::Info;
-        }
+        self.push(f, Severity::Info);
     }
 
     fn opt(&self, name: &str) -> &OptValue {

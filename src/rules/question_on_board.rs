@@ -38,19 +38,26 @@ impl Rule for Check {
             .decides()
             .filter_map(|(r, d)| d.question.as_ref().map(|q| (r, q, normal(&q.value))))
             .collect();
-        let items: Vec<String> = cx
-            .call
-            .boards()
-            .flat_map(|(_, b)| b.open.iter().chain(b.doing.as_ref()))
-            .map(|item| normal(&item.value))
-            .collect();
+        // Each item normalised once, only when there is a decision to match.
+        let items: Vec<String> = if decides.is_empty() {
+            Vec::new()
+        } else {
+            cx.call
+                .boards()
+                .flat_map(|(_, b)| b.open.iter().chain(b.doing.as_ref()))
+                .map(|item| normal(&item.value))
+                .collect()
+        };
         let questions: Vec<&str> = decides.iter().map(|(_, _, q)| q.as_str()).collect();
         let twins = twins(&questions, &items);
         let mut once = Once::new();
         let mut k = 0;
         for (r, b) in cx.call.boards() {
             for item in b.open.iter().chain(b.doing.as_ref()) {
-                let twin = twins.get(items[k].as_str()).map(|&i| &decides[i]);
+                let twin = items
+                    .get(k)
+                    .and_then(|n| twins.get(n.as_str()))
+                    .map(|&i| &decides[i]);
                 k += 1;
                 let reason = match twin {
                     Some(_) => Some("also asked with `decide`"),

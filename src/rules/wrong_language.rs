@@ -35,8 +35,7 @@ impl Rule for Check {
         let names = NameIndex::new(&ignore);
         let mut out = Vec::new();
         // A call language callint does not know is said once, where it was set.
-        let mut unknown_said = Vec::new();
-        let mut notes = Vec::new();
+        let mut notes: Vec<Finding> = Vec::new();
         for u in &call.utterances {
             if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) || !cx.judges(u.record) {
                 continue;
@@ -45,8 +44,7 @@ impl Rule for Check {
                 continue;
             };
             let Some(expected) = Lang::from_code(setting.lang) else {
-                if !unknown_said.contains(&setting.anchor) {
-                    unknown_said.push(setting.anchor);
+                if !notes.iter().any(|n| n.primary.at == setting.anchor) {
                     notes.push(
                         Finding::new(
                             setting.anchor,

@@ -56,6 +56,30 @@ const RIVAL: f32 = 1.5;
 const WORD_CAP: f32 = 8.0;
 /// A word a language does not list scores its floor less this.
 const UNLISTED: f32 = 1.0;
+/// What a word scores in a language whose list lacks it: the floor less
+/// [`UNLISTED`].
+const UNLISTED_SCORES: [f32; M] = {
+    let mut out = [0.0; M];
+    let mut i = 0;
+    while i < M {
+        out[i] = table::FLOORS[i] - UNLISTED;
+        i += 1;
+    }
+    out
+};
+/// The least of [`UNLISTED_SCORES`]: what a call language scores for a
+/// word its model cannot spell.
+const LEAST_UNLISTED: f32 = {
+    let mut least = 0.0f32;
+    let mut i = 0;
+    while i < M {
+        if UNLISTED_SCORES[i] < least {
+            least = UNLISTED_SCORES[i];
+        }
+        i += 1;
+    }
+    least
+};
 /// Bytes of other-script text kept for naming its language.
 const SCRIPT_SAMPLE: usize = 256;
 
@@ -140,7 +164,7 @@ pub fn warm_up() {
 /// none of them lists it.
 fn scores(word: &str) -> Option<[f32; M]> {
     let start = table()?.get(word)? as usize;
-    let mut out: [f32; M] = std::array::from_fn(|i| table::FLOORS[i] - UNLISTED);
+    let mut out = UNLISTED_SCORES;
     for entry in ENTRIES.get(start * 3..)?.chunks_exact(3) {
         if let Some(slot) = out.get_mut(usize::from(entry[0] & 0x7f)) {
             *slot = -f32::from(u16::from_le_bytes([entry[1], entry[2]])) / 100.0;
@@ -150,6 +174,16 @@ fn scores(word: &str) -> Option<[f32; M]> {
         }
     }
     Some(out)
+}
+
+/// Counts, per language, a word its list holds (it scores above what an
+/// unlisted word scores).
+fn count_listed(listed: &mut [u16; M], scores: &[f32; M]) {
+    for ((n, v), unlisted) in listed.iter_mut().zip(scores).zip(UNLISTED_SCORES) {
+        if *v > unlisted {
+            *n += 1;
+        }
+    }
 }
 
 /// Does `word` hold a letter of a script no call language is written in?
@@ -207,9 +241,6 @@ pub struct Evidence {
     /// it wins over the call language, and of those it loses.
     pro: [[f32; 2]; M],
     con: [[f32; 2]; M],
-    /// Words judged (on at least one list; capitalised words inside a
-    /// sentence left out).
-    words: usize,
     latin_letters: usize,
     other_letters: usize,
     kana: bool,
@@ -229,7 +260,6 @@ impl Default for Evidence {
             listed: [0; M],
             pro: [[0.0; 2]; M],
             con: [[0.0; 2]; M],
-            words: 0,
             latin_letters: 0,
             other_letters: 0,
             kana: false,
@@ -258,16 +288,11 @@ impl Evidence {
             self.sample.push_str(word);
             self.sample.push(' ');
         }
-        if let Some(mut v) = lower.and_then(scores) {
+        if let Some(v) = lower.and_then(scores) {
+            count_listed(&mut self.script_listed, &v);
             let best = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            for (i, v) in v.iter_mut().enumerate() {
-                if *v > table::FLOORS[i] - UNLISTED {
-                    self.script_listed[i] += 1;
-                }
-                *v = v.max(best - WORD_CAP);
-            }
             for (s, v) in self.script_scores.iter_mut().zip(v) {
-                *s += v;
+                *s += v.max(best - WORD_CAP);
             }
         }
     }
@@ -294,23 +319,16 @@ impl Evidence {
         let listed = lower.and_then(scores);
         let (mut others, mut call) = match (listed, call) {
             (Some(o), Some(c)) => (o, c),
-            (Some(o), None) => {
-                // A word the call-language model cannot spell: each call
-                // language gets the least floor.
-                let floor = table::FLOORS.iter().copied().fold(0.0f32, f32::min) - UNLISTED;
-                (o, [floor; 2])
-            }
+            // A word the call-language model cannot spell: each call
+            // language gets the least floor.
+            (Some(o), None) => (o, [LEAST_UNLISTED; 2]),
             // On no other list: a word of the call languages' lists scores
             // the other languages' floors; a word on no list carries nothing.
-            (None, Some(c)) if known => (std::array::from_fn(|i| table::FLOORS[i] - UNLISTED), c),
+            (None, Some(c)) if known => (UNLISTED_SCORES, c),
             _ => return,
         };
-        if let Some(o) = listed {
-            for (n, (v, f)) in self.listed.iter_mut().zip(o.iter().zip(table::FLOORS)) {
-                if *v > f - UNLISTED {
-                    *n += 1;
-                }
-            }
+        if let Some(o) = &listed {
+            count_listed(&mut self.listed, o);
         }
         let best = others
             .iter()
@@ -333,7 +351,6 @@ impl Evidence {
         }
         self.call[0] += call[0];
         self.call[1] += call[1];
-        self.words += 1;
     }
 
     /// The other language the text is in, if it is in one. `call`: the call
