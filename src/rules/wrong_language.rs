@@ -2,9 +2,9 @@
 //! rule 6).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
 use crate::rules::{Cx, Rule};
-use crate::text::language::{identify_in_call, Lang, NameIndex};
+use crate::text::language::{identify, identify_in_call, Lang, NameIndex, Verdict};
 use crate::model::{Via, Who};
 use crate::core::escape::quote;
 
@@ -18,7 +18,11 @@ static META: RuleMeta = RuleMeta {
     needs: Evidence::SPEECH.and(Evidence::ROLES),
     default_severity: Severity::Warning,
     summary: "a `say` or greeting not in the call language (which `context` events may change)",
-    options: &[],
+    options: &[OptionMeta {
+        name: "other-languages",
+        default: OptValue::Bool(true),
+        help: "judge a say against every other language too, not only the other call language",
+    }],
 };
 
 impl Rule for Check {
@@ -27,6 +31,7 @@ impl Rule for Check {
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
+        let others = cx.flag("other-languages");
         let call = cx.call;
         // Names carry no language: everyone's label, the human, the voicebot.
         let mut ignore: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
@@ -60,8 +65,16 @@ impl Rule for Check {
                 }
                 continue;
             };
-            let Some(heard) = identify_in_call(u.text, &names.in_text(u.text), expected).names()
-            else {
+            let ignore = names.in_text(u.text);
+            let heard = if others {
+                identify_in_call(u.text, &ignore, expected).names()
+            } else {
+                match identify(u.text, &ignore) {
+                    Verdict::Lang { lang, .. } if lang != expected => Some(lang.name().to_string()),
+                    _ => None,
+                }
+            };
+            let Some(heard) = heard else {
                 continue;
             };
             let what = if u.via == Via::Greet {
