@@ -316,9 +316,13 @@ pub(crate) fn judge_record(
 /// them itself. A line is left out only when it surely cannot be one of
 /// those: it holds neither the server's tool prefix nor the key
 /// `tool_use_id`, or it answers no call of the server. The prefix and the
-/// key can be written other ways only with `\u` escapes, so a line with
-/// one is always kept, and a call's ids are read from its JSON, whatever
-/// its spacing or key order.
+/// keys can be written other ways only with `\u` escapes, so a line with
+/// one is always kept, and its ids are read from its JSON. Other lines are
+/// not parsed here: the values of their `id` and `tool_use_id` keys are
+/// read from the bytes ([`string_values`]), whatever the spacing or key
+/// order, which finds every id the JSON holds and perhaps a few more (a
+/// few more lines kept, read by the reader as reading whole reads them);
+/// a value that is escaped or no string has its line parsed.
 ///
 /// `ids` holds the ids of the server's calls read before `tail`, and gets
 /// those of `tail`'s: reading a transcript in parts keeps the same lines
@@ -337,45 +341,116 @@ fn calls_only(
     use memchr::memmem;
     let tool = format!("mcp__{server}__");
     let is_call = memmem::Finder::new(tool.as_bytes());
-    let result_key = memmem::Finder::new(b"tool_use_id");
+    let result_key = memmem::Finder::new(b"\"tool_use_id\"");
+    let id_key = memmem::Finder::new(b"\"id\"");
     let escape = memmem::Finder::new(b"\\u");
     // Room for all of it and the pending call: pages never written to cost
     // nothing, while growing the buffer would copy it.
     let mut out = Vec::with_capacity(tail.len().saturating_add(room));
+    // The lines kept, and the lines that only may answer a call (they
+    // hold `tool_use_id` and nothing else that keeps them), each with the
+    // number of ids read before it.
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    let mut maybe: Vec<((usize, usize), usize)> = Vec::new();
+    // The ids of `tail`'s calls, in the order read.
+    let mut new_ids: Vec<Vec<u8>> = Vec::new();
     let mut start = 0;
     while start < tail.len() {
         let end = memchr::memchr(b'\n', &tail[start..]).map_or(tail.len(), |k| start + k + 1);
         let line = &tail[start..end];
+        let span = (start, end);
         start = end;
         let escaped = escape.find(line).is_some();
         let call = escaped || is_call.find(line).is_some();
-        let result = escaped || result_key.find(line).is_some();
-        // The line's blocks, read once for both questions; None when the
-        // line is no entry (then it is kept, and the reader decides).
-        let found = (call || result).then(|| {
-            serde_json::from_slice::<BlockEntry>(line)
-                .ok()
-                .map(|e| e.message.map(|m| m.content.0).unwrap_or_default())
-        });
         if call {
-            if let Some(Some(blocks)) = &found {
-                ids.extend(call_ids(blocks, server));
+            // The ids of the line's `id` keys stand for those of its calls
+            // of the server (a few more ids only keep a few more lines),
+            // unless the line must be parsed to tell.
+            let found: Vec<Vec<u8>> = match (escaped, string_values(line, &id_key)) {
+                (false, Some(found)) => found.into_iter().map(<[u8]>::to_vec).collect(),
+                _ => entry_blocks(line)
+                    .map(|blocks| call_ids(&blocks, server).collect())
+                    .unwrap_or_default(),
+            };
+            for id in found {
+                if ids.insert(id.clone()) {
+                    new_ids.push(id);
+                }
             }
         }
-        let keep = all
-            || call
-            || (result
-                && found.flatten().is_none_or(|blocks| {
-                    blocks
-                        .iter()
-                        .filter_map(|b| b.tool_use_id.as_deref())
-                        .any(|id| ids.contains(id.as_bytes()))
-                }));
-        if keep {
-            out.extend_from_slice(line);
+        if all || call {
+            kept.push(span);
+        } else if result_key.find(line).is_some() {
+            maybe.push((span, new_ids.len()));
         }
     }
+    // The ids read before a line: those kept from earlier parts, and the
+    // first `n` of `tail`'s.
+    let order: std::collections::HashMap<&[u8], usize> = new_ids
+        .iter()
+        .enumerate()
+        .map(|(k, id)| (id.as_slice(), k))
+        .collect();
+    let known = |id: &[u8], n: usize| ids.contains(id) && order.get(id).is_none_or(|&k| k < n);
+    for (span, n) in maybe {
+        let line = &tail[span.0..span.1];
+        let answers = match string_values(line, &result_key) {
+            Some(found) => found.into_iter().any(|id| known(id, n)),
+            // Ids written in a way not read here: the line's JSON says.
+            // None when the line is no entry: then it is kept, and the
+            // reader decides.
+            None => entry_blocks(line).is_none_or(|blocks| {
+                blocks
+                    .iter()
+                    .filter_map(|b| b.tool_use_id.as_deref())
+                    .any(|id| known(id.as_bytes(), n))
+            }),
+        };
+        if answers {
+            kept.push(span);
+        }
+    }
+    kept.sort_unstable();
+    for (from, to) in kept {
+        out.extend_from_slice(&tail[from..to]);
+    }
     out
+}
+
+/// The values of every key `key` (a finder of the key with its quotes) of
+/// a JSON line, at any depth, read without parsing the line: a string
+/// followed by `:` is a key in JSON (text inside a string holds no
+/// unescaped `"`), and a value without a backslash is its own bytes.
+/// `None` when a value is anything else (escaped, or no string): the line
+/// must then be parsed. Every such key of the blocks a session reader reads
+/// is among those found, unless it is spelt with `\u`.
+fn string_values<'l>(line: &'l [u8], key: &memchr::memmem::Finder<'_>) -> Option<Vec<&'l [u8]>> {
+    use crate::core::locate::skip_ws;
+    let mut out = Vec::new();
+    for at in key.find_iter(line) {
+        let mut i = skip_ws(line, at + key.needle().len());
+        if line.get(i) != Some(&b':') {
+            continue;
+        }
+        i = skip_ws(line, i + 1);
+        if line.get(i) != Some(&b'"') {
+            return None;
+        }
+        let value = &line[i + 1..];
+        let end = memchr::memchr2(b'"', b'\\', value)?;
+        if value[end] != b'"' {
+            return None;
+        }
+        out.push(&value[..end]);
+    }
+    Some(out)
+}
+
+/// The content blocks of a session line; `None` when it is no entry.
+fn entry_blocks(line: &[u8]) -> Option<Vec<Block>> {
+    serde_json::from_slice::<BlockEntry>(line)
+        .ok()
+        .map(|e| e.message.map(|m| m.content.0).unwrap_or_default())
 }
 
 /// The time of a session line's entry, as far as the guard looks into it.
@@ -1095,6 +1170,73 @@ mod tests {
         assert_eq!(h.tool_name, "mcp__vh__say");
         assert_eq!(h.agent_id.as_deref(), Some("a1"));
         assert_eq!(h.transcript_path.as_deref(), Some(Path::new("/t.jsonl")));
+    }
+
+    /// The ids read from a line's bytes are a superset of those its JSON
+    /// holds, in any spacing and key order, or the line is parsed.
+    #[test]
+    fn ids_read_from_the_bytes_are_never_fewer_than_the_json_holds() {
+        let call = memchr::memmem::Finder::new(br#""id""#);
+        let result = memchr::memmem::Finder::new(br#""tool_use_id""#);
+        let lines = [
+            r#"{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"mcp__vh__say","input":{"text":"x"}}]}}"#,
+            r#"{ "message" : { "content" : [ { "name" : "mcp__vh__say", "id" : "toolu_2" , "type" : "tool_use" } ] } }"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"to\/olu","name":"mcp__vh__say"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":7,"name":"mcp__vh__say"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"{\"tool_use_id\":\"toolu_9\"}"}]}}"#,
+            r#"{"message":{"content":[{"tool_use_id" :"toolu_2","type":"tool_result","content":[{"type":"text","text":"\"id\": 3"}]}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":null}]}}"#,
+            r#"{"text":"\"tool_use_id\" : \"toolu_1\"", "id" : "x"}"#,
+        ];
+        for line in lines {
+            let b = line.as_bytes();
+            let blocks = entry_blocks(b).unwrap_or_default();
+            let parsed: Vec<Vec<u8>> = call_ids(&blocks, "vh")
+                .chain(
+                    blocks
+                        .iter()
+                        .filter_map(|k| k.tool_use_id.clone().map(String::into_bytes)),
+                )
+                .collect();
+            let read: Option<Vec<&[u8]>> = string_values(b, &call)
+                .zip(string_values(b, &result))
+                .map(|(mut a, r)| {
+                    a.extend(r);
+                    a
+                });
+            if let Some(read) = read {
+                for id in &parsed {
+                    assert!(
+                        read.contains(&id.as_slice()),
+                        "{line}: {id:?} not in {read:?}"
+                    );
+                }
+            }
+        }
+        // A shell result naming a call's id in its text is kept; one that
+        // names none is left out; each line kept is whole.
+        let tail = [
+            lines[0],
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_x","content":"cargo test"}]}}"#,
+            lines[4],
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"to\u006fl"}]}}"#,
+        ]
+        .map(|l| format!("{l}\n"))
+        .concat();
+        let mut ids = HashSet::new();
+        let kept =
+            String::from_utf8(calls_only(tail.as_bytes(), "vh", 0, false, &mut ids)).unwrap();
+        let want = [
+            lines[0],
+            lines[4],
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"to\u006fl"}]}}"#,
+        ]
+        .map(|l| format!("{l}\n"))
+        .concat();
+        assert_eq!(kept, want);
+        assert!(ids.contains(b"toolu_1".as_slice()));
     }
 
     #[test]
