@@ -26,8 +26,8 @@
 //! println!("{}", run.summary.line());
 //! ```
 
+use crate::core::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -668,7 +668,7 @@ fn likely_rooms(todo: &[Entry], looks: &[Look]) -> Vec<bool> {
         .zip(looks)
         .map(|(e, l)| l.call.as_ref().map(|(id, len)| (e.slot, id.as_str(), *len)))
         .collect();
-    let mut count: HashMap<(usize, &str), usize> = HashMap::new();
+    let mut count: HashMap<(usize, &str), usize> = HashMap::default();
     for (slot, id, _) in ids.iter().flatten() {
         *count.entry((*slot, id)).or_default() += 1;
     }
@@ -690,7 +690,7 @@ fn likely_rooms(todo: &[Entry], looks: &[Look]) -> Vec<bool> {
 /// every other file is grouped with the others of its folder. Groups and
 /// their files keep the order of `files`.
 pub fn partitions(files: &[PathBuf], input_format: Option<Format>) -> Vec<Vec<PathBuf>> {
-    let mut at: HashMap<(bool, String), usize> = HashMap::new();
+    let mut at: HashMap<(bool, String), usize> = HashMap::default();
     let mut groups: Vec<Vec<PathBuf>> = Vec::new();
     for f in files {
         let key = match head_call_id(f, input_format) {

@@ -12,7 +12,8 @@
 //! check that still exist (a file checked again with new bytes or settings
 //! leaves its old entry behind).
 
-use std::collections::{BTreeMap, HashMap};
+use crate::core::hash::HashMap;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -66,7 +67,7 @@ impl Cache {
             file,
             binary,
             old,
-            now: Mutex::new(HashMap::new()),
+            now: Mutex::new(HashMap::default()),
         })
     }
 
@@ -119,7 +120,8 @@ impl Cache {
     /// not check (`checked`, as named) that still exist. A cache that
     /// cannot be written is no error: the next run lints the files again.
     pub fn save(self, checked: &[String]) {
-        let checked: std::collections::HashSet<&str> = checked.iter().map(String::as_str).collect();
+        let checked: crate::core::hash::HashSet<&str> =
+            checked.iter().map(String::as_str).collect();
         let mut entries = self.now.into_inner().unwrap_or_else(|e| e.into_inner());
         for (k, e) in self.old {
             if !checked.contains(e.file.as_str())

@@ -22,7 +22,7 @@
 //! ends ([`Follow::flush`]); a finding that the lines written meanwhile
 //! settle (the greeting came) is never shown.
 
-use std::collections::HashSet;
+use crate::core::hash::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -107,7 +107,7 @@ impl Follow {
                     read: false,
                     changed: Instant::now(),
                     lines: 0,
-                    seen: HashSet::new(),
+                    seen: HashSet::default(),
                     held: Vec::new(),
                 })
                 .collect(),

@@ -13,7 +13,7 @@
 //! The guard never stands in an agent's way by failing: whatever it cannot
 //! read or judge, it lets through, and says why ([`Verdict::Allow`]).
 
-use std::collections::HashSet;
+use crate::core::hash::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -386,7 +386,7 @@ fn calls_only(
     }
     // The ids read before a line: those kept from earlier parts, and the
     // first `n` of `tail`'s.
-    let order: std::collections::HashMap<&[u8], usize> = new_ids
+    let order: crate::core::hash::HashMap<&[u8], usize> = new_ids
         .iter()
         .enumerate()
         .map(|(k, id)| (id.as_slice(), k))
@@ -1224,7 +1224,7 @@ mod tests {
         ]
         .map(|l| format!("{l}\n"))
         .concat();
-        let mut ids = HashSet::new();
+        let mut ids = HashSet::default();
         let kept =
             String::from_utf8(calls_only(tail.as_bytes(), "vh", 0, false, &mut ids)).unwrap();
         let want = [

@@ -10,7 +10,7 @@
 //! terminal; with `--html` the same view is written as one self-contained
 //! page ([`crate::report::html`]).
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 use std::path::PathBuf;
 
 use crate::core::escape::{elide, file_name, one_line};
@@ -398,7 +398,7 @@ fn build(sources: &[Source], cast: &Cast) -> Page {
             findings: Vec::new(),
         })
         .collect();
-    let mut by_copy: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    let mut by_copy: HashMap<(usize, usize), Vec<usize>> = HashMap::default();
     for (k, l) in lines.iter().enumerate() {
         for c in &l.copies {
             by_copy.entry((c.view, c.record)).or_default().push(k);

@@ -151,7 +151,7 @@ impl Finding {
 /// thing in one call ([`Finding::about`]) the first.
 pub fn dedup(d: &mut Vec<Diagnostic>) {
     d.dedup_by(|a, b| a == b);
-    let mut about = std::collections::HashSet::new();
+    let mut about = crate::core::hash::HashSet::default();
     d.retain(|x| match &x.about {
         Some(key) => about.insert((x.rule, x.call.clone(), key.clone())),
         None => true,

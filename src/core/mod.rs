@@ -3,6 +3,7 @@
 
 pub mod diagnostic;
 pub mod escape;
+pub mod hash;
 pub mod json;
 pub mod lines;
 pub mod locate;

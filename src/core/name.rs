@@ -5,11 +5,12 @@
 /// a call id): shared, as a log repeats the same few names on every line.
 pub type Name = std::sync::Arc<str>;
 
-/// Keeps one copy of each name read from a log. Keyed with the standard
-/// (flood-resistant) hasher: the names come from the log.
+/// Keeps one copy of each name read from a log. Keyed with a hasher
+/// seeded anew in each process ([`crate::core::hash`]): the names come
+/// from the log.
 #[derive(Debug, Default)]
 pub struct Interner {
-    names: std::collections::HashSet<Name>,
+    names: crate::core::hash::HashSet<Name>,
 }
 
 impl Interner {

@@ -29,7 +29,7 @@
 //! they belong to (the `create_call` or `join` they follow), so a session of
 //! several calls is judged call by call.
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 use std::marker::PhantomData;
 
 use serde::de::{Deserializer, SeqAccess, Visitor};
@@ -206,7 +206,7 @@ impl Partial {
         Partial {
             reader: Reader {
                 order: 0,
-                pending: HashMap::new(),
+                pending: HashMap::default(),
                 session: Session::new(opts),
             },
             bytes: 0,

@@ -24,7 +24,7 @@
 //! - every other line type, and types that do not exist yet, are passed
 //!   over.
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 use serde_json::Value;
 
@@ -59,7 +59,7 @@ struct Parts {
 /// Read a Codex CLI rollout file.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
     let mut s = Session::new(opts);
-    let mut calls: HashMap<String, Parts> = HashMap::new();
+    let mut calls: HashMap<String, Parts> = HashMap::default();
     // Assistant and user messages from either source; which source is
     // used is decided at the end.
     let mut replies: Vec<(usize, ChatItem)> = Vec::new();

@@ -9,7 +9,8 @@
 //! the MCP trace reader does ([`super::mcp`]): the record is the request,
 //! the texts of the answer point into the answer.
 
-use std::collections::{HashMap, VecDeque};
+use crate::core::hash::HashMap;
+use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
@@ -261,7 +262,7 @@ pub(crate) struct Pairing {
     queue: VecDeque<Call>,
     /// Ids of every request seen, of any method: an answer to one of them
     /// that is no tool call's is passed over quietly.
-    asked: std::collections::HashSet<String>,
+    asked: crate::core::hash::HashSet<String>,
     out: Vec<(usize, Record)>,
     pub problems: Vec<Problem>,
     /// What each call looked like (tool, arguments, answer), for telling

@@ -14,7 +14,7 @@
 //! is kept without a result, where it was sent. Notifications, other
 //! methods and responses to them are passed over.
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 use serde_json::{Map, Value};
 

@@ -11,7 +11,7 @@
 //! `decide` with a `question`). A server that only shares a function name
 //! with voicehook (a speech server's `say`) is not taken for it.
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -34,7 +34,7 @@ impl Servers {
     pub fn new(opts: &Options) -> Servers {
         Servers {
             named: opts.servers.clone(),
-            seen: HashMap::new(),
+            seen: HashMap::default(),
         }
     }
 

@@ -16,7 +16,7 @@
 //!   a folder of everyday coding sessions is quiet (a session still being
 //!   written, cut off in its last line, included).
 
-use std::collections::HashSet;
+use crate::core::hash::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -127,7 +127,7 @@ impl Session {
             undecided: Vec::new(),
             servers: Servers::new(opts),
             thread: Thread::Main,
-            background: HashSet::new(),
+            background: HashSet::default(),
             problems: Vec::new(),
         }
     }

@@ -74,8 +74,8 @@ pub fn half(path: &str) -> Option<(String, Half)> {
 /// The halves among `paths` that pair by name: `(input, output)` indices.
 /// A name pairs with at most one other.
 pub fn pairs(paths: &[&str]) -> Vec<(usize, usize)> {
-    let mut ins: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut outs: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut ins: crate::core::hash::HashMap<String, usize> = crate::core::hash::HashMap::default();
+    let mut outs: crate::core::hash::HashMap<String, usize> = crate::core::hash::HashMap::default();
     for (i, p) in paths.iter().enumerate() {
         match half(p) {
             Some((k, Half::In)) => {

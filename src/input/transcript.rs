@@ -483,9 +483,10 @@ impl Cast {
         if human.is_none() && sign {
             // Without `# human:`, the one speaker who is neither the
             // voicebot nor a listed agent.
-            let listed: std::collections::HashSet<String> =
+            let listed: crate::core::hash::HashSet<String> =
                 listed_agents.iter().map(|a| fold(&a.name)).collect();
-            let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+            let mut seen: crate::core::hash::HashSet<String> =
+                crate::core::hash::HashSet::default();
             let mut others: Vec<&str> = Vec::new();
             for e in entries.iter() {
                 if let Entry::Utt(u) = e {
@@ -509,7 +510,7 @@ impl Cast {
             }
         }
         // Spell every speaker as the header does, and list new agents.
-        let mut index: std::collections::HashMap<String, usize> = agents
+        let mut index: crate::core::hash::HashMap<String, usize> = agents
             .iter()
             .enumerate()
             .map(|(i, a)| (fold(&a.name), i))

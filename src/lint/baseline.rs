@@ -7,7 +7,8 @@
 //! the baseline is left out of the report and counted as baselined; an
 //! entry no finding matched any more is listed, and can be pruned.
 
-use std::collections::{BTreeMap, HashMap};
+use crate::core::hash::HashMap;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -50,7 +51,7 @@ pub struct Baseline {
 
 impl Baseline {
     pub fn new(entries: Vec<Entry>) -> Baseline {
-        let mut by_print: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_print: HashMap<String, Vec<usize>> = HashMap::default();
         for (i, e) in entries.iter().enumerate() {
             by_print.entry(e.fingerprint.clone()).or_default().push(i);
         }

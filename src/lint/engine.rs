@@ -891,8 +891,8 @@ pub struct Repeats {
 pub fn cap_repeats(d: &mut Vec<Diagnostic>, max: usize, more: Option<Repeats>) {
     let mut extra: Vec<Repeats> = Vec::new();
     if max > 0 {
-        let mut seen: std::collections::HashMap<&'static str, usize> =
-            std::collections::HashMap::new();
+        let mut seen: crate::core::hash::HashMap<&'static str, usize> =
+            crate::core::hash::HashMap::default();
         d.retain(|x| {
             let n = seen.entry(x.rule).or_default();
             *n += 1;
@@ -979,8 +979,8 @@ pub(crate) fn for_each_call(records: &[Record], mut f: impl FnMut(&[Record])) {
 /// record without a call id belongs to the call of the record before it.
 pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
     // Each call's number, in order of first appearance; keyed by ids from
-    // the log: the standard (flood-resistant) hasher.
-    let mut ids: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    // the log: a hasher seeded anew in each process.
+    let mut ids: crate::core::hash::HashMap<&str, usize> = crate::core::hash::HashMap::default();
     for r in records {
         if let Some(c) = r.call() {
             let n = ids.len();

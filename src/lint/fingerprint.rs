@@ -7,7 +7,7 @@
 //! exported again with its lines moved keeps the fingerprints of its
 //! findings; two identical findings of one call still get distinct ones.
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 use crate::core::diagnostic::Diagnostic;
 use crate::core::lines::{resolve, LineIndex};
@@ -20,7 +20,7 @@ pub fn assign(f: &mut FileResult) {
         return;
     }
     let index = LineIndex::new(&f.source);
-    let mut seen: HashMap<u128, usize> = HashMap::new();
+    let mut seen: HashMap<u128, usize> = HashMap::default();
     let file = file_key(&f.path);
     for d in &mut f.diagnostics {
         let content = content(&f.source, &index, d);

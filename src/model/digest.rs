@@ -9,7 +9,7 @@
 //! so a room of many logs neither holds their records nor builds their
 //! calls a second time.
 
-use std::collections::{HashMap, HashSet};
+use crate::core::hash::{HashMap, HashSet};
 
 use crate::model::{next_event, Anchor, Call, EventKind, Ms, Name, Op, Role, Span, Who};
 
@@ -73,7 +73,7 @@ impl Digest {
     pub fn of(call: &Call<'_>) -> Digest {
         let dropped = dropped_says(call);
         // Speakers are few: one shared name each.
-        let mut names: HashMap<&str, Name> = HashMap::new();
+        let mut names: HashMap<&str, Name> = HashMap::default();
         let mut texts = String::with_capacity(call.utterances.iter().map(|u| u.text.len()).sum());
         let lines = call
             .utterances

@@ -8,7 +8,7 @@ pub mod digest;
 mod record;
 pub mod turns;
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 pub use crate::core::name::{Interner, Name};
 pub use crate::core::span::{Anchor, Ms, Path, Seg, Segs, Span};
@@ -309,7 +309,7 @@ impl<'a> Call<'a> {
                 role: self.recorder_role,
             });
         }
-        let mut seen: HashMap<&str, ()> = HashMap::new();
+        let mut seen: HashMap<&str, ()> = HashMap::default();
         if let Some(me) = self.recorder {
             seen.insert(me, ());
         }
@@ -529,9 +529,9 @@ impl<'a> Call<'a> {
 
     /// Every word of every participant's name, lower-cased: the agents'
     /// labels, the human, the voicebot. Lines are compared without them.
-    pub fn name_words(&self) -> std::collections::HashSet<String> {
+    pub fn name_words(&self) -> crate::core::hash::HashSet<String> {
         use crate::text::phrases::{lower_words, name_head};
-        let mut v: std::collections::HashSet<String> = self
+        let mut v: crate::core::hash::HashSet<String> = self
             .agents
             .iter()
             .flat_map(|a| lower_words(name_head(&a.label)))

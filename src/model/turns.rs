@@ -16,7 +16,7 @@
 //! A say queued before the human spoke is sorted into the turn before, and a
 //! say the server dropped or revised was never heard; neither is judged.
 
-use std::collections::{HashMap, HashSet};
+use crate::core::hash::{HashMap, HashSet};
 
 use crate::model::{
     next_event, Body, Breach, Call, EventKind, Op, TurnBreach, Utterance, Via, Who,
@@ -55,14 +55,14 @@ fn compute(call: &Call<'_>) -> Vec<TurnBreach> {
     };
     let mut roles = Roles {
         call,
-        memo: HashMap::new(),
+        memo: HashMap::default(),
     };
     let mut out: Vec<TurnBreach> = Vec::new();
-    let mut seen: HashMap<(Breach, usize), usize> = HashMap::new();
+    let mut seen: HashMap<(Breach, usize), usize> = HashMap::default();
     let mut st = TurnState::default();
     // Where each agent's latest line to the human is in `st.to_human`.
-    // Keyed by names from the log: the standard (flood-resistant) hasher.
-    let mut latest: HashMap<&str, usize> = HashMap::new();
+    // Keyed by names from the log: a hasher seeded anew in each process (`core::hash`).
+    let mut latest: HashMap<&str, usize> = HashMap::default();
     let mut prev: Option<usize> = None;
     for (k, u) in call.utterances.iter().enumerate() {
         match u.who {
@@ -298,7 +298,7 @@ impl Asked<'_> {
 /// server, not dropped, not revised, and not the greeting right after a
 /// join.
 pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
-    let mut revised: HashSet<&str> = HashSet::new();
+    let mut revised: HashSet<&str> = HashSet::default();
     for r in call.records {
         if let Some(ev) = next_event(r) {
             if let EventKind::Revise(rev) = &ev.kind {
@@ -309,7 +309,7 @@ pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
         }
     }
     let greetings = greeting_says(call);
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for (i, r) in call.records.iter().enumerate() {
         let Body::Fn(f) = &r.body else { continue };
         let Op::Say(s) = &f.op else { continue };
@@ -328,7 +328,7 @@ pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
 /// show the moment of joining, such as a transcript's, still shows that).
 pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
     let lex = Lexicon::get();
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     let mut fresh = false;
     let mut first = true;
     for (i, r) in call.records.iter().enumerate() {

@@ -280,7 +280,7 @@ struct CopySource {
     /// The copy's lines and the file's, as [`file_line`] reads them.
     lines: Vec<(usize, usize)>,
     /// Copy offset of a label's start -> (line, column) in the file.
-    columns: std::collections::HashMap<usize, (usize, usize)>,
+    columns: crate::core::hash::HashMap<usize, (usize, usize)>,
 }
 
 impl SourceCode for CopySource {

@@ -295,7 +295,7 @@ impl Taken {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
+    use crate::core::hash::HashMap;
 
     struct ByName(Vec<String>);
 
@@ -349,7 +349,7 @@ mod tests {
         all.sort();
         // Each line, and whether it was made of a copy heard.
         let mut lines: Vec<(Merged, bool)> = Vec::new();
-        let mut index: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+        let mut index: HashMap<(usize, String), Vec<usize>> = HashMap::default();
         for (heard, ts, _, lane, text, vi, k) in all {
             let same = index.get(&(lane, text.clone())).and_then(|ks| {
                 ks.iter()

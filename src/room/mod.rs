@@ -29,8 +29,8 @@
 
 mod merge;
 
+use crate::core::hash::{HashMap, HashSet};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -63,7 +63,7 @@ pub fn groups<'a>(
     items: impl IntoIterator<Item = (usize, usize, &'a CallSeen)>,
 ) -> Vec<(usize, String, Vec<usize>)> {
     let mut groups: Vec<(usize, &'a str, Vec<usize>, Vec<&'a CallSeen>)> = Vec::new();
-    let mut at: HashMap<(usize, &'a str), usize> = HashMap::new();
+    let mut at: HashMap<(usize, &'a str), usize> = HashMap::default();
     for (file, linter, seen) in items {
         let g = *at.entry((linter, seen.id.as_str())).or_insert_with(|| {
             groups.push((linter, seen.id.as_str(), Vec::new(), Vec::new()));
@@ -395,7 +395,7 @@ struct RoomLanes {
 impl RoomLanes {
     fn new(human: Option<&str>, voicebot: &str) -> RoomLanes {
         let names = vec![human.unwrap_or("human").to_string(), voicebot.to_string()];
-        let mut by_key = HashMap::new();
+        let mut by_key = HashMap::default();
         for (k, n) in names.iter().enumerate() {
             by_key.entry(name_key(n)).or_insert(k);
         }
@@ -528,7 +528,7 @@ impl<'r> Room<'r, '_> {
 
     /// The keys of what the per-file pass found.
     fn found_keys(&self) -> HashSet<Key> {
-        let mut keys = HashSet::new();
+        let mut keys = HashSet::default();
         for (m, mem) in self.members.iter().enumerate() {
             for d in mem.found {
                 keys.insert(self.key(m, d));

@@ -1,7 +1,7 @@
 //! `ack-not-addressed`: a bare acknowledgement nobody asked for (the hard
 //! rule on acknowledging, and rulebook rule 10).
 
-use std::collections::HashSet;
+use crate::core::hash::HashSet;
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn bare_acknowledgements() {
         let lex = Lexicon::get();
-        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()].into();
+        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()].into_iter().collect();
         for t in [
             "Got it.",
             "On it, one moment.",

@@ -2,7 +2,7 @@
 //! so the server resolves addressing to either of them to no one (seed
 //! rule 5, and the server's addressing).
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 use crate::text::addressing::{compared_with, LabelKeys};
 use crate::core::diagnostic::{Finding, Severity};
@@ -105,8 +105,8 @@ fn collide(voicebot: &str, keys: &LabelKeys, parts: &[Part<'_>], i: usize, j: us
 /// Everyone in the call, each once per role, in order of appearance.
 fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
     let mut parts: Vec<Part<'a>> = Vec::new();
-    // Keyed by names from the log: the standard (flood-resistant) hasher.
-    let mut index: HashMap<(&'a str, Kind), usize> = HashMap::new();
+    // Keyed by names from the log: a hasher seeded anew in each process (`core::hash`).
+    let mut index: HashMap<(&'a str, Kind), usize> = HashMap::default();
     let mut see = |name: &'a str, kind: Kind, first: Option<(usize, Anchor)>| match index
         .get(&(name, kind))
     {

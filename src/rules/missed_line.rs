@@ -12,7 +12,7 @@
 //! about understanding, not delivery.
 
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};

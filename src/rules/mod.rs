@@ -320,11 +320,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// Report each distinct item text once per call: a board is sent again and
 /// again with the same items, and one mistake is one finding.
-pub(crate) struct Once(std::collections::HashSet<String>);
+pub(crate) struct Once(crate::core::hash::HashSet<String>);
 
 impl Once {
     pub fn new() -> Once {
-        Once(std::collections::HashSet::new())
+        Once(crate::core::hash::HashSet::default())
     }
     /// True the first time `key` is seen.
     pub fn first(&mut self, key: &str) -> bool {

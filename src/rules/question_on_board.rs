@@ -1,7 +1,7 @@
 //! `question-on-board`: a question for the human on the board instead of
 //! on the Decision Board (seed rule 9).
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
@@ -100,7 +100,7 @@ fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize>
     let mut distinct: Vec<&'q str> = items.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let mut out: HashMap<&'q str, usize> = HashMap::new();
+    let mut out: HashMap<&'q str, usize> = HashMap::default();
     if questions.is_empty() || distinct.is_empty() {
         return out;
     }
@@ -128,14 +128,14 @@ fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize>
     // ask few distinct questions, so each one's pieces are looked up among
     // the items when that is little work; else (and the same answer) an
     // automaton of the items, which costs memory by their number.
-    let mut first: HashMap<&str, usize> = HashMap::new();
+    let mut first: HashMap<&str, usize> = HashMap::default();
     for (q, text) in questions.iter().enumerate() {
         first.entry(text).or_insert(q);
     }
     let longest = distinct.iter().map(|n| n.len()).max().unwrap_or(0);
     let work: usize = first.keys().map(|q| q.len() * q.len().min(longest)).sum();
     if work <= PIECES_WORK {
-        let set: std::collections::HashSet<&str> = distinct.iter().copied().collect();
+        let set: crate::core::hash::HashSet<&str> = distinct.iter().copied().collect();
         for (text, &q) in &first {
             for (start, _) in text.char_indices() {
                 let rest = &text[start..];

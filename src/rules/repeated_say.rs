@@ -1,7 +1,7 @@
 //! `repeated-say`: saying what someone else has just said (rulebook rule
 //! 10 and the checklist).
 
-use std::collections::HashSet;
+use crate::core::hash::HashSet;
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
@@ -177,14 +177,14 @@ mod tests {
     #[test]
     fn content_words() {
         let lex = Lexicon::get();
-        let names: HashSet<String> = ["promo".to_string()].into();
+        let names: HashSet<String> = ["promo".to_string()].into_iter().collect();
         let a = content(lex, "Yes, I also saw the build is green.", &names);
         let b = content(
             lex,
             "Yes, Promo: the build is green, the release is ready.",
             &names,
         );
-        assert_eq!(a, ["build", "green"].map(String::from).into());
+        assert_eq!(a, ["build", "green"].map(String::from).into_iter().collect());
         assert_eq!(a.intersection(&b).count(), 2);
         let c = content(lex, "Der Build ist grün, das Release kann raus.", &names);
         assert!(c.contains("build") && c.contains("grün") && !c.contains("der"));

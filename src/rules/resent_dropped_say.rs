@@ -3,7 +3,7 @@
 //! still has not been addressed (the server's "the addressed one goes
 //! first").
 
-use std::collections::{HashMap, HashSet};
+use crate::core::hash::{HashMap, HashSet};
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
@@ -60,7 +60,7 @@ impl Rule for Check {
         let says = says(call);
         let drops = drops(call, &says);
         let addressed = addressed_prefix(call, me);
-        let mut reported: HashSet<usize> = HashSet::new();
+        let mut reported: HashSet<usize> = HashSet::default();
         let mut out = Vec::new();
         for d in &drops {
             let dropped = &says[d.say];
@@ -110,7 +110,7 @@ fn says<'a>(call: &Call<'a>) -> Vec<Said<'a>> {
 fn drops(call: &Call<'_>, says: &[Said<'_>]) -> Vec<Drop> {
     let mut out: Vec<Drop> = Vec::new();
     // Each say is dropped once; the earliest notice counts.
-    let mut by_say: HashMap<usize, usize> = HashMap::new();
+    let mut by_say: HashMap<usize, usize> = HashMap::default();
     let mut add = |d: Drop| match by_say.get(&d.say) {
         Some(&o) => {
             if d.known_at < out[o].known_at {
@@ -123,8 +123,8 @@ fn drops(call: &Call<'_>, says: &[Said<'_>]) -> Vec<Drop> {
         }
     };
     // The latest say so far by id and by text, for `revise` events.
-    let mut by_id: HashMap<&str, usize> = HashMap::new();
-    let mut by_text: HashMap<&str, usize> = HashMap::new();
+    let mut by_id: HashMap<&str, usize> = HashMap::default();
+    let mut by_text: HashMap<&str, usize> = HashMap::default();
     let mut next_say = 0;
     for (i, r) in call.records.iter().enumerate() {
         while let Some(s) = says.get(next_say).filter(|s| s.record < i) {

@@ -22,7 +22,7 @@
 //! same code that reads it, and a guard is not reported when the lines are
 //! read after the guarded block.
 
-use std::collections::{HashMap, HashSet};
+use crate::core::hash::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -331,7 +331,7 @@ impl<'a> Masked<'a> {
             blank: Vec::new(),
             block_end: Vec::new(),
             py_scope: Vec::new(),
-            braces: HashMap::new(),
+            braces: HashMap::default(),
             open_at: Vec::new(),
             fis: Vec::new(),
             reads_at: Vec::new(),
@@ -444,7 +444,7 @@ impl<'a> Masked<'a> {
                 .collect();
         }
         // Functions that read the lines, and where they are called.
-        let mut names: HashSet<String> = HashSet::new();
+        let mut names: HashSet<String> = HashSet::default();
         match lang {
             Some(CodeLang::Python) => {
                 for i in 0..lines {

@@ -35,8 +35,8 @@ impl Rule for Check {
         // One pass: the other agents heard so far, and whether someone
         // addressed this agent in the current human turn.
         let mut heard: Vec<&str> = vec![call.human.unwrap_or("the human")];
-        // Keyed by names from the log: the standard (flood-resistant) hasher.
-        let mut known: std::collections::HashSet<&str> = heard.iter().copied().collect();
+        // Keyed by names from the log: a hasher seeded anew in each process (`core::hash`).
+        let mut known: crate::core::hash::HashSet<&str> = heard.iter().copied().collect();
         let mut turn = None;
         // The human addressed this agent in the current turn; another agent
         // woke it since.

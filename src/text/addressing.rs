@@ -267,8 +267,8 @@ const MAX_SPOKEN_KEY: usize = 200;
 #[derive(Debug, Clone, Default)]
 struct Trie {
     /// The child of a node for a folded character. Keyed by characters of
-    /// names from the log: the standard (flood-resistant) hasher.
-    next: std::collections::HashMap<(u32, char), u32>,
+    /// names from the log: a hasher seeded anew in each process.
+    next: crate::core::hash::HashMap<(u32, char), u32>,
     /// Per node, the patterns whose key ends there, in pattern order.
     ends: Vec<Vec<usize>>,
 }
@@ -276,7 +276,7 @@ struct Trie {
 impl Trie {
     fn new(patterns: &[Pattern]) -> Trie {
         let mut t = Trie {
-            next: std::collections::HashMap::new(),
+            next: crate::core::hash::HashMap::default(),
             ends: vec![Vec::new()],
         };
         for (i, pat) in patterns.iter().enumerate() {

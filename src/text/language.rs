@@ -982,16 +982,33 @@ impl<'a> Iterator for Tokens<'a> {
 /// Characters that make a chunk code: paths, identifiers, markup.
 const CODE_BYTES: &[u8] = b"/\\_@#=<>{}|~$^[]()*+";
 
+/// [`CODE_BYTES`] as a table of every byte.
+static IS_CODE_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < CODE_BYTES.len() {
+        t[CODE_BYTES[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// (carries no language, is a number) for a chunk trimmed of punctuation.
 fn classify(chunk: &str) -> (bool, bool) {
     if chunk.is_empty() {
         return (false, false);
     }
-    if chunk.chars().any(|c| c.is_numeric()) {
+    let bytes = chunk.as_bytes();
+    // An ASCII character is numeric when it is a digit.
+    let numeric = if chunk.is_ascii() {
+        bytes.iter().any(u8::is_ascii_digit)
+    } else {
+        chunk.chars().any(char::is_numeric)
+    };
+    if numeric {
         return (true, true);
     }
-    let bytes = chunk.as_bytes();
-    if chunk.contains("://") || bytes.iter().any(|b| CODE_BYTES.contains(b)) {
+    if chunk.contains("://") || bytes.iter().any(|&b| IS_CODE_BYTE[usize::from(b)]) {
         return (true, false);
     }
     // An inner dot or colon between letters: file.ext, example.com, a::b.
@@ -1054,7 +1071,7 @@ fn match_name<'a>(tokens: &Tokens<'a>, first: &str, name: &str) -> Option<Tokens
 /// thousands of names costs the words of each text, not the names.
 pub struct NameIndex<'n> {
     /// Lower-cased first word -> the names (by position) it starts.
-    by_head: std::collections::HashMap<String, Vec<usize>>,
+    by_head: crate::core::hash::HashMap<String, Vec<usize>>,
     /// The first letters of those words: most words of a text start with
     /// none of them and are passed over without a lookup.
     firsts: Vec<char>,
@@ -1063,9 +1080,9 @@ pub struct NameIndex<'n> {
 
 impl<'n> NameIndex<'n> {
     pub fn new(names: &[&'n str]) -> NameIndex<'n> {
-        // Keyed by names from the log: the standard (flood-resistant) hasher.
-        let mut by_head: std::collections::HashMap<String, Vec<usize>> =
-            std::collections::HashMap::new();
+        // Keyed by names from the log: a hasher seeded anew in each process (`core::hash`).
+        let mut by_head: crate::core::hash::HashMap<String, Vec<usize>> =
+            crate::core::hash::HashMap::default();
         let mut firsts = Vec::new();
         for (i, name) in names.iter().enumerate() {
             if let Some(head) = Tokens::new(name).next() {
@@ -1089,6 +1106,7 @@ impl<'n> NameIndex<'n> {
     /// or that word's possessive), in the order they were given.
     pub fn in_text(&self, text: &str) -> Vec<&'n str> {
         let mut found: Vec<usize> = Vec::new();
+        let mut w = String::new();
         for tok in Tokens::new(text) {
             let first = tok
                 .word
@@ -1098,7 +1116,8 @@ impl<'n> NameIndex<'n> {
             if !first.is_some_and(|c| self.firsts.contains(&c)) {
                 continue;
             }
-            let w = lower(tok.word);
+            w.clear();
+            w.extend(tok.word.chars().flat_map(char::to_lowercase));
             let stems = [
                 Some(w.as_str()),
                 w.strip_suffix("'s"),

@@ -2,7 +2,7 @@
 //! language, embedded in the binary) so that a word is added without
 //! touching a rule.
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 use std::sync::OnceLock;
 
 use crate::text::words::{FastMap, Phrases};
@@ -28,7 +28,7 @@ impl Lexicon {
     }
 
     pub fn from_sources(sources: &[(&str, &str)]) -> Result<Lexicon, String> {
-        let mut lists: HashMap<String, Vec<String>> = HashMap::new();
+        let mut lists: HashMap<String, Vec<String>> = HashMap::default();
         for (lang, text) in sources {
             if let Some(simple) = simple_lists(text) {
                 for (key, items) in simple {

@@ -340,13 +340,14 @@ impl Evidence {
         }
         for (i, v) in others.iter().enumerate() {
             self.scores[i] += v;
+            // Each difference goes to one side; the other gets a zero,
+            // which leaves it as it is (both start at zero and only grow),
+            // so that the loop needs no branch.
             for (c, cv) in call.iter().enumerate() {
                 let d = v - cv;
-                if d > 0.0 {
-                    self.pro[i][c] += d;
-                } else {
-                    self.con[i][c] -= d;
-                }
+                let up = d > 0.0;
+                self.pro[i][c] += if up { d } else { 0.0 };
+                self.con[i][c] -= if up { 0.0 } else { d };
             }
         }
         self.call[0] += call[0];

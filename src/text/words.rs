@@ -6,18 +6,17 @@
 //! lexicon compiled once: its phrases indexed by their first word, so that
 //! matching at a word costs one hash lookup instead of a walk over the list.
 
-use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use unicode_segmentation::UnicodeSegmentation;
 
 // The Fx hash of the language tables, for short keys (words, indices)
 // that an attacker cannot choose: the lexicon's phrases. Maps keyed by
-// names from a log use the standard hasher.
+// names from a log use `core::hash`'s, seeded anew in each process.
 pub(crate) use crate::text::langmodel::FxHasher as FastHasher;
 
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
-pub type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;
+pub type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FastHasher>>;
 
 /// Appends `w` lower-cased exactly as `str::to_lowercase` would.
 pub fn push_lower(buf: &mut String, w: &str) {

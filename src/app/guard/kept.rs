@@ -24,7 +24,7 @@
 //! cache at all. Nothing the cache holds can deny a call the fresh read
 //! would let through, or the other way round.
 
-use std::collections::HashSet;
+use crate::core::hash::HashSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ impl Kept {
             tail,
             end: tail,
             times: Vec::new(),
-            ids: HashSet::new(),
+            ids: HashSet::default(),
             reader,
             head: Vec::new(),
             last: Vec::new(),

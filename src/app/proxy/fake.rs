@@ -21,7 +21,8 @@
 //! `--garbage-after N` answers the Nth with a line that is not JSON,
 //! `--silent` never answers a `tools/call`.
 
-use std::collections::{HashMap, VecDeque};
+use crate::core::hash::HashMap;
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
@@ -242,7 +243,7 @@ fn read_request(
         return None;
     }
     let method = first.split_whitespace().next()?.to_string();
-    let mut headers = HashMap::new();
+    let mut headers = HashMap::default();
     loop {
         let mut l = String::new();
         r.read_line(&mut l).ok()?;

@@ -8,7 +8,7 @@
 //! start one. Headers such as `Authorization` are passed on untouched and
 //! written nowhere.
 
-use std::collections::HashMap;
+use crate::core::hash::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -205,7 +205,7 @@ pub fn serve(listen: SocketAddr, up: Upstream) -> u8 {
     let front = Arc::new(Front {
         up,
         client,
-        sessions: Mutex::new(HashMap::new()),
+        sessions: Mutex::new(HashMap::default()),
         count: AtomicUsize::new(0),
     });
     rt.block_on(async move {

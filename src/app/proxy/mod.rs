@@ -16,7 +16,8 @@
 //! it: [`stdio`] (a child server on standard input and output, or a remote
 //! one behind a stdio front) and [`http`] (streamable HTTP).
 
-use std::collections::{BTreeMap, HashSet};
+use crate::core::hash::HashSet;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -89,7 +90,7 @@ impl Judge {
             linter,
             reader: mcp::Partial::new(),
             live: Live::new(None),
-            calls: HashSet::new(),
+            calls: HashSet::default(),
             call: None,
         }
     }

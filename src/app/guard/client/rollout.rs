@@ -96,7 +96,7 @@ fn calls_only(bytes: &[u8], server: &str) -> Vec<u8> {
         Finder::new(b"\\u"),
     ];
     let has_id = Finder::new(b"call_id");
-    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut ids: crate::core::hash::HashSet<String> = crate::core::hash::HashSet::default();
     let mut out = Vec::with_capacity(bytes.len() / 4);
     for (_, line) in lines(bytes) {
         let keep = if always.iter().any(|f| f.find(line).is_some()) {
