@@ -37,6 +37,7 @@ pub(crate) type Obj = Map<String, Value>;
 pub(crate) type Order = (usize, usize);
 
 /// A message of the agent's own chat.
+#[derive(Serialize, Deserialize)]
 pub(crate) struct ChatItem {
     pub user: bool,
     pub text: Text,
@@ -249,6 +250,9 @@ pub(crate) struct Line<'a> {
     /// end inside it. Known only in the last part read ([`Partial::read`]
     /// with `end`).
     pub last_entry: bool,
+    /// Set on the last line of the input when it is not blank: no line at
+    /// all follows it.
+    pub last_line: bool,
 }
 
 /// A reader of a session file of one entry a line, which reads the lines
@@ -291,6 +295,12 @@ impl<R: LineReader> Partial<R> {
         self.bytes
     }
 
+    /// The line reader, as far as it read.
+    #[cfg(test)]
+    pub fn reader(&self) -> &R {
+        &self.reader
+    }
+
     /// Read `part`, the bytes that follow those read so far: whole lines
     /// unless `end` says it is the end of the input, whose last line may
     /// be cut off.
@@ -321,6 +331,7 @@ impl<R: LineReader> Partial<R> {
                     base.saturating_add(l.span.end),
                 ),
                 last_entry: Some(k) == last,
+                last_line: end && k + 1 == all.len(),
             });
         }
         // Saturating: a kept state is read back from a file.
@@ -453,13 +464,16 @@ pub(crate) fn refusal(msg: &str) -> ApiError {
 /// place that is a JSON text inside a string: answers are pointed into
 /// with short paths from there.
 pub(crate) fn string_place(src: &[u8], within: Span, path: Path) -> Place {
-    let inner = crate::core::locate::locate(&src[within.start..within.end], &path);
+    string_place_in(&src[within.start..within.end], within.start, path)
+}
+
+/// [`string_place`] inside `value`, the bytes of a JSON value that start at
+/// `start` in the file.
+pub(crate) fn string_place_in(value: &[u8], start: usize, path: Path) -> Place {
+    let inner = crate::core::locate::locate(value, &path);
     Place {
         path: Path::ROOT,
-        within: Some(Span::new(
-            within.start + inner.start,
-            within.start + inner.end,
-        )),
+        within: Some(Span::new(start + inner.start, start + inner.end)),
         opaque: true,
     }
 }

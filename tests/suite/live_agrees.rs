@@ -299,6 +299,42 @@ fn assert_agrees(shape: &str, tally: &Tally) {
     );
 }
 
+/// What the guard keeps between runs is the session reader's state: every
+/// corpus call as a Claude Code session and as a Codex rollout, in every
+/// serialisation, read a line at a time (the state written as MessagePack
+/// and read back after every line), reads as read whole.
+#[test]
+fn sessions_read_in_parts_read_as_read_whole() {
+    use callint::input::{Client as Shape, Format};
+    let mut cuts = 0;
+    for (case, logs) in native_cases() {
+        for (format, convert) in [
+            (
+                Format::Session(Shape::ClaudeCode),
+                convert::claude as Convert,
+            ),
+            (Format::Session(Shape::Codex), convert::codex),
+        ] {
+            for (file, bytes) in convert(&logs).files {
+                for (spaced, reversed, ser) in SERIALISATIONS {
+                    let whole = rewrite_lines(&bytes, spaced, reversed).join("\n") + "\n";
+                    let whole = whole.as_bytes();
+                    let breaks: Vec<usize> = whole
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &b)| b == b'\n')
+                        .map(|(k, _)| k + 1)
+                        .collect();
+                    callint::app::harness::check_parts(format, whole, &breaks)
+                        .unwrap_or_else(|e| panic!("{ser} {case}/{file} ({format:?}): {e}"));
+                    cuts += breaks.len();
+                }
+            }
+        }
+    }
+    assert!(cuts > 5000, "{cuts}");
+}
+
 #[test]
 fn claude_code_sessions_agree_with_check() {
     let mut t = Tally::default();
