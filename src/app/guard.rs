@@ -10,7 +10,8 @@
 //! the session reader ([`crate::input::claude`]) and lets the engine judge
 //! the pending record alone ([`crate::lint::live::judge_pending`]). What
 //! it read is kept between runs (`kept`), so the next call costs only the
-//! lines written since.
+//! lines written since. A Codex rollout is read the same way
+//! ([`client::rollout`]).
 //!
 //! The guard never stands in an agent's way by failing: whatever it cannot
 //! read or judge, it lets through, and says why ([`Verdict::Allow`]).

@@ -8,9 +8,9 @@
 //! reverse order. At every voicehook call of each, the call is judged as
 //! the client's hook (or the proxy) hands it over, from the session as it
 //! was just before the call: read fresh, and from the state kept since the
-//! call before (Claude Code's cache, the proxy's session; Codex reads the
-//! rollout on every call and opencode's plugin hands over the whole
-//! session, so theirs is the fresh read). The rules found on the pending
+//! call before (the guard's cache for Claude Code and Codex, the proxy's
+//! session; opencode's plugin hands over the whole session, so its is the
+//! fresh read). The rules found on the pending
 //! call must be exactly those `check` finds on that line of the file as it
 //! was while the call was pending (the call written, its answer not yet),
 //! among the rules that can judge a pending call.
@@ -242,12 +242,7 @@ fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
                         if e["isSidechain"] == true {
                             hook["agent_id"] = e["agentId"].clone();
                         }
-                        let kept: &[bool] = if client == Client::ClaudeCode {
-                            &[false, true]
-                        } else {
-                            &[false]
-                        };
-                        for &keep in kept {
+                        for keep in [false, true] {
                             hook["transcript_path"] = json!(if keep { &growing } else { &cut });
                             hook["session_id"] = json!(format!("{name}-{keep}"));
                             let pending = client.read(hook.to_string().as_bytes()).unwrap();
