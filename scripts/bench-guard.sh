@@ -36,11 +36,15 @@
 # The pending call is a `say` ("Got it.", which the guard denies: the whole
 # path, reason and output included, is measured).
 #
-# With a CLIENT other than claude-code, the same pending say is handed to
-# `callint guard --client CLIENT` in that client's hook input: for codex the
-# one-call session written as a Codex rollout file (read whole on every run:
-# the rollout has no kept state), for gemini, cursor and opencode the call
-# alone (their hook inputs name no session callint reads).
+# With CLIENT codex, the same two sessions are written as Codex rollout
+# files (a `session_meta` line, then each tool call, its output and the
+# assistant's text; the late call is the seed incident's Codex rollout), the
+# pending say is handed to `callint guard --client codex` in Codex's hook
+# input, and each is measured the same three ways (the lines appended as
+# Codex writes them: the shell command and its output, then the say, its
+# `mcp_tool_call_end` and its output). With gemini, cursor or opencode, the
+# call alone is judged (their hook inputs name no session callint reads),
+# with nothing to keep.
 # Usage: scripts/bench-guard.sh [TURNS] [RUNS] [CLIENT]
 #   (default 1200 turns: ~10 MB; 200 runs; claude-code)
 # With BIN_DIR set, its callint and examples/genlog are measured instead of
@@ -61,40 +65,13 @@ python3 scripts/corpus/claude-session.py --noise 10 "$dir/native.jsonl" "$dir/on
 cat "$dir/one-call.jsonl" corpus/seed-incident-claude/opencode.jsonl > "$dir/late-call.jsonl"
 rm -rf "$dir/cache"
 
-if [ "$client" != claude-code ]; then
+if [ "$client" != claude-code ] && [ "$client" != codex ]; then
 python3 - "$bin/callint" "$dir" "$runs" "$client" <<'EOF'
 import json, os, resource, subprocess, sys, time
 
 callint, d, runs, client = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 say = {"text": "Got it."}
-if client == "codex":
-    # The one-call session as Codex writes a rollout: a session_meta line,
-    # then each tool call, its output and the assistant's text.
-    rollout = os.path.join(d, "one-call.rollout.jsonl")
-    with open(os.path.join(d, "one-call.jsonl")) as src, open(rollout, "w") as out:
-        out.write(json.dumps({"timestamp": "2026-10-10T09:00:00.000Z", "type": "session_meta",
-                              "payload": {"id": "bench", "cwd": "/w", "originator": "codex_cli_rs", "source": "cli"}}) + "\n")
-        for line in src:
-            e = json.loads(line)
-            ts, content = e.get("timestamp"), (e.get("message") or {}).get("content")
-            if not isinstance(content, list):
-                continue
-            for b in content:
-                if b.get("type") == "tool_use":
-                    p = {"type": "function_call", "name": b["name"], "arguments": json.dumps(b.get("input", {})), "call_id": b["id"]}
-                elif b.get("type") == "tool_result":
-                    c = b.get("content")
-                    text = c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [])
-                    p = {"type": "function_call_output", "call_id": b["tool_use_id"], "output": text}
-                elif b.get("type") == "text":
-                    p = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": b["text"]}]}
-                else:
-                    continue
-                out.write(json.dumps({"timestamp": ts, "type": "response_item", "payload": p}) + "\n")
-    hook = {"session_id": "bench", "turn_id": "t", "transcript_path": rollout, "cwd": d, "hook_event_name": "PreToolUse",
-            "model": "m", "permission_mode": "default", "tool_name": "mcp__voicehook__say", "tool_input": say, "tool_use_id": "call_bench"}
-    what = f"rollout {os.path.getsize(rollout) / 1e6:5.1f} MB"
-elif client == "gemini":
+if client == "gemini":
     hook = {"session_id": "bench", "cwd": d, "hook_event_name": "BeforeTool", "tool_name": "mcp_voicehook_say", "tool_input": say,
             "mcp_context": {"server_name": "voicehook", "tool_name": "say"}}
     what = "the call alone"
@@ -129,17 +106,47 @@ EOF
 exit 0
 fi
 
-python3 - "$bin/callint" "$dir" "$runs" <<'EOF'
+python3 - "$bin/callint" "$dir" "$runs" "$client" <<'EOF'
 import json, os, resource, shutil, subprocess, sys, time
 
-callint, d, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+callint, d, runs, client = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 cache = os.path.join(d, "cache")
+codex = client == "codex"
 
 
-def entries(server, n, t):
+def stamp(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".000Z"
+
+
+def rollout_of(session, out):
+    """A Claude Code session written as Codex writes a rollout: a
+    session_meta line, then each tool call, its output and the assistant's
+    text."""
+    out.write(json.dumps({"timestamp": "2026-10-10T09:00:00.000Z", "type": "session_meta",
+                          "payload": {"id": "bench", "cwd": "/w", "originator": "codex_cli_rs", "source": "cli"}}) + "\n")
+    for line in session:
+        e = json.loads(line)
+        ts, content = e.get("timestamp"), (e.get("message") or {}).get("content")
+        if not isinstance(content, list):
+            continue
+        for b in content:
+            if b.get("type") == "tool_use":
+                p = {"type": "function_call", "name": b["name"], "arguments": json.dumps(b.get("input", {})), "call_id": b["id"]}
+            elif b.get("type") == "tool_result":
+                c = b.get("content")
+                text = c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [])
+                p = {"type": "function_call_output", "call_id": b["tool_use_id"], "output": text}
+            elif b.get("type") == "text":
+                p = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": b["text"]}]}
+            else:
+                continue
+            out.write(json.dumps({"timestamp": ts, "type": "response_item", "payload": p}) + "\n")
+
+
+def claude_entries(server, n, t):
     """A shell command of the agent with 4 KB of output, then a `say` and
     its result, as Claude Code writes them."""
-    ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".000Z"
+    ts = stamp(t)
     head = {"sessionId": "bench", "version": "2.1.144", "cwd": "/w", "isSidechain": False}
     call = dict(head, type="assistant", uuid=f"g-{n}-a", timestamp=ts, message={
         "role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_grow{n}",
@@ -156,19 +163,54 @@ def entries(server, n, t):
     return "".join(json.dumps(e) + "\n" for e in [work, out, call, res]).encode()
 
 
+def codex_entries(server, n, t):
+    """The same as Codex writes them: the shell command and its output,
+    then the say, its end event and its output."""
+    ts = stamp(t)
+    answer = json.dumps({"say_id": f"g{n}", "say_status": "queued"})
+    say = {"text": f"Step {n} is done."}
+    items = [
+        ("response_item", {"type": "function_call", "name": "shell", "call_id": f"call_work{n}",
+                           "arguments": json.dumps({"command": ["bash", "-lc", "cargo test"]})}),
+        ("response_item", {"type": "function_call_output", "call_id": f"call_work{n}",
+                           "output": f"test step_{n} ... ok\n" * 160}),
+        ("response_item", {"type": "function_call", "name": f"mcp__{server}__say", "call_id": f"call_grow{n}",
+                           "arguments": json.dumps(say)}),
+        ("event_msg", {"type": "mcp_tool_call_end", "call_id": f"call_grow{n}",
+                       "invocation": {"server": server, "tool": "say", "arguments": say},
+                       "result": {"Ok": {"content": [{"type": "text", "text": answer}]}}}),
+        ("response_item", {"type": "function_call_output", "call_id": f"call_grow{n}", "output": answer}),
+    ]
+    return "".join(json.dumps({"timestamp": ts, "type": ty, "payload": p}) + "\n" for ty, p in items).encode()
+
+
+entries = codex_entries if codex else claude_entries
+suffix = ".rollout.jsonl" if codex else ".jsonl"
+if codex:
+    with open(os.path.join(d, "one-call.jsonl")) as src, open(os.path.join(d, "one-call.rollout.jsonl"), "w") as out:
+        rollout_of(src, out)
+    with open(os.path.join(d, "late-call.rollout.jsonl"), "w") as out:
+        with open(os.path.join(d, "one-call.rollout.jsonl")) as one:
+            shutil.copyfileobj(one, out)
+        with open("corpus/seed-incident-codex/opencode.jsonl") as late:
+            out.writelines(l for l in late if json.loads(l)["type"] != "session_meta")
+
+
 def run(path, server, flags):
-    hook = json.dumps({
+    hook = {
         "session_id": "bench-" + os.path.basename(path),
         "transcript_path": path,
         "cwd": d,
         "hook_event_name": "PreToolUse",
         "tool_name": f"mcp__{server}__say",
         "tool_input": {"text": "Got it."},
-    }).encode()
+    }
+    if codex:
+        hook.update({"turn_id": "t", "model": "m", "permission_mode": "default", "tool_use_id": "call_bench"})
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     s = time.perf_counter()
     keep = [] if "--no-cache" in flags else ["--cache-dir", cache]
-    p = subprocess.run([callint, "guard"] + keep + flags, input=hook, capture_output=True)
+    p = subprocess.run([callint, "guard", "--client", client] + keep + flags, input=json.dumps(hook).encode(), capture_output=True)
     t = (time.perf_counter() - s) * 1000
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     c = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
@@ -179,8 +221,8 @@ def run(path, server, flags):
 pct = lambda v, q: v[min(len(v) - 1, int(q * len(v)))]
 grown = []
 for name, server in [("one-call", "voicehook"), ("late-call", "vh")]:
-    src = os.path.join(d, name + ".jsonl")
-    grow = os.path.join(d, name + ".grow.jsonl")
+    src = os.path.join(d, name + suffix)
+    grow = os.path.join(d, name + ".grow" + suffix)
     shutil.copyfile(src, grow)
     grown.append((grow, server))
     for how, path, flags in [("warm", src, []), ("grows", grow, []), ("no-cache", src, ["--no-cache"])]:
@@ -198,7 +240,7 @@ for name, server in [("one-call", "voicehook"), ("late-call", "vh")]:
         times.sort()
         cpu.sort()
         size = os.path.getsize(path) / 1e6
-        print(f"{name:9} {how:8} {size:5.1f} MB  {first:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
+        print(f"{client:11} {name:9} {how:8} {size:5.1f} MB  {first:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
               f"  | cpu p50 {pct(cpu, 0.50):6.1f} ms  p99 {pct(cpu, 0.99):6.1f} ms")
 for path, server in grown:
     kept, fresh = run(path, server, [])[2], run(path, server, ["--no-cache"])[2]

@@ -5,10 +5,13 @@
 //! and hands it, as JSON on standard input, the tool's name, its input and
 //! the path of the session transcript. The guard reads the end of that
 //! transcript (from the last `join` or `create_call` of the same server on:
-//! everything the call so far consists of, see [`read_tail`]), appends the
+//! everything the call so far consists of, see `read_tail`), appends the
 //! pending call to it as the client would write it, reads the whole through
 //! the session reader ([`crate::input::claude`]) and lets the engine judge
-//! the pending record alone ([`crate::lint::live::judge_pending`]).
+//! the pending record alone ([`crate::lint::live::judge_pending`]). What
+//! it read is kept between runs (`kept`), so the next call costs only the
+//! lines written since. A Codex rollout is read the same way
+//! ([`client::rollout`]).
 //!
 //! The guard never stands in an agent's way by failing: whatever it cannot
 //! read or judge, it lets through, and says why ([`Verdict::Allow`]).
@@ -18,13 +21,15 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::core::diagnostic::{Diagnostic, Severity};
 use crate::core::escape::one_line;
 use crate::core::meta::Evidence;
 use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
+use crate::input::session::LineReader;
 use crate::input::{claude, ts};
 use crate::lint::engine::Linter;
 use crate::model::{Body, Ms};
@@ -136,21 +141,121 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
     let Some(path) = &hook.transcript_path else {
         return Verdict::Allow("the hook input names no transcript".into());
     };
+    let (parsed, base) = match read_session::<Claude>(linter, hook, path, server, now, keeping) {
+        Ok(r) => r,
+        Err(v) => return v,
+    };
+    let Some(log) = parsed.logs.into_iter().next() else {
+        return Verdict::Allow(format!(
+            "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
+        ));
+    };
+    let Some(k) = log.records.iter().rposition(|r| r.span.start >= base) else {
+        return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
+    };
+    judge_record(linter, log, k, server)
+}
+
+/// A client's session file of one entry a line, as the guard reads it:
+/// which line starts a call, how the client writes the pending call and
+/// how it is taken out when the client wrote it already, which lines the
+/// rules that judge a pending call read, and the reader of its lines.
+pub(crate) trait Shape {
+    /// The session reader, kept between runs.
+    type Reader: LineReader + Serialize + DeserializeOwned;
+    /// The client's name: the states of two shapes are never mixed up.
+    const NAME: &'static str;
+    /// What the file is called in a reason ("transcript").
+    const FILE: &'static str;
+    /// True when `line` starts a call of `server` (its `join` or
+    /// `create_call`), read from its JSON.
+    fn starts_call(line: &[u8], server: &str) -> bool;
+    /// Take the pending call `id` out of `bytes`, if the client wrote it
+    /// already; where the first line changed starts.
+    fn drop_pending(bytes: &mut Vec<u8>, id: &str) -> Option<usize>;
+    /// The lines of `part` that the rules judging a pending call of
+    /// `server` read (all with `all`), with `room` bytes to spare; `ids`
+    /// holds the ids of the calls read before `part` and gets those of
+    /// `part`'s, so that reading a file in parts keeps the same lines as
+    /// reading it whole.
+    fn calls_only(
+        part: &[u8],
+        server: &str,
+        room: usize,
+        all: bool,
+        ids: &mut HashSet<Vec<u8>>,
+    ) -> Vec<u8>;
+    /// The line the client writes for the pending call, at time `when`.
+    fn pending_entry(hook: &Hook, when: Ms) -> String;
+    /// The lines before offset `tail` (the call's start) that the reader
+    /// must read too, with their offsets: none unless the shape says.
+    fn before_call(_file: &mut File, _tail: u64) -> io::Result<Vec<(u64, Vec<u8>)>> {
+        Ok(Vec::new())
+    }
+}
+
+/// Claude Code's session transcript.
+struct Claude;
+
+impl Shape for Claude {
+    type Reader = claude::Reader;
+    const NAME: &'static str = "claude-code";
+    const FILE: &'static str = "transcript";
+
+    fn starts_call(line: &[u8], server: &str) -> bool {
+        starts_call(line, server)
+    }
+
+    fn drop_pending(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+        drop_block(bytes, id)
+    }
+
+    fn calls_only(
+        part: &[u8],
+        server: &str,
+        room: usize,
+        all: bool,
+        ids: &mut HashSet<Vec<u8>>,
+    ) -> Vec<u8> {
+        calls_only(part, server, room, all, ids)
+    }
+
+    fn pending_entry(hook: &Hook, when: Ms) -> String {
+        pending_entry(hook, when)
+    }
+}
+
+/// Read the call the pending call of `hook` (to `server`) belongs to from
+/// the session file at `path`, with the pending call appended as the
+/// client writes it, at time `now` (or the file's last time, when that is
+/// later): from the line of the call's last `join` or `create_call` on
+/// ([`read_tail`]), or on from the state kept by the last run when
+/// `keeping` says to keep one and it still holds. Returns what the reader
+/// made of it and where the pending call was appended (in the bytes the
+/// reader read); the verdict that lets the call through when the file
+/// cannot be read or is being written.
+pub(crate) fn read_session<S: Shape>(
+    linter: &Linter,
+    hook: &Hook,
+    path: &Path,
+    server: &str,
+    now: Ms,
+    keeping: Option<Keep<'_>>,
+) -> Result<(crate::input::Parsed, usize), Verdict> {
     let cannot = |e: io::Error| {
         Verdict::Allow(format!(
-            "cannot read the transcript {}: {e}",
+            "cannot read the {} {}: {e}",
+            S::FILE,
             crate::core::escape::file_name(&path.to_string_lossy())
         ))
     };
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) => return cannot(e),
-    };
-    let room = pending_entry(hook, now).len() + 64;
+    let mut file = File::open(path).map_err(cannot)?;
+    let room = S::pending_entry(hook, now).len() + 64;
     let opts = linter.read_options();
     let slot = keeping.map(|k| {
         kept::Slot::new(
             k.dir,
+            S::NAME,
             hook.session_id.as_deref(),
             path,
             server,
@@ -158,12 +263,13 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
         )
     });
     // The state kept from the last run, with the bytes written since, if
-    // it still holds and the call did not start again since.
+    // it still holds, the call did not start again since, and the pending
+    // call is not among what it read.
     let resumed = slot
         .as_ref()
-        .and_then(|s| s.load(&mut file))
+        .and_then(|s| s.load::<S::Reader>(&mut file))
         .filter(|(k, new)| {
-            call_start_in(new, server).is_none()
+            call_start_in(new, server, S::starts_call).is_none()
                 && hook
                     .tool_use_id
                     .as_ref()
@@ -172,21 +278,23 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
     let loaded = resumed.as_ref().map(|(k, _)| k.end);
     let (mut kept, mut bytes) = match resumed {
         Some(r) => r,
-        None => match read_tail(&mut file, server, room) {
-            Ok((tail, bytes)) => (kept::Kept::fresh(claude::Partial::new(opts), tail), bytes),
-            Err(e) => return cannot(e),
-        },
+        None => {
+            let (tail, bytes) =
+                read_tail(&mut file, server, room, S::starts_call).map_err(cannot)?;
+            let before = S::before_call(&mut file, tail).map_err(cannot)?;
+            (kept::Kept::fresh(opts, tail, before), bytes)
+        }
     };
     if cut_off(&bytes) {
         // The entry being written could change the verdict (an event that
         // addressed this agent): better no judgment than a wrong one.
-        return Verdict::Allow(
-            "the transcript's last line is cut off (still being written); the call was not judged"
-                .into(),
-        );
+        return Err(Verdict::Allow(format!(
+            "the {}'s last line is cut off (still being written); the call was not judged",
+            S::FILE
+        )));
     }
     let taken = match &hook.tool_use_id {
-        Some(id) => drop_block(&mut bytes, id),
+        Some(id) => S::drop_pending(&mut bytes, id),
         None => None,
     };
     // What is kept for the next run: the whole lines, up to the one the
@@ -202,7 +310,7 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
         .next()
         .map_or(now, |t| t.max(now));
     let all = !only_calls_read(linter);
-    let done = calls_only(&bytes[..keep], server, 0, all, &mut kept.ids);
+    let done = S::calls_only(&bytes[..keep], server, 0, all, &mut kept.ids);
     kept.reader.read(&done, false);
     let rewrite = keep > 0
         && loaded.is_none_or(|end| {
@@ -215,27 +323,19 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
         }
         _ => None,
     };
-    let mut rest = calls_only(&bytes[keep..], server, room, all, &mut kept.ids);
+    let mut rest = S::calls_only(&bytes[keep..], server, room, all, &mut kept.ids);
     drop(bytes);
     if !rest.is_empty() && rest.last() != Some(&b'\n') {
         rest.push(b'\n');
     }
     let base = kept.reader.bytes() + rest.len();
-    rest.extend_from_slice(pending_entry(hook, when).as_bytes());
+    rest.extend_from_slice(S::pending_entry(hook, when).as_bytes());
     kept.reader.read(&rest, true);
     let parsed = kept.reader.finish();
     if let (Some(slot), Some(state)) = (&slot, state) {
         slot.write(&state);
     }
-    let Some(log) = parsed.logs.into_iter().next() else {
-        return Verdict::Allow(format!(
-            "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
-        ));
-    };
-    let Some(k) = log.records.iter().rposition(|r| r.span.start >= base) else {
-        return Verdict::Allow(format!("{name} could not be read as a voicehook call"));
-    };
-    judge_record(linter, log, k, server)
+    Ok((parsed, base))
 }
 
 /// The server and tool of the voicehook function `hook` calls, or the
@@ -716,13 +816,20 @@ fn times(bytes: &[u8]) -> Vec<Option<Ms>> {
 ///
 /// The file is searched backwards a block at a time, then read once from
 /// that line on: a long session costs the bytes of its last call. A
-/// candidate line is taken only when it reads as an entry whose `tool_use`
-/// names that function of that server: a mention of the name inside some
+/// candidate line (one that holds `join"` or `create_call"`, or a `\u`
+/// escape that could spell them) is taken only when `starts` reads it as
+/// the start of a call of that server ([`Shape::starts_call`]: from its
+/// JSON, so not by how it is spaced): a mention of the name inside some
 /// text does not cut the call short.
 ///
 /// Returns the offset the tail starts at, and its bytes.
-pub fn read_tail(file: &mut File, server: &str, room: usize) -> io::Result<(u64, Vec<u8>)> {
-    read_tail_by(file, server, room, BLOCK)
+pub(crate) fn read_tail(
+    file: &mut File,
+    server: &str,
+    room: usize,
+    starts: fn(&[u8], &str) -> bool,
+) -> io::Result<(u64, Vec<u8>)> {
+    read_tail_by(file, server, room, BLOCK, starts)
 }
 
 fn read_tail_by(
@@ -730,9 +837,10 @@ fn read_tail_by(
     server: &str,
     room: usize,
     block: u64,
+    starts: fn(&[u8], &str) -> bool,
 ) -> io::Result<(u64, Vec<u8>)> {
     let len = file.metadata()?.len();
-    let from = last_call_start(file, len, server, block.max(1))?.unwrap_or(0);
+    let from = last_call_start(file, len, server, block.max(1), starts)?.unwrap_or(0);
     file.seek(SeekFrom::Start(from))?;
     let size = usize::try_from(len - from).unwrap_or(0);
     let mut buf = Vec::with_capacity(size.saturating_add(room));
@@ -741,8 +849,8 @@ fn read_tail_by(
 }
 
 /// The offset in `bytes` of the first line that starts a call of `server`
-/// ([`starts_call`]), if one does.
-fn call_start_in(bytes: &[u8], server: &str) -> Option<usize> {
+/// (`starts`), if one does.
+fn call_start_in(bytes: &[u8], server: &str, starts: fn(&[u8], &str) -> bool) -> Option<usize> {
     // A line with a `\u` escape may spell the names another way: it is
     // tried too.
     let needles = [
@@ -752,7 +860,7 @@ fn call_start_in(bytes: &[u8], server: &str) -> Option<usize> {
     ];
     let mut start = 0;
     for line in bytes.split_inclusive(|&b| b == b'\n') {
-        if needles.iter().any(|n| n.find(line).is_some()) && starts_call(line, server) {
+        if needles.iter().any(|n| n.find(line).is_some()) && starts(line, server) {
             return Some(start);
         }
         start += line.len();
@@ -764,8 +872,14 @@ fn call_start_in(bytes: &[u8], server: &str) -> Option<usize> {
 const BLOCK: u64 = 1 << 20;
 
 /// The file offset of the line of the last `join` or `create_call` of
-/// `server`, searched from the end.
-fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::Result<Option<u64>> {
+/// `server` (`starts`), searched from the end.
+fn last_call_start(
+    file: &mut File,
+    len: u64,
+    server: &str,
+    block: u64,
+    starts: fn(&[u8], &str) -> bool,
+) -> io::Result<Option<u64>> {
     // Searched forwards (vectorized) within each window, the candidates
     // then tried latest first.
     // A line with a `\u` escape may spell the names another way: it is a
@@ -815,7 +929,7 @@ fn last_call_start(file: &mut File, len: u64, server: &str, block: u64) -> io::R
                 None => 0,
             };
             let stop = memchr::memchr(b'\n', &win[at..]).map_or(win.len(), |e| at + e);
-            if starts_call(&win[start..stop], server) {
+            if starts(&win[start..stop], server) {
                 return Ok(Some(pos + start as u64));
             }
             // The whole line is done with: go on before it.
@@ -997,20 +1111,24 @@ mod tests {
         // blocks of every size: lines and names across their seams
         for block in [1, 7, 100, 4096, 1 << 20] {
             let mut file = File::open(&path).unwrap();
-            let (from, tail) = read_tail_by(&mut file, "vh", 0, block).unwrap();
+            let (from, tail) = read_tail_by(&mut file, "vh", 0, block, starts_call).unwrap();
             assert_eq!(tail, &src.as_bytes()[at..], "{block}");
             assert_eq!(from, at as u64);
         }
         // no join of that server: the whole file
-        let (from, all) = read_tail(&mut File::open(&path).unwrap(), "other", 0).unwrap();
+        let (from, all) =
+            read_tail(&mut File::open(&path).unwrap(), "other", 0, starts_call).unwrap();
         assert_eq!((from, all.len()), (0, src.len()));
         // a join in appended bytes is found at the start of its line
         let appended = format!("{filler}\n{second}\n{filler}\n");
         assert_eq!(
-            call_start_in(appended.as_bytes(), "vh"),
+            call_start_in(appended.as_bytes(), "vh", starts_call),
             Some(filler.len() + 1)
         );
-        assert_eq!(call_start_in(appended.as_bytes(), "chat"), None);
+        assert_eq!(
+            call_start_in(appended.as_bytes(), "chat", starts_call),
+            None
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1042,6 +1160,7 @@ mod tests {
         let cache = dir.join("cache");
         let slot = kept::Slot::new(
             &cache,
+            Claude::NAME,
             Some("k"),
             &path,
             "vh",
@@ -1054,7 +1173,9 @@ mod tests {
         let run = || judge_kept(&linter, &hook, 0, Some(every));
         assert!(matches!(run(), Verdict::Judged(_)));
         let mut file = File::open(&path).unwrap();
-        let (k, new) = slot.load(&mut file).expect("the state was kept");
+        let (k, new) = slot
+            .load::<claude::Reader>(&mut file)
+            .expect("the state was kept");
         assert_eq!((k.tail, k.end, new.len()), (0, src.len() as u64, 0));
         // a say and its answer appended: only they are new
         let more = format!(
@@ -1064,7 +1185,7 @@ mod tests {
         );
         src.push_str(&more);
         std::fs::write(&path, &src).unwrap();
-        let (k, new) = slot.load(&mut file).unwrap();
+        let (k, new) = slot.load::<claude::Reader>(&mut file).unwrap();
         assert_eq!(new, more.as_bytes());
         assert!(k.ids.contains(b"j".as_slice()));
         // not written again for so few new bytes ...
@@ -1076,15 +1197,15 @@ mod tests {
             judge_kept(&linter, &hook, 0, Some(seldom)),
             Verdict::Judged(_)
         ));
-        let (_, new) = slot.load(&mut file).unwrap();
+        let (_, new) = slot.load::<claude::Reader>(&mut file).unwrap();
         assert_eq!(new, more.as_bytes());
         // ... and written again for enough of them
         assert!(matches!(run(), Verdict::Judged(_)));
-        let (k, new) = slot.load(&mut file).unwrap();
+        let (k, new) = slot.load::<claude::Reader>(&mut file).unwrap();
         assert_eq!((k.end, new.len()), (src.len() as u64, 0));
         // another session's state is not this one's
-        let other = kept::Slot::new(&cache, Some("other"), &path, "vh", "");
-        assert!(other.load(&mut file).is_none());
+        let other = kept::Slot::new(&cache, Claude::NAME, Some("other"), &path, "vh", "");
+        assert!(other.load::<claude::Reader>(&mut file).is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1128,13 +1249,16 @@ mod tests {
         };
         let slot = kept::Slot::new(
             keep.dir,
+            Claude::NAME,
             Some("n"),
             &path,
             "vh",
             &format!("{:?}", linter.read_options()),
         );
         let tail = || {
-            let (k, new) = slot.load(&mut File::open(&path).unwrap()).unwrap();
+            let (k, new) = slot
+                .load::<claude::Reader>(&mut File::open(&path).unwrap())
+                .unwrap();
             assert!(new.is_empty());
             k.tail
         };

@@ -189,6 +189,67 @@ pub fn check_streamed(bytes: &[u8], whole: &Parsed) -> Result<(), String> {
     Ok(())
 }
 
+/// A Claude Code session or a Codex rollout read in parts, as the guard
+/// reads one between its runs, gives exactly what reading it whole gives:
+/// cut at each of `cuts` (offsets just after a line break, before the last
+/// line that is not blank; others are passed over), with the reader's state
+/// written as MessagePack and read back between each two parts.
+pub fn check_parts(format: Format, bytes: &[u8], cuts: &[usize]) -> Result<(), String> {
+    use crate::input::session::{LineReader, Partial};
+    fn in_parts<R>(bytes: &[u8], cuts: &[usize]) -> Result<Parsed, String>
+    where
+        R: LineReader + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let mut p = Partial::<R>::new(&input::Options::default());
+        let mut from = 0;
+        for &cut in cuts {
+            p.read(&bytes[from..cut], false);
+            let kept = rmp_serde::to_vec_named(&p).map_err(|e| format!("not kept: {e}"))?;
+            p = rmp_serde::from_slice(&kept).map_err(|e| format!("not read back: {e}"))?;
+            if p.bytes() != cut {
+                return Err(format!(
+                    "read {} bytes of the {cut} before the cut",
+                    p.bytes()
+                ));
+            }
+            from = cut;
+        }
+        p.read(&bytes[from..], true);
+        Ok(p.finish())
+    }
+    let lines = input::json::lines(bytes);
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| {
+            !bytes[l.span.start..l.span.end]
+                .iter()
+                .all(u8::is_ascii_whitespace)
+        })
+        .map_or(0, |l| l.span.start);
+    let mut cuts: Vec<usize> = cuts
+        .iter()
+        .copied()
+        .filter(|&c| c > 0 && c <= last && bytes[c - 1] == b'\n')
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let parts = match format {
+        Format::Session(Client::ClaudeCode) => in_parts::<input::claude::Reader>(bytes, &cuts)?,
+        Format::Session(Client::Codex) => in_parts::<input::codex::Reader>(bytes, &cuts)?,
+        _ => return Ok(()),
+    };
+    let whole = input::parse(format, bytes);
+    if format!("{:?}", (&parts.logs, &parts.problems))
+        != format!("{:?}", (&whole.logs, &whole.problems))
+    {
+        return Err(format!(
+            "reading in parts (cut at {cuts:?}) differs from reading whole"
+        ));
+    }
+    Ok(())
+}
+
 /// Lint `bytes` named `name`, in `format` or the format detection tells,
 /// and check every invariant of the result and of every renderer.
 pub fn lint(
@@ -202,6 +263,13 @@ pub fn lint(
     check_parsed(bytes, &parsed)?;
     if format == Format::Native {
         check_streamed(bytes, &parsed)?;
+    }
+    if let Format::Session(Client::ClaudeCode | Client::Codex) = format {
+        // Cut at some of its line breaks, spread over the file.
+        let breaks: Vec<usize> = memchr::memchr_iter(b'\n', bytes).map(|k| k + 1).collect();
+        let step = (breaks.len() / 16).max(1);
+        let cuts: Vec<usize> = breaks.into_iter().step_by(step).collect();
+        check_parts(format, bytes, &cuts)?;
     }
     let f = linter.lint_as(name, bytes.to_vec(), format);
     check_result(&f)?;

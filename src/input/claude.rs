@@ -37,9 +37,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::json::{lines, lines_from, Place};
+use super::json::Place;
 use super::server;
-use super::session::{self, CallItem, ChatItem, Item, Session, Side, ToolItem};
+use super::session::{self, CallItem, ChatItem, Item, Line, LineReader, Session, Side, ToolItem};
 use super::{mcp, ts, Options, Parsed, Problem};
 use crate::model::*;
 
@@ -173,8 +173,9 @@ struct Res {
     spawned: Option<String>,
 }
 
+/// The reader of a session's lines ([`LineReader`]).
 #[derive(Serialize, Deserialize)]
-struct Reader {
+pub(crate) struct Reader {
     order: usize,
     pending: HashMap<String, Use>,
     session: Session,
@@ -187,94 +188,41 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
     p.finish()
 }
 
-/// A session read as far as it was written, which can be read on from where
-/// it stopped, and kept (serialized) between runs: what the guard keeps per
-/// session so that the next pending call costs only the lines written since.
-/// Reading a file in several parts gives the same records as reading it
-/// whole, provided each part but the last ends with a line break.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Partial {
-    reader: Reader,
-    /// The bytes and lines read so far: the offsets and line numbers of
-    /// the next part start there.
-    bytes: usize,
-    lines: u32,
-}
+/// A session read as far as it was written ([`session::Partial`]).
+pub(crate) type Partial = session::Partial<Reader>;
 
-impl Partial {
-    pub fn new(opts: &Options) -> Partial {
-        Partial {
-            reader: Reader {
-                order: 0,
-                pending: HashMap::default(),
-                session: Session::new(opts),
-            },
-            bytes: 0,
-            lines: 0,
+impl LineReader for Reader {
+    fn new(opts: &Options) -> Reader {
+        Reader {
+            order: 0,
+            pending: HashMap::default(),
+            session: Session::new(opts),
         }
     }
 
-    /// The bytes read so far.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
-    /// Read `part`, the bytes that follow those read so far: whole lines
-    /// unless `end` says it is the end of the input, whose last line may
-    /// be cut off.
-    pub fn read(&mut self, part: &[u8], end: bool) {
-        debug_assert!(end || part.is_empty() || part.ends_with(b"\n"));
-        // A byte order mark counts only at the start of the file.
-        let all = if self.bytes == 0 {
-            lines(part)
-        } else {
-            lines_from(part, 0)
-        };
-        let last = if end {
-            all.iter().rposition(|l| {
-                !part[l.span.start..l.span.end]
-                    .iter()
-                    .all(u8::is_ascii_whitespace)
-            })
-        } else {
-            None
-        };
-        let (base, first) = (self.bytes, self.lines);
-        for (k, l) in all.iter().enumerate() {
-            let raw = &part[l.span.start..l.span.end];
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
+    fn line(&mut self, line: Line<'_>) {
+        let text = match std::str::from_utf8(line.raw) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = line.span.start.saturating_add(e.valid_up_to());
+                self.session.problems.push(Problem::new(
+                    Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
+                    "this line is not valid UTF-8".into(),
+                    Some("a session file is UTF-8 text; this line was skipped".into()),
+                ));
+                return;
             }
-            let text = match std::str::from_utf8(raw) {
-                Ok(t) => t,
-                Err(e) => {
-                    let at = base.saturating_add(l.span.start + e.valid_up_to());
-                    self.reader.session.problems.push(Problem::new(
-                        Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
-                        "this line is not valid UTF-8".into(),
-                        Some("a session file is UTF-8 text; this line was skipped".into()),
-                    ));
-                    continue;
-                }
-            };
-            self.reader.line(
-                text,
-                first.saturating_add(l.no),
-                Span::new(
-                    base.saturating_add(l.span.start),
-                    base.saturating_add(l.span.end),
-                ),
-                Some(k) == last,
-            );
-        }
-        // Saturating: a kept state is read back from a file.
-        self.bytes = self.bytes.saturating_add(part.len());
-        self.lines = first.saturating_add(u32::try_from(all.len()).unwrap_or(u32::MAX));
+        };
+        self.entry(text, line.no, line.span, line.last_entry);
     }
 
-    /// The records of the session read so far.
-    pub fn finish(self) -> Parsed {
-        self.reader.finish()
+    fn finish(mut self) -> Parsed {
+        let mut pending: Vec<Use> = std::mem::take(&mut self.pending).into_values().collect();
+        pending.sort_by_key(|u| u.order);
+        for u in pending {
+            self.settle(u, None);
+        }
+        self.session.finish()
     }
 }
 
@@ -312,7 +260,7 @@ impl Reader {
         self.order
     }
 
-    fn line(&mut self, text: &str, no: u32, span: Span, is_last: bool) {
+    fn entry(&mut self, text: &str, no: u32, span: Span, is_last: bool) {
         let entry: Entry<'_> = match serde_json::from_str(text) {
             Ok(e) => e,
             Err(e) => {
@@ -541,15 +489,6 @@ impl Reader {
             }),
         };
         self.session.push_on(order, item, u.at.side);
-    }
-
-    fn finish(mut self) -> Parsed {
-        let mut pending: Vec<Use> = std::mem::take(&mut self.pending).into_values().collect();
-        pending.sort_by_key(|u| u.order);
-        for u in pending {
-            self.settle(u, None);
-        }
-        self.session.finish()
     }
 }
 

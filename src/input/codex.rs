@@ -23,18 +23,28 @@
 //!   ...) are `tool` records with the command or the path they carry;
 //! - every other line type, and types that do not exist yet, are passed
 //!   over.
+//!
+//! The file is read a line at a time (`Partial`), so a rollout can be
+//! read on from where an earlier read stopped. A call is made into its
+//! record once it is whole: when its output arrives (Codex writes it last,
+//! after the call and its `mcp_tool_call_end`), or its `mcp_tool_call_end`
+//! when that holds the answer; lines of a call after that are passed over.
+//! A call never whole is made at the end, from what the file holds of it.
 
-use crate::core::hash::HashMap;
+use crate::core::hash::{HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::json::{self, lines, Place};
-use super::session::{self, Answer, CallItem, ChatItem, Item, Obj, Order, Session, ToolItem};
+use super::json::{self, Place};
+use super::session::{
+    self, Answer, CallItem, ChatItem, Item, Line, LineReader, Obj, Order, Session, ToolItem,
+};
 use super::{ts, Options, Parsed, Problem};
 use crate::model::*;
 
 /// One line of the file, as far as a call needs it.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Serialize, Deserialize)]
 struct At {
     no: u32,
     span: Span,
@@ -46,52 +56,109 @@ struct At {
     base: Path,
 }
 
-/// The lines of one tool call, by `call_id`.
-#[derive(Default)]
+/// A `function_call`, as far as its call needs it.
+#[derive(Serialize, Deserialize)]
+struct Called {
+    name: String,
+    namespace: Option<String>,
+    args: Obj,
+    /// Problems reading the arguments.
+    problems: Vec<Problem>,
+}
+
+/// An `mcp_tool_call_end`, as far as its call needs it.
+#[derive(Serialize, Deserialize)]
+struct Ended {
+    /// The server and the tool its `invocation` names.
+    by: Option<(String, String)>,
+    /// The invocation's arguments, kept only while no `function_call`
+    /// holds them.
+    args: Obj,
+    answer: Answer,
+}
+
+/// The lines of one tool call, by `call_id`, each read when it came.
+#[derive(Default, Serialize, Deserialize)]
 struct Parts {
-    call: Option<(At, Obj)>,
-    output: Option<(At, Value)>,
-    end: Option<(At, Obj)>,
+    call: Option<(At, Called)>,
+    /// The output's answer: [`Answer::None`] when the end event's answer,
+    /// which comes first, is there.
+    output: Option<(At, Answer)>,
+    end: Option<(At, Ended)>,
     /// First position any of them holds.
     first: usize,
 }
 
+impl Parts {
+    /// True when the end event holds an answer: the output's is not read.
+    fn answered_by_end(&self) -> bool {
+        self.end
+            .as_ref()
+            .is_some_and(|(_, e)| !matches!(e.answer, Answer::None))
+    }
+}
+
 /// Read a Codex CLI rollout file.
 pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
-    let mut s = Session::new(opts);
-    let mut calls: HashMap<String, Parts> = HashMap::default();
-    // Assistant and user messages from either source; which source is
-    // used is decided at the end.
-    let mut replies: Vec<(usize, ChatItem)> = Vec::new();
-    let mut agent_events: Vec<(usize, ChatItem)> = Vec::new();
-    let mut user_items: Vec<(usize, ChatItem)> = Vec::new();
-    let mut user_events: Vec<(usize, ChatItem)> = Vec::new();
-    let all = lines(bytes);
-    let last = all.len().saturating_sub(1);
-    for (order, l) in all.into_iter().enumerate() {
-        let raw = &bytes[l.span.start..l.span.end];
-        if raw.iter().all(u8::is_ascii_whitespace) {
-            continue;
+    let mut p = Partial::new(opts);
+    p.read(bytes, true);
+    p.finish()
+}
+
+/// A rollout read as far as it was written ([`session::Partial`]).
+pub(crate) type Partial = session::Partial<Reader>;
+
+/// The reader of a rollout's lines ([`LineReader`]).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Reader {
+    session: Session,
+    /// The calls not yet whole.
+    calls: HashMap<String, Parts>,
+    /// The calls made into their records.
+    made: HashSet<String>,
+    /// Assistant and user messages from either source; which source is
+    /// used is decided at the end (the other is dropped as soon as that
+    /// one has a message).
+    replies: Vec<(usize, ChatItem)>,
+    agent_events: Vec<(usize, ChatItem)>,
+    user_items: Vec<(usize, ChatItem)>,
+    user_events: Vec<(usize, ChatItem)>,
+}
+
+impl LineReader for Reader {
+    fn new(opts: &Options) -> Reader {
+        Reader {
+            session: Session::new(opts),
+            calls: HashMap::default(),
+            made: HashSet::default(),
+            replies: Vec::new(),
+            agent_events: Vec::new(),
+            user_items: Vec::new(),
+            user_events: Vec::new(),
         }
+    }
+
+    fn line(&mut self, l: Line<'_>) {
+        let raw = l.raw;
         let v: Value = match serde_json::from_slice(raw) {
             Ok(v) => v,
             Err(e) => {
                 let mut p = json::broken(raw, l.span.start, &e);
-                if e.is_eof() && order == last {
+                if e.is_eof() && l.last_line {
                     p.message = "the last line is cut off (the file ends inside it)".into();
                     p.help = Some("the client was probably stopped while writing; the lines before it were read".into());
                 }
-                s.problems.push(p);
-                continue;
+                self.session.problems.push(p);
+                return;
             }
         };
         let Value::Object(line) = v else {
-            s.problems.push(Problem::new(
+            self.session.problems.push(Problem::new(
                 Anchor::bytes(l.span),
                 "this line is not a rollout line: a rollout holds one JSON object a line".into(),
                 Some("the line was skipped".into()),
             ));
-            continue;
+            return;
         };
         let ts = line
             .get("timestamp")
@@ -109,8 +176,9 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             None if line.contains_key("type") && !line.contains_key("record_type") => {
                 ("response_item", &line, Path::ROOT)
             }
-            _ => continue,
+            _ => return,
         };
+        let order = l.no as usize;
         let at = At {
             no: l.no,
             span: l.span,
@@ -119,6 +187,7 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             base: payload,
         };
         let pty = p.get("type").and_then(Value::as_str).unwrap_or("");
+        let s = &mut self.session;
         match (ty, pty) {
             ("session_meta", _) => {
                 if p.get("forked_from_id").is_some_and(|v| !v.is_null()) {
@@ -132,13 +201,13 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             }
             ("response_item", "message") => {
                 let role = p.get("role").and_then(Value::as_str).unwrap_or("");
-                let into = match role {
-                    "assistant" => &mut replies,
-                    "user" => &mut user_items,
-                    _ => continue,
-                };
                 let Some(Value::Array(content)) = p.get("content") else {
-                    continue;
+                    return;
+                };
+                let (into, other) = match role {
+                    "assistant" => (&mut self.replies, &mut self.agent_events),
+                    "user" => (&mut self.user_items, &mut self.user_events),
+                    _ => return,
                 };
                 for (i, c) in content.iter().enumerate() {
                     let Some(text) = c.get("text").and_then(Value::as_str) else {
@@ -149,36 +218,112 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
                     if role == "user" && text.trim_start().starts_with('<') {
                         continue;
                     }
+                    // The user's events win over the user's items; the
+                    // assistant's items over its events.
+                    if role == "user" && !other.is_empty() {
+                        continue;
+                    }
                     let path = payload.key("content").index(i).key("text");
                     into.push((order, chat(role == "user", text, path, at)));
+                    if role == "assistant" {
+                        other.clear();
+                    }
                 }
             }
             ("event_msg", "user_message") => {
                 if let Some(text) = p.get("message").and_then(Value::as_str) {
-                    user_events.push((order, chat(true, text, payload.key("message"), at)));
+                    self.user_events
+                        .push((order, chat(true, text, payload.key("message"), at)));
+                    self.user_items.clear();
                 }
             }
             ("event_msg", "agent_message") => {
                 if let Some(text) = p.get("message").and_then(Value::as_str) {
-                    agent_events.push((order, chat(false, text, payload.key("message"), at)));
+                    if self.replies.is_empty() {
+                        self.agent_events
+                            .push((order, chat(false, text, payload.key("message"), at)));
+                    }
                 }
             }
             ("response_item", "function_call") => {
-                if let Some(id) = call_id(p) {
-                    let e = part(&mut calls, id, order);
-                    e.call.get_or_insert((at, p.clone()));
+                if let Some(e) = call_id(p).and_then(|id| self.part(id, order)) {
+                    if e.call.is_none() {
+                        let mut problems = Vec::new();
+                        let args = call_args(p, at, &mut problems);
+                        e.call = Some((
+                            at,
+                            Called {
+                                name: p
+                                    .get("name")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
+                                    .to_string(),
+                                namespace: p
+                                    .get("namespace")
+                                    .and_then(Value::as_str)
+                                    .map(str::to_string),
+                                args,
+                                problems,
+                            },
+                        ));
+                    }
                 }
             }
             ("response_item", "function_call_output") => {
-                if let (Some(id), Some(out)) = (call_id(p), p.get("output")) {
-                    let e = part(&mut calls, id, order);
-                    e.output.get_or_insert((at, out.clone()));
+                let (Some(id), Some(out)) = (call_id(p), p.get("output")) else {
+                    return;
+                };
+                let Some(e) = self.part(id.clone(), order) else {
+                    return;
+                };
+                if e.output.is_none() {
+                    let answer = if e.answered_by_end() {
+                        Answer::None
+                    } else {
+                        output_answer(raw, out, at)
+                    };
+                    e.output = Some((at, answer));
+                }
+                // An output is the last line of a call: it is whole.
+                if e.call.is_some() || e.end.is_some() {
+                    self.make(&id);
                 }
             }
             ("event_msg", "mcp_tool_call_end") => {
-                if let Some(id) = call_id(p) {
-                    let e = part(&mut calls, id, order);
-                    e.end.get_or_insert((at, p.clone()));
+                let Some(id) = call_id(p) else {
+                    return;
+                };
+                let Some(e) = self.part(id.clone(), order) else {
+                    return;
+                };
+                if e.end.is_some() {
+                    return;
+                }
+                let inv = p.get("invocation").and_then(Value::as_object);
+                let by = inv.and_then(|i| {
+                    Some((
+                        i.get("server")?.as_str()?.to_string(),
+                        i.get("tool")?.as_str()?.to_string(),
+                    ))
+                });
+                let args = match (&e.call, inv) {
+                    (None, Some(i)) => i
+                        .get("arguments")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default(),
+                    _ => Obj::new(),
+                };
+                let answer = end_answer(raw, p, at);
+                if !matches!(answer, Answer::None) {
+                    if let Some((_, a)) = &mut e.output {
+                        *a = Answer::None;
+                    }
+                }
+                e.end = Some((at, Ended { by, args, answer }));
+                // With the call and its answer, nothing later changes it.
+                if e.call.is_some() && e.answered_by_end() {
+                    self.make(&id);
                 }
             }
             ("response_item", "custom_tool_call") => {
@@ -219,29 +364,56 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
             _ => {}
         }
     }
-    // The user's messages as the client showed them, when it recorded
-    // them; otherwise the model's view of them.
-    let users = if user_events.is_empty() {
-        user_items
-    } else {
-        user_events
-    };
-    let assistants = if replies.is_empty() {
-        agent_events
-    } else {
-        replies
-    };
-    for (order, c) in users.into_iter().chain(assistants) {
-        s.push((order, 0), Item::Chat(c));
+
+    fn finish(mut self) -> Parsed {
+        // The user's messages as the client showed them, when it recorded
+        // them; otherwise the model's view of them.
+        let users = if self.user_events.is_empty() {
+            self.user_items
+        } else {
+            self.user_events
+        };
+        let assistants = if self.replies.is_empty() {
+            self.agent_events
+        } else {
+            self.replies
+        };
+        for (order, c) in users.into_iter().chain(assistants) {
+            self.session.push((order, 0), Item::Chat(c));
+        }
+        let mut parts: Vec<Parts> = self.calls.into_values().collect();
+        parts.sort_by_key(|p| p.first);
+        for p in parts {
+            if let Some((order, item)) = call_item(p) {
+                self.session.push(order, item);
+            }
+        }
+        self.session.finish()
     }
-    let mut parts: Vec<(String, Parts)> = calls.into_iter().collect();
-    parts.sort_by_key(|(_, p)| p.first);
-    for (_, p) in parts {
-        if let Some((order, item)) = call_item(bytes, p) {
-            s.push(order, item);
+}
+
+impl Reader {
+    /// The parts of call `id` read so far; `None` once it was made.
+    fn part(&mut self, id: String, order: usize) -> Option<&mut Parts> {
+        if self.made.contains(&id) {
+            return None;
+        }
+        Some(self.calls.entry(id).or_insert_with(|| Parts {
+            first: order,
+            ..Parts::default()
+        }))
+    }
+
+    /// Make call `id` into its record: it is whole.
+    fn make(&mut self, id: &str) {
+        let Some(p) = self.calls.remove(id) else {
+            return;
+        };
+        self.made.insert(id.to_string());
+        if let Some((order, item)) = call_item(p) {
+            self.session.push(order, item);
         }
     }
-    s.finish()
 }
 
 fn chat(user: bool, text: &str, path: Path, at: At) -> ChatItem {
@@ -260,13 +432,6 @@ fn call_id(p: &Obj) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
-}
-
-fn part(calls: &mut HashMap<String, Parts>, id: String, order: usize) -> &mut Parts {
-    calls.entry(id).or_insert_with(|| Parts {
-        first: order,
-        ..Parts::default()
-    })
 }
 
 /// A run of one of the client's own tools, its name at `payload.name`.
@@ -316,7 +481,10 @@ fn patch_args(patch: &str) -> Obj {
 
 /// `mcp__server__tool` or `server__tool` (with the server in `namespace`
 /// when the client keeps it apart) split into server and tool.
-fn split_name<'a>(name: &'a str, namespace: Option<&'a str>) -> Option<(&'a str, &'a str)> {
+pub(crate) fn split_name<'a>(
+    name: &'a str,
+    namespace: Option<&'a str>,
+) -> Option<(&'a str, &'a str)> {
     if let Some(ns) = namespace.filter(|n| !n.is_empty()) {
         let ns = ns.strip_prefix("mcp__").unwrap_or(ns);
         let ns = ns.strip_suffix("__").unwrap_or(ns);
@@ -366,7 +534,8 @@ fn call_args(c: &Obj, at: At, problems: &mut Vec<Problem>) -> Obj {
 
 /// The answer of an `mcp_tool_call_end`: `result` is `{"Ok": CallToolResult}`
 /// or `{"Err": message}`.
-fn end_answer(src: &[u8], end: &Obj, at: At) -> Answer {
+/// `line` is the bytes of the event's line.
+fn end_answer(line: &[u8], end: &Obj, at: At) -> Answer {
     let result_at = at.base.key("result");
     let Some(Value::Object(r)) = end.get("result") else {
         return Answer::None;
@@ -430,7 +599,11 @@ fn end_answer(src: &[u8], end: &Obj, at: At) -> Answer {
             Answer::None
         };
     };
-    let place = session::string_place(src, at.span, ok_at.key("content").index(i).key("text"));
+    let place = session::string_place_in(
+        line,
+        at.span.start,
+        ok_at.key("content").index(i).key("text"),
+    );
     if failed {
         // The server's message: its own JSON error, or its text.
         let parsed = serde_json::from_str::<Value>(text).ok();
@@ -454,11 +627,12 @@ fn end_answer(src: &[u8], end: &Obj, at: At) -> Answer {
 
 /// The answer of a `function_call_output`: a text, a list of content
 /// items, or (in older files) `{"content", "success"}`.
-fn output_answer(src: &[u8], out: &Value, at: At) -> Answer {
+/// `line` is the bytes of the output's line.
+fn output_answer(line: &[u8], out: &Value, at: At) -> Answer {
     let out_at = at.base.key("output");
     match out {
         Value::String(text) => {
-            session::answer_of_text(text, session::string_place(src, at.span, out_at))
+            session::answer_of_text(text, session::string_place_in(line, at.span.start, out_at))
         }
         Value::Array(items) => {
             let Some((i, text)) = items.iter().enumerate().find_map(|(i, it)| {
@@ -473,14 +647,14 @@ fn output_answer(src: &[u8], out: &Value, at: At) -> Answer {
             };
             session::answer_of_text(
                 text,
-                session::string_place(src, at.span, out_at.index(i).key("text")),
+                session::string_place_in(line, at.span.start, out_at.index(i).key("text")),
             )
         }
         Value::Object(o) => {
             let Some(text) = o.get("content").and_then(Value::as_str) else {
                 return Answer::None;
             };
-            let place = session::string_place(src, at.span, out_at.key("content"));
+            let place = session::string_place_in(line, at.span.start, out_at.key("content"));
             if o.get("success").and_then(Value::as_bool) == Some(false) {
                 return Answer::Error(session::refusal(text), place);
             }
@@ -493,79 +667,63 @@ fn output_answer(src: &[u8], out: &Value, at: At) -> Answer {
 /// One tool call from its lines; `None` for an output whose call is not
 /// in the file (the session was resumed or compacted past it: nothing
 /// says what it answered).
-fn call_item(src: &[u8], p: Parts) -> Option<(Order, Item)> {
-    let mut problems = Vec::new();
-    let inv = p
-        .end
-        .as_ref()
-        .and_then(|(_, e)| e.get("invocation"))
-        .and_then(Value::as_object);
-    let (server, name, args, args_place, home) = match (&p.call, &p.end) {
+fn call_item(p: Parts) -> Option<(Order, Item)> {
+    let Parts {
+        call, output, end, ..
+    } = p;
+    let by_call = call.is_some();
+    let (end_at, end) = match end {
+        Some((at, e)) => (Some(at), Some(e)),
+        None => (None, None),
+    };
+    let by_event = end.as_ref().and_then(|e| e.by.clone());
+    let (server, name, args, args_place, home, problems) = match (call, &end_at) {
         (Some((at, c)), _) => {
-            let name = c.get("name").and_then(Value::as_str).unwrap_or("");
-            let ns = c.get("namespace").and_then(Value::as_str);
-            let by_event = inv.and_then(|i| {
-                Some((
-                    i.get("server")?.as_str()?.to_string(),
-                    i.get("tool")?.as_str()?.to_string(),
-                ))
-            });
-            let split = split_name(name, ns).map(|(s, t)| (s.to_string(), t.to_string()));
-            let args = call_args(c, *at, &mut problems);
+            let split = split_name(&c.name, c.namespace.as_deref())
+                .map(|(s, t)| (s.to_string(), t.to_string()));
             match by_event.or(split) {
                 Some((server, tool)) => (
                     server,
                     tool,
-                    args,
+                    c.args,
                     Place {
                         path: at.base.key("arguments").json(),
                         within: None,
                         opaque: false,
                     },
-                    *at,
+                    at,
+                    c.problems,
                 ),
                 None => {
                     // One of the client's own tools.
-                    let args = builtin_args(name, args);
-                    return Some(((at.order, 0), tool(name, args, *at)));
+                    let args = builtin_args(&c.name, c.args);
+                    return Some(((at.order, 0), tool(&c.name, args, at)));
                 }
             }
         }
-        (None, Some((at, _))) => {
-            let i = inv?;
-            let server = i.get("server")?.as_str()?.to_string();
-            let tool = i.get("tool")?.as_str()?.to_string();
-            let args = i
-                .get("arguments")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
+        (None, Some(at)) => {
+            let (server, tool) = by_event?;
             (
                 server,
                 tool,
-                args,
+                end.as_ref().map(|e| e.args.clone()).unwrap_or_default(),
                 Place::at(at.base.key("invocation").key("arguments")),
                 *at,
+                Vec::new(),
             )
         }
         (None, None) => return None,
     };
-    let answer = match (&p.end, &p.output) {
-        (Some((at, e)), out) => match end_answer(src, e, *at) {
-            Answer::None => match out {
-                Some((oat, o)) => output_answer(src, o, *oat),
-                None => Answer::None,
-            },
-            a => a,
-        },
-        (None, Some((at, o))) => output_answer(src, o, *at),
-        (None, None) => Answer::None,
-    };
     // When the answer arrived: the first line that holds it.
-    let answered: Option<At> = [p.end.as_ref().map(|e| e.0), p.output.as_ref().map(|o| o.0)]
+    let answered: Option<At> = [end_at, output.as_ref().map(|o| o.0)]
         .into_iter()
         .flatten()
         .min_by_key(|a| a.order);
+    let answer = match (end.map(|e| e.answer), output) {
+        (Some(a), _) if !matches!(a, Answer::None) => a,
+        (_, Some((_, a))) => a,
+        _ => Answer::None,
+    };
     let when = answered.unwrap_or(home);
     Some((
         (when.order, 1),
@@ -577,7 +735,7 @@ fn call_item(src: &[u8], p: Parts) -> Option<(Order, Item)> {
             answer,
             at: Some(Anchor {
                 span: home.span,
-                path: if p.call.is_some() {
+                path: if by_call {
                     home.base.key("name")
                 } else {
                     home.base.key("invocation").key("tool")
@@ -720,5 +878,128 @@ mod tests {
             panic!()
         };
         assert_eq!(t.args.as_ref().unwrap()["path"], "src/a.rs");
+    }
+
+    /// The records and problems of `p`, to compare.
+    fn shown(p: &Parsed) -> String {
+        format!("{:?}", (&p.logs, &p.problems))
+    }
+
+    #[test]
+    fn a_rollout_read_in_parts_reads_as_read_whole() {
+        // The state between parts goes through MessagePack, as the guard
+        // keeps it between runs.
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/seed-incident-codex");
+        let mut files: Vec<(String, Vec<u8>)> = ["claude.jsonl", "opencode.jsonl", "promo.jsonl"]
+            .iter()
+            .map(|f| (f.to_string(), std::fs::read(dir.join(f)).unwrap()))
+            .collect();
+        // Every way a call's lines come: the call with its end event only,
+        // with its output only, the end after the output, an end without
+        // its call, the older layout, a user's message given both ways,
+        // and lines that are no UTF-8 or no rollout line at all.
+        let shapes = [
+            META,
+            r#"{"timestamp":"2026-10-10T10:00:00.500Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Join c-1"}]}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:00.600Z","type":"event_msg","payload":{"type":"user_message","message":"Join c-1"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__voicehook__join","arguments":"{\"call_id\":\"c-1\",\"label\":\"Kit\"}","call_id":"j"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:02.000Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"j","invocation":{"server":"voicehook","tool":"join","arguments":{"call_id":"c-1"}},"result":{"Ok":{"content":[{"type":"text","text":"{\"status\":\"joined\",\"context\":{\"lang\":\"en\"}}"}]}}}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"c1"}}"#,
+            "NOT UTF-8",
+            r#"{"timestamp":"2026-10-10T10:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:05.000Z","type":"response_item","payload":{"type":"function_call","name":"voicehook__say","arguments":"{\"text\":\"On it.\"}","call_id":"s1"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:06.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"s1","output":"{\"say_id\":\"s1\"}"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:06.500Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"s1","invocation":{"server":"voicehook","tool":"say","arguments":{}},"result":{"Err":"422 nope"}}}"#,
+            "[1]",
+            r#"{"timestamp":"2026-10-10T10:00:07.000Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"e9","invocation":{"server":"voicehook","tool":"next","arguments":{"wait":5}},"result":{"Ok":{"content":[]}}}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:08.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"e9","output":"{\"events\":[]}"}}"#,
+            r#"{"type":"function_call","name":"voicehook__say","arguments":"{\"text\":\"Done.\"}","call_id":"o1"}"#,
+            r#"{"record_type":"state"}"#,
+            "",
+            r#"{"type":"function_call_output","call_id":"o1","output":"{\"say_id\":\"s2\"}"}"#,
+            r#"{"timestamp":"2026-10-10T10:00:09.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Joined."}]}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:10.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__voicehook__say","arguments":"{\"text\":\"Bye.\"}","call_id":"s9"}}"#,
+        ];
+        let mut shaped = Vec::new();
+        for l in shapes {
+            if l == "NOT UTF-8" {
+                shaped.extend_from_slice(b"{\"type\":\"response_item\",\xff}");
+            } else {
+                shaped.extend_from_slice(l.as_bytes());
+            }
+            shaped.push(b'\n');
+        }
+        files.push(("shapes".into(), shaped));
+        for (file, src) in &files {
+            let whole = parse(src, &Options::default());
+            assert!(!whole.logs.is_empty(), "{file}");
+            let whole = shown(&whole);
+            // every line break but the last: the last part holds the last line
+            let breaks = src
+                .iter()
+                .enumerate()
+                .filter(|(k, &b)| b == b'\n' && k + 1 < src.len())
+                .map(|(k, _)| k + 1);
+            for cut in breaks {
+                let mut p = Partial::new(&Options::default());
+                p.read(&src[..cut], false);
+                let kept = rmp_serde::to_vec_named(&p).unwrap();
+                let mut p: Partial = rmp_serde::from_slice(&kept).unwrap();
+                assert_eq!(p.bytes(), cut);
+                p.read(&src[cut..], true);
+                assert!(shown(&p.finish()) == whole, "{file} cut at byte {cut}");
+            }
+            // and a line at a time
+            let mut p = Partial::new(&Options::default());
+            let mut from = 0;
+            for (k, _) in src.iter().enumerate().filter(|(_, &b)| b == b'\n') {
+                p.read(&src[from..=k], false);
+                from = k + 1;
+            }
+            p.read(&src[from..], true);
+            assert!(shown(&p.finish()) == whole, "{file} a line at a time");
+        }
+    }
+
+    #[test]
+    fn a_call_is_made_once_it_is_whole() {
+        let lines = [
+            META,
+            r#"{"timestamp":"2026-10-10T10:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__vh__say","arguments":"{\"text\":\"Hi\"}","call_id":"a"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__vh__say","arguments":"{\"text\":\"Yo\"}","call_id":"b"}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:03.000Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"b","invocation":{"server":"vh","tool":"say"},"result":{"Ok":{"content":[{"type":"text","text":"{\"say_id\":\"s2\"}"}]}}}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"a","output":"{\"say_id\":\"s1\"}"}}"#,
+            // after the call was made: passed over
+            r#"{"timestamp":"2026-10-10T10:00:05.000Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"a","invocation":{"server":"vh","tool":"say"},"result":{"Err":"500"}}}"#,
+            r#"{"timestamp":"2026-10-10T10:00:06.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__vh__say","arguments":"{\"text\":\"Again\"}","call_id":"c"}}"#,
+        ];
+        let mut p = Partial::new(&Options::default());
+        p.read((lines.join("\n") + "\n").as_bytes(), false);
+        // the answered ones are records already; the one still waiting is
+        // all the state keeps of calls
+        let waiting: Vec<&String> = p.reader().calls.keys().collect();
+        assert_eq!(waiting, ["c"]);
+        let parsed = p.finish();
+        let recs = &parsed.logs[0].records;
+        let says: Vec<(String, bool)> = recs
+            .iter()
+            .map(|r| {
+                let f = r.as_fn().unwrap();
+                let Op::Say(s) = &f.op else { panic!() };
+                (
+                    s.text.as_ref().unwrap().value.to_string(),
+                    f.error.is_some(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            says,
+            [
+                ("Yo".to_string(), false),
+                ("Hi".to_string(), false),
+                ("Again".to_string(), false)
+            ]
+        );
     }
 }

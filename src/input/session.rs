@@ -15,13 +15,17 @@
 //! - a session that never called voicehook yields no record and no problem:
 //!   a folder of everyday coding sessions is quiet (a session still being
 //!   written, cut off in its last line, included).
+//!
+//! A reader of a file of one JSON entry a line ([`LineReader`]) reads it
+//! through [`Partial`], which can stop after any line and go on later, and
+//! be kept (serialized) in between: what the guard keeps per session.
 
 use crate::core::hash::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::json::{Place, Places};
+use super::json::{lines, lines_from, Place, Places};
 use super::server::{function_name, Servers};
 use super::{native, Options, Parsed, Problem};
 use crate::model::*;
@@ -33,6 +37,7 @@ pub(crate) type Obj = Map<String, Value>;
 pub(crate) type Order = (usize, usize);
 
 /// A message of the agent's own chat.
+#[derive(Serialize, Deserialize)]
 pub(crate) struct ChatItem {
     pub user: bool,
     pub text: Text,
@@ -233,6 +238,113 @@ impl Session {
     }
 }
 
+/// One line of a session file that is not blank, as a [`LineReader`] gets
+/// it.
+pub(crate) struct Line<'a> {
+    /// The line's bytes, without its line break.
+    pub raw: &'a [u8],
+    /// Its number (from 1) and its bytes in the file.
+    pub no: u32,
+    pub span: Span,
+    /// Set on the last line of the input that is not blank: the file may
+    /// end inside it. Known only in the last part read ([`Partial::read`]
+    /// with `end`).
+    pub last_entry: bool,
+    /// Set on the last line of the input when it is not blank: no line at
+    /// all follows it.
+    pub last_line: bool,
+}
+
+/// A reader of a session file of one entry a line, which reads the lines
+/// one at a time, in order, and keeps what it needs of them until the end.
+pub(crate) trait LineReader {
+    fn new(opts: &Options) -> Self;
+    fn line(&mut self, line: Line<'_>);
+    /// The records of the lines read.
+    fn finish(self) -> Parsed;
+}
+
+/// A session read as far as it was written, which can be read on from where
+/// it stopped, and kept (serialized) between runs: what the guard keeps per
+/// session so that the next pending call costs only the lines written since.
+/// Reading a file in several parts gives the same records as reading it
+/// whole, provided each part but the last ends with a line break and the
+/// last holds the last line that is not blank (the one the file may end
+/// inside): the reader sees the same lines, with the same numbers and
+/// offsets.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Partial<R> {
+    reader: R,
+    /// The bytes and lines read so far: the offsets and line numbers of
+    /// the next part start there.
+    bytes: usize,
+    lines: u32,
+}
+
+impl<R: LineReader> Partial<R> {
+    pub fn new(opts: &Options) -> Partial<R> {
+        Partial {
+            reader: R::new(opts),
+            bytes: 0,
+            lines: 0,
+        }
+    }
+
+    /// The bytes read so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The line reader, as far as it read.
+    #[cfg(test)]
+    pub fn reader(&self) -> &R {
+        &self.reader
+    }
+
+    /// Read `part`, the bytes that follow those read so far: whole lines
+    /// unless `end` says it is the end of the input, whose last line may
+    /// be cut off.
+    pub fn read(&mut self, part: &[u8], end: bool) {
+        debug_assert!(end || part.is_empty() || part.ends_with(b"\n"));
+        // A byte order mark counts only at the start of the file.
+        let all = if self.bytes == 0 {
+            lines(part)
+        } else {
+            lines_from(part, 0)
+        };
+        let blank = |s: Span| part[s.start..s.end].iter().all(u8::is_ascii_whitespace);
+        let last = if end {
+            all.iter().rposition(|l| !blank(l.span))
+        } else {
+            None
+        };
+        let (base, first) = (self.bytes, self.lines);
+        for (k, l) in all.iter().enumerate() {
+            if blank(l.span) {
+                continue;
+            }
+            self.reader.line(Line {
+                raw: &part[l.span.start..l.span.end],
+                no: first.saturating_add(l.no),
+                span: Span::new(
+                    base.saturating_add(l.span.start),
+                    base.saturating_add(l.span.end),
+                ),
+                last_entry: Some(k) == last,
+                last_line: end && k + 1 == all.len(),
+            });
+        }
+        // Saturating: a kept state is read back from a file.
+        self.bytes = self.bytes.saturating_add(part.len());
+        self.lines = first.saturating_add(u32::try_from(all.len()).unwrap_or(u32::MAX));
+    }
+
+    /// The records of the session read so far.
+    pub fn finish(self) -> Parsed {
+        self.reader.finish()
+    }
+}
+
 fn chat_record(c: ChatItem) -> Record {
     Record {
         ts: c.ts,
@@ -352,13 +464,16 @@ pub(crate) fn refusal(msg: &str) -> ApiError {
 /// place that is a JSON text inside a string: answers are pointed into
 /// with short paths from there.
 pub(crate) fn string_place(src: &[u8], within: Span, path: Path) -> Place {
-    let inner = crate::core::locate::locate(&src[within.start..within.end], &path);
+    string_place_in(&src[within.start..within.end], within.start, path)
+}
+
+/// [`string_place`] inside `value`, the bytes of a JSON value that start at
+/// `start` in the file.
+pub(crate) fn string_place_in(value: &[u8], start: usize, path: Path) -> Place {
+    let inner = crate::core::locate::locate(value, &path);
     Place {
         path: Path::ROOT,
-        within: Some(Span::new(
-            within.start + inner.start,
-            within.start + inner.end,
-        )),
+        within: Some(Span::new(start + inner.start, start + inner.end)),
         opaque: true,
     }
 }

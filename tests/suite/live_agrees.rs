@@ -8,9 +8,9 @@
 //! reverse order. At every voicehook call of each, the call is judged as
 //! the client's hook (or the proxy) hands it over, from the session as it
 //! was just before the call: read fresh, and from the state kept since the
-//! call before (Claude Code's cache, the proxy's session; Codex reads the
-//! rollout on every call and opencode's plugin hands over the whole
-//! session, so theirs is the fresh read). The rules found on the pending
+//! call before (the guard's cache for Claude Code and Codex, the proxy's
+//! session; opencode's plugin hands over the whole session, so its is the
+//! fresh read). The rules found on the pending
 //! call must be exactly those `check` finds on that line of the file as it
 //! was while the call was pending (the call written, its answer not yet),
 //! among the rules that can judge a pending call.
@@ -242,12 +242,7 @@ fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
                         if e["isSidechain"] == true {
                             hook["agent_id"] = e["agentId"].clone();
                         }
-                        let kept: &[bool] = if client == Client::ClaudeCode {
-                            &[false, true]
-                        } else {
-                            &[false]
-                        };
-                        for &keep in kept {
+                        for keep in [false, true] {
                             hook["transcript_path"] = json!(if keep { &growing } else { &cut });
                             hook["session_id"] = json!(format!("{name}-{keep}"));
                             let pending = client.read(hook.to_string().as_bytes()).unwrap();
@@ -297,6 +292,42 @@ fn assert_agrees(shape: &str, tally: &Tally) {
         tally.judged,
         tally.denied
     );
+}
+
+/// What the guard keeps between runs is the session reader's state: every
+/// corpus call as a Claude Code session and as a Codex rollout, in every
+/// serialisation, read a line at a time (the state written as MessagePack
+/// and read back after every line), reads as read whole.
+#[test]
+fn sessions_read_in_parts_read_as_read_whole() {
+    use callint::input::{Client as Shape, Format};
+    let mut cuts = 0;
+    for (case, logs) in native_cases() {
+        for (format, convert) in [
+            (
+                Format::Session(Shape::ClaudeCode),
+                convert::claude as Convert,
+            ),
+            (Format::Session(Shape::Codex), convert::codex),
+        ] {
+            for (file, bytes) in convert(&logs).files {
+                for (spaced, reversed, ser) in SERIALISATIONS {
+                    let whole = rewrite_lines(&bytes, spaced, reversed).join("\n") + "\n";
+                    let whole = whole.as_bytes();
+                    let breaks: Vec<usize> = whole
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &b)| b == b'\n')
+                        .map(|(k, _)| k + 1)
+                        .collect();
+                    callint::app::harness::check_parts(format, whole, &breaks)
+                        .unwrap_or_else(|e| panic!("{ser} {case}/{file} ({format:?}): {e}"));
+                    cuts += breaks.len();
+                }
+            }
+        }
+    }
+    assert!(cuts > 5000, "{cuts}");
 }
 
 #[test]

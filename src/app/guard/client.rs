@@ -142,7 +142,7 @@ pub fn judge(
 ) -> (Verdict, Option<String>) {
     match &pending.history {
         History::Claude => (super::judge_kept(linter, &pending.hook, now, keep), None),
-        History::Rollout(path) => (rollout::judge(linter, &pending.hook, path, now), None),
+        History::Rollout(path) => (rollout::judge(linter, &pending.hook, path, now, keep), None),
         History::Messages(m) => (opencode::judge(linter, &pending.hook, m, now), None),
         History::None(why) => alone::judge(linter, pending, now, why),
     }

@@ -6,10 +6,11 @@
 //! parsed whole, a long call costs tens of milliseconds every time. So the
 //! guard writes down, per session, where the call starts in the
 //! transcript, how far it read it, and the session reader's state at that
-//! point ([`claude::Partial`]: the records of the call so far, the calls
-//! still waiting for their results); the next run checks that the
-//! transcript is still the one it read, reads the bytes appended since,
-//! and goes on from that state.
+//! point ([`Partial`]: the records of the call so far, the calls still
+//! waiting for their results); the next run checks that the transcript is
+//! still the one it read, reads the bytes appended since, and goes on from
+//! that state. The same holds for any client's session file read a line at
+//! a time (a Claude Code transcript, a Codex rollout).
 //!
 //! The state is written as MessagePack (`rmp-serde`): the records of a
 //! long call are most of it, and reading them back from JSON took more
@@ -18,10 +19,11 @@
 //!
 //! It is never trusted blindly: a file from another binary, another
 //! configuration or another transcript, a transcript that is shorter than
-//! what was read or whose bytes at the start of the call or at the end of
-//! what was read differ (it was rewritten), a new `join` of the call, or a
-//! file that cannot be read: the transcript is then read afresh, as with no
-//! cache at all. Nothing the cache holds can deny a call the fresh read
+//! what was read or whose bytes at the start of the call, at the end of
+//! what was read or in the lines before the call that were read too (a
+//! rollout's `session_meta`) differ (it was rewritten), a new `join` of the
+//! call, or a file that cannot be read: the transcript is then read afresh,
+//! as with no cache at all. Nothing the cache holds can deny a call the fresh read
 //! would let through, or the other way round.
 
 use crate::core::hash::HashSet;
@@ -29,9 +31,11 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::input::claude::Partial;
+use crate::input::session::{LineReader, Partial};
+use crate::input::Options;
 use crate::model::Ms;
 
 /// How many bytes at the start of the call and at the end of what was read
@@ -58,8 +62,8 @@ pub fn default_dir() -> Option<PathBuf> {
 }
 
 /// The state of one session's call as read up to a point of its
-/// transcript.
-pub(crate) struct Kept {
+/// transcript, by the session reader `R`.
+pub(crate) struct Kept<R> {
     /// The offset of the line that starts the call (its `join` or
     /// `create_call`), and of the end of what was read (after a line
     /// break).
@@ -71,27 +75,49 @@ pub(crate) struct Kept {
     /// The ids of the server's calls read ([`super::calls_only`]).
     pub ids: HashSet<Vec<u8>>,
     /// The session reader, as far as it read.
-    pub reader: Partial,
+    pub reader: Partial<R>,
+    /// The lines before `tail` the reader read first (offset and length
+    /// of each), and the hash of their bytes.
+    before: Vec<(u64, u64)>,
+    before_hash: u64,
     /// The bytes of the call's first [`PROBE`] bytes and of those before
     /// `end`, as checked.
     head: Vec<u8>,
     last: Vec<u8>,
 }
 
-impl Kept {
-    /// The state before reading the call that starts at `tail`.
-    pub fn fresh(reader: Partial, tail: u64) -> Kept {
+impl<R: LineReader> Kept<R> {
+    /// The state before reading the call that starts at `tail`, with the
+    /// lines `before` it that the reader must read too (each with its
+    /// offset; whole lines, in file order) read.
+    pub fn fresh(opts: &Options, tail: u64, before: Vec<(u64, Vec<u8>)>) -> Kept<R> {
+        let mut reader = Partial::new(opts);
+        let mut bytes = Vec::new();
+        let mut spans = Vec::with_capacity(before.len());
+        for (at, line) in before {
+            spans.push((at, line.len() as u64));
+            bytes.extend_from_slice(&line);
+        }
+        let before_hash = hash(&bytes);
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+        reader.read(&bytes, false);
         Kept {
             tail,
             end: tail,
             times: Vec::new(),
             ids: HashSet::default(),
             reader,
+            before: spans,
+            before_hash,
             head: Vec::new(),
             last: Vec::new(),
         }
     }
+}
 
+impl<R> Kept<R> {
     /// Note that the next `read` bytes of the transcript (whole lines) were
     /// read, with the times found in them (latest first).
     pub fn advance(&mut self, read: &[u8], mut times: Vec<Option<Ms>>) {
@@ -115,7 +141,7 @@ pub(crate) struct Slot {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Stored {
+struct Stored<R> {
     key: String,
     binary: String,
     identity: Option<(u64, u64)>,
@@ -123,9 +149,11 @@ struct Stored {
     end: u64,
     head: u64,
     last: u64,
+    before: Vec<(u64, u64)>,
+    before_hash: u64,
     times: Vec<Option<Ms>>,
     ids: Vec<String>,
-    reader: Partial,
+    reader: Partial<R>,
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -147,17 +175,19 @@ fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
 
 impl Slot {
     /// The slot of the session `session` (else of the transcript alone),
-    /// whose transcript is `transcript`, for the calls of `server`, read
-    /// with the reader options described by `options`.
+    /// whose transcript, in the client's shape `shape`, is `transcript`,
+    /// for the calls of `server`, read with the reader options described
+    /// by `options`.
     pub fn new(
         dir: &Path,
+        shape: &str,
         session: Option<&str>,
         transcript: &Path,
         server: &str,
         options: &str,
     ) -> Slot {
         let place = format!(
-            "{}\n{}\n{server}",
+            "{shape}\n{}\n{}\n{server}",
             session.unwrap_or(""),
             transcript.to_string_lossy()
         );
@@ -174,9 +204,9 @@ impl Slot {
     /// transcript open as `file`, and the bytes appended to it since (to
     /// its end). `None` whenever anything does not match or cannot be
     /// read.
-    pub fn load(&self, file: &mut File) -> Option<(Kept, Vec<u8>)> {
+    pub fn load<R: DeserializeOwned>(&self, file: &mut File) -> Option<(Kept<R>, Vec<u8>)> {
         let text = std::fs::read(&self.file).ok()?;
-        let s: Stored = rmp_serde::from_slice(&text).ok()?;
+        let s: Stored<R> = rmp_serde::from_slice(&text).ok()?;
         if s.key != self.key || s.binary != crate::app::cache::binary_id() {
             return None;
         }
@@ -190,6 +220,16 @@ impl Slot {
         if hash(&head) != s.head || hash(&last) != s.last {
             return None;
         }
+        let mut before = Vec::new();
+        for &(at, len) in &s.before {
+            if at.checked_add(len)? > s.tail {
+                return None;
+            }
+            before.extend_from_slice(&read_at(file, at, len)?);
+        }
+        if hash(&before) != s.before_hash {
+            return None;
+        }
         let new = read_at(file, s.end, meta.len() - s.end)?;
         let ids = s.ids.into_iter().map(String::into_bytes).collect();
         Some((
@@ -199,6 +239,8 @@ impl Slot {
                 times: s.times,
                 ids,
                 reader: s.reader,
+                before: s.before,
+                before_hash: s.before_hash,
                 head,
                 last,
             },
@@ -208,9 +250,13 @@ impl Slot {
 
     /// The state `kept`, serialized for [`Slot::write`]; `None` when it
     /// cannot be (an id that is no UTF-8).
-    pub fn serialize(&self, kept: &Kept, meta: &std::fs::Metadata) -> Option<Vec<u8>> {
+    pub fn serialize<R: Serialize>(
+        &self,
+        kept: &Kept<R>,
+        meta: &std::fs::Metadata,
+    ) -> Option<Vec<u8>> {
         #[derive(Serialize)]
-        struct StoredRef<'a> {
+        struct StoredRef<'a, R> {
             key: &'a str,
             binary: String,
             identity: Option<(u64, u64)>,
@@ -218,9 +264,11 @@ impl Slot {
             end: u64,
             head: u64,
             last: u64,
+            before: &'a [(u64, u64)],
+            before_hash: u64,
             times: &'a [Option<Ms>],
             ids: Vec<&'a str>,
-            reader: &'a Partial,
+            reader: &'a Partial<R>,
         }
         let ids = kept
             .ids
@@ -235,6 +283,8 @@ impl Slot {
             end: kept.end,
             head: hash(&kept.head),
             last: hash(&kept.last),
+            before: &kept.before,
+            before_hash: kept.before_hash,
             times: &kept.times,
             ids,
             reader: &kept.reader,
