@@ -681,16 +681,6 @@ struct Block {
     tool_use_id: Option<String>,
 }
 
-/// The content blocks of a session line (none when it is not an entry
-/// with a list of them).
-fn blocks(line: &[u8]) -> Vec<Block> {
-    serde_json::from_slice::<BlockEntry>(line)
-        .ok()
-        .and_then(|e| e.message)
-        .map(|m| m.content.0)
-        .unwrap_or_default()
-}
-
 /// Of a line's blocks, the ids of the `tool_use` blocks that call a tool of
 /// `server`.
 fn call_ids<'a>(blocks: &'a [Block], server: &'a str) -> impl Iterator<Item = Vec<u8>> + 'a {
@@ -942,7 +932,7 @@ fn last_call_start(
 /// True when `line` is an assistant entry with a `tool_use` of `server`'s
 /// `join` or `create_call`.
 fn starts_call(line: &[u8], server: &str) -> bool {
-    blocks(line).iter().any(|b| {
+    entry_blocks(line).unwrap_or_default().iter().any(|b| {
         b.kind.as_deref() == Some("tool_use")
             && b.name
                 .as_deref()
