@@ -243,7 +243,13 @@ pub fn warm_up() {
 
 /// Scores and verdict for `text`.
 pub fn analyze(text: &str, ignore: &[&str], options: &Options) -> Analysis {
-    analyze_into(text, ignore, options, None)
+    analyze_into(text, Ignore::List(ignore), options, None)
+}
+
+/// [`identify`] leaving out a call's names through its [`NameIndex`]: the
+/// same verdict as with the list of names, in one pass over the text.
+pub fn identify_indexed(text: &str, names: &NameIndex<'_>) -> Verdict {
+    analyze_into(text, Ignore::Index(names), &Options::default(), None).verdict
 }
 
 impl Heard {
@@ -299,6 +305,16 @@ pub enum Heard {
 /// `call`: [`identify`] for English against German, and
 /// [`crate::text::others`] for every other language, in one pass.
 pub fn identify_in_call(text: &str, ignore: &[&str], call: Lang) -> Heard {
+    heard_in_call(text, Ignore::List(ignore), call)
+}
+
+/// [`identify_in_call`] leaving out a call's names through its
+/// [`NameIndex`]: the same answer as with the list of names.
+pub fn identify_in_call_indexed(text: &str, names: &NameIndex<'_>, call: Lang) -> Heard {
+    heard_in_call(text, Ignore::Index(names), call)
+}
+
+fn heard_in_call(text: &str, ignore: Ignore<'_>, call: Lang) -> Heard {
     let mut others = OtherEvidence::default();
     let analysis = analyze_into(text, ignore, &Options::default(), Some(&mut others));
     let index = Lang::ALL.iter().position(|l| *l == call).unwrap_or(0);
@@ -353,9 +369,45 @@ fn starts_sentence(text: &str, word: &str) -> bool {
         .is_none_or(|c| matches!(c, '.' | '!' | '?' | ':' | ';' | '…' | '¡' | '¿'))
 }
 
+/// The names a text's words are checked against before they are scored.
+#[derive(Clone, Copy)]
+enum Ignore<'a> {
+    /// Every name, tried at every word.
+    List(&'a [&'a str]),
+    /// Only the names that start with the word (or its possessive).
+    Index(&'a NameIndex<'a>),
+}
+
+impl Ignore<'_> {
+    /// The tokens after a name (one of these, or the voicebot's) that
+    /// starts at `tok`, if one does. `scratch`: buffers kept between words.
+    fn skip_name<'t>(
+        self,
+        tokens: &Tokens<'t>,
+        tok: &str,
+        scratch: &mut (String, Vec<usize>),
+    ) -> Option<Tokens<'t>> {
+        let initial = first_lower(tok);
+        let try_name = |name: &str| {
+            if first_lower(name) != initial {
+                return None;
+            }
+            match_name(tokens, tok, name)
+        };
+        let found = match self {
+            Ignore::List(names) => names.iter().find_map(|name| try_name(name)),
+            Ignore::Index(index) => index
+                .starting(tok, scratch)
+                .iter()
+                .find_map(|&i| try_name(index.names[i])),
+        };
+        found.or_else(|| VOICEBOT_NAMES.iter().find_map(|name| try_name(name)))
+    }
+}
+
 fn analyze_into(
     text: &str,
-    ignore: &[&str],
+    ignore: Ignore<'_>,
     options: &Options,
     mut others: Option<&mut OtherEvidence>,
 ) -> Analysis {
@@ -364,18 +416,13 @@ fn analyze_into(
     let mut support = [0.0f32; N];
     let mut words = 0usize;
     let mut buf = [0u8; MAX_WORD_BYTES];
+    let mut scratch = (String::new(), Vec::new());
     let mut tokens = Tokens::new(text);
-    'outer: while let Some(tok) = tokens.next() {
+    while let Some(tok) = tokens.next() {
         // Names and labels: the caller's, and the voicebot's.
-        let initial = first_lower(tok.word);
-        for name in ignore.iter().copied().chain(VOICEBOT_NAMES.iter().copied()) {
-            if first_lower(name) != initial {
-                continue;
-            }
-            if let Some(rest) = match_name(&tokens, tok.word, name) {
-                tokens = rest;
-                continue 'outer;
-            }
+        if let Some(rest) = ignore.skip_name(&tokens, tok.word, &mut scratch) {
+            tokens = rest;
+            continue;
         }
         // Another script carries nothing for English against German.
         if foreign_script(tok.word) {
@@ -1102,33 +1149,43 @@ impl<'n> NameIndex<'n> {
         }
     }
 
+    /// The names (by position, in the order given) whose first word is
+    /// `word` or the word of its possessive (`name's`, `names`): the only
+    /// names that can start at it. `scratch` keeps its buffers.
+    fn starting<'s>(&self, word: &str, scratch: &'s mut (String, Vec<usize>)) -> &'s [usize] {
+        let (w, found) = scratch;
+        found.clear();
+        let first = word.chars().next().and_then(|c| c.to_lowercase().next());
+        if !first.is_some_and(|c| self.firsts.contains(&c)) {
+            return found;
+        }
+        w.clear();
+        w.extend(word.chars().flat_map(char::to_lowercase));
+        let stems = [
+            Some(w.as_str()),
+            w.strip_suffix("'s"),
+            w.strip_suffix("’s"),
+            w.strip_suffix('s'),
+        ];
+        for s in stems.into_iter().flatten() {
+            if let Some(ix) = self.by_head.get(s) {
+                found.extend(ix);
+            }
+        }
+        if found.len() > 1 {
+            found.sort_unstable();
+            found.dedup();
+        }
+        found
+    }
+
     /// The names that may appear in `text` (each starts with a word of it,
     /// or that word's possessive), in the order they were given.
     pub fn in_text(&self, text: &str) -> Vec<&'n str> {
         let mut found: Vec<usize> = Vec::new();
-        let mut w = String::new();
+        let mut scratch = (String::new(), Vec::new());
         for tok in Tokens::new(text) {
-            let first = tok
-                .word
-                .chars()
-                .next()
-                .and_then(|c| c.to_lowercase().next());
-            if !first.is_some_and(|c| self.firsts.contains(&c)) {
-                continue;
-            }
-            w.clear();
-            w.extend(tok.word.chars().flat_map(char::to_lowercase));
-            let stems = [
-                Some(w.as_str()),
-                w.strip_suffix("'s"),
-                w.strip_suffix("’s"),
-                w.strip_suffix('s'),
-            ];
-            for s in stems.into_iter().flatten() {
-                if let Some(ix) = self.by_head.get(s) {
-                    found.extend(ix);
-                }
-            }
+            found.extend_from_slice(self.starting(tok.word, &mut scratch));
         }
         found.sort_unstable();
         found.dedup();
@@ -1187,6 +1244,32 @@ mod tests {
             "Promo's build is green now.",
         ] {
             assert_eq!(identify(text, &names), identify(text, &index.in_text(text)));
+        }
+    }
+
+    proptest::proptest! {
+        /// Leaving names out through the index hears what leaving out every
+        /// name hears, and what leaving out the names found first heard.
+        #[test]
+        fn the_index_hears_what_every_name_hears(
+            picks in proptest::collection::vec(0usize..26, 0..14),
+            lang in 0usize..2,
+        ) {
+            const PARTS: [&str; 26] = [
+                "Claude", "claude's", "CLAUDES", "Code", "code", "Promo", "promo’s", "Codex",
+                "Delta", "della", "Dr.", "Müller", "müllers", "Ωmega", "ωmegas", "bitte",
+                "prüf", "das", "the", "build", "is", "green", "now.", "`Promo`", "@claude",
+                "und",
+            ];
+            let names = ["Claude Code", "Promo", "Claude", "Dr. Müller", "Ωmega", "ok go"];
+            let index = NameIndex::new(&names);
+            let text: String = picks.iter().map(|&i| PARTS[i]).collect::<Vec<_>>().join(" ");
+            let call = Lang::ALL[lang];
+            let found = index.in_text(&text);
+            let every = identify_in_call(&text, &names, call);
+            proptest::prop_assert_eq!(identify_in_call_indexed(&text, &index, call), every);
+            proptest::prop_assert_eq!(identify_in_call(&text, &found, call), every);
+            proptest::prop_assert_eq!(identify_indexed(&text, &index), identify(&text, &names));
         }
     }
 
