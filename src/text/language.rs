@@ -1180,8 +1180,11 @@ impl<'n> NameIndex<'n> {
     }
 
     /// The names that may appear in `text` (each starts with a word of it,
-    /// or that word's possessive), in the order they were given.
-    pub fn in_text(&self, text: &str) -> Vec<&'n str> {
+    /// or that word's possessive), in the order they were given: what the
+    /// rule searched for before the index answered word by word, kept to
+    /// prove both readings equal.
+    #[cfg(test)]
+    fn in_text(&self, text: &str) -> Vec<&'n str> {
         let mut found: Vec<usize> = Vec::new();
         let mut scratch = (String::new(), Vec::new());
         for tok in Tokens::new(text) {
