@@ -4,7 +4,7 @@
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
 use crate::rules::{Cx, Rule};
-use crate::text::language::{identify_in_call_indexed, identify_indexed, Lang, NameIndex, Verdict};
+use crate::text::language::{identify, identify_in_call, Lang, NameIndex, Verdict};
 use crate::model::{Via, Who};
 use crate::core::escape::quote;
 
@@ -66,9 +66,9 @@ impl Rule for Check {
                 continue;
             };
             let heard = if others {
-                identify_in_call_indexed(u.text, &names, expected).names()
+                identify_in_call(u.text, &names, expected).names()
             } else {
-                match identify_indexed(u.text, &names) {
+                match identify(u.text, &names) {
                     Verdict::Lang { lang, .. } if lang != expected => Some(lang.name().to_string()),
                     _ => None,
                 }

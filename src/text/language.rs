@@ -206,16 +206,16 @@ impl Analysis {
     }
 }
 
-/// Which language is `text` in? `ignore`: names and labels to discount
+/// Which language is `text` in? `names`: names and labels to discount
 /// (case-insensitive, whole words; a label's emoji or punctuation does not
-/// matter).
-pub fn identify(text: &str, ignore: &[&str]) -> Verdict {
-    analyze(text, ignore, &Options::default()).verdict
+/// matter), as a list or a call's [`NameIndex`].
+pub fn identify<'a>(text: &str, names: impl Into<Names<'a>>) -> Verdict {
+    analyze(text, names, &Options::default()).verdict
 }
 
 /// [`identify`] with other [`Options`].
-pub fn identify_with(text: &str, ignore: &[&str], options: &Options) -> Verdict {
-    analyze(text, ignore, options).verdict
+pub fn identify_with<'a>(text: &str, names: impl Into<Names<'a>>, options: &Options) -> Verdict {
+    analyze(text, names, options).verdict
 }
 
 /// The model's tables as `build.rs` encoded them from the text tables.
@@ -242,14 +242,8 @@ pub fn warm_up() {
 }
 
 /// Scores and verdict for `text`.
-pub fn analyze(text: &str, ignore: &[&str], options: &Options) -> Analysis {
-    analyze_into(text, Ignore::List(ignore), options, None)
-}
-
-/// [`identify`] leaving out a call's names through its [`NameIndex`]: the
-/// same verdict as with the list of names, in one pass over the text.
-pub fn identify_indexed(text: &str, names: &NameIndex<'_>) -> Verdict {
-    analyze_into(text, Ignore::Index(names), &Options::default(), None).verdict
+pub fn analyze<'a>(text: &str, names: impl Into<Names<'a>>, options: &Options) -> Analysis {
+    analyze_into(text, names.into(), options, None)
 }
 
 impl Heard {
@@ -304,19 +298,9 @@ pub enum Heard {
 /// Which language is `text` in, as said in a call whose language is
 /// `call`: [`identify`] for English against German, and
 /// [`crate::text::others`] for every other language, in one pass.
-pub fn identify_in_call(text: &str, ignore: &[&str], call: Lang) -> Heard {
-    heard_in_call(text, Ignore::List(ignore), call)
-}
-
-/// [`identify_in_call`] leaving out a call's names through its
-/// [`NameIndex`]: the same answer as with the list of names.
-pub fn identify_in_call_indexed(text: &str, names: &NameIndex<'_>, call: Lang) -> Heard {
-    heard_in_call(text, Ignore::Index(names), call)
-}
-
-fn heard_in_call(text: &str, ignore: Ignore<'_>, call: Lang) -> Heard {
+pub fn identify_in_call<'a>(text: &str, names: impl Into<Names<'a>>, call: Lang) -> Heard {
     let mut others = OtherEvidence::default();
-    let analysis = analyze_into(text, ignore, &Options::default(), Some(&mut others));
+    let analysis = analyze_into(text, names.into(), &Options::default(), Some(&mut others));
     let index = Lang::ALL.iter().position(|l| *l == call).unwrap_or(0);
     if let Some(other) = others.verdict(index, analysis.words) {
         return Heard::Other(other);
@@ -369,16 +353,43 @@ fn starts_sentence(text: &str, word: &str) -> bool {
         .is_none_or(|c| matches!(c, '.' | '!' | '?' | ':' | ';' | '…' | '¡' | '¿'))
 }
 
-/// The names a text's words are checked against before they are scored.
+/// The names a text's words are checked against, and left out of the
+/// scoring where one is found. Either form gives the same answer; the
+/// index costs a text its words rather than its words times the names, for
+/// calls with many names and many texts.
 #[derive(Clone, Copy)]
-enum Ignore<'a> {
+pub enum Names<'a> {
     /// Every name, tried at every word.
     List(&'a [&'a str]),
     /// Only the names that start with the word (or its possessive).
     Index(&'a NameIndex<'a>),
 }
 
-impl Ignore<'_> {
+impl<'a, 'n: 'a> From<&'a [&'n str]> for Names<'a> {
+    fn from(names: &'a [&'n str]) -> Self {
+        Names::List(names)
+    }
+}
+
+impl<'a, 'n: 'a, const N: usize> From<&'a [&'n str; N]> for Names<'a> {
+    fn from(names: &'a [&'n str; N]) -> Self {
+        Names::List(names)
+    }
+}
+
+impl<'a, 'n: 'a> From<&'a Vec<&'n str>> for Names<'a> {
+    fn from(names: &'a Vec<&'n str>) -> Self {
+        Names::List(names)
+    }
+}
+
+impl<'a, 'n: 'a> From<&'a NameIndex<'n>> for Names<'a> {
+    fn from(index: &'a NameIndex<'n>) -> Self {
+        Names::Index(index)
+    }
+}
+
+impl Names<'_> {
     /// The tokens after a name (one of these, or the voicebot's) that
     /// starts at `tok`, if one does. `scratch`: buffers kept between words.
     fn skip_name<'t>(
@@ -395,8 +406,8 @@ impl Ignore<'_> {
             match_name(tokens, tok, name)
         };
         let found = match self {
-            Ignore::List(names) => names.iter().find_map(|name| try_name(name)),
-            Ignore::Index(index) => index
+            Names::List(names) => names.iter().find_map(|name| try_name(name)),
+            Names::Index(index) => index
                 .starting(tok, scratch)
                 .iter()
                 .find_map(|&i| try_name(index.names[i])),
@@ -407,7 +418,7 @@ impl Ignore<'_> {
 
 fn analyze_into(
     text: &str,
-    ignore: Ignore<'_>,
+    ignore: Names<'_>,
     options: &Options,
     mut others: Option<&mut OtherEvidence>,
 ) -> Analysis {
@@ -1270,9 +1281,9 @@ mod tests {
             let call = Lang::ALL[lang];
             let found = index.in_text(&text);
             let every = identify_in_call(&text, &names, call);
-            proptest::prop_assert_eq!(identify_in_call_indexed(&text, &index, call), every);
+            proptest::prop_assert_eq!(identify_in_call(&text, &index, call), every);
             proptest::prop_assert_eq!(identify_in_call(&text, &found, call), every);
-            proptest::prop_assert_eq!(identify_indexed(&text, &index), identify(&text, &names));
+            proptest::prop_assert_eq!(identify(&text, &index), identify(&text, &names));
         }
     }
 
