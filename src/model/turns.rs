@@ -24,7 +24,7 @@ use crate::model::{
 use crate::text::addressing::{sentences, Kind, Roster, GREETINGS};
 use crate::text::lexicon::Lexicon;
 use crate::text::phrases::{phrase_at, words};
-use crate::text::words::{push_lower, NameList, Phrases};
+use crate::text::words::{push_lower, NameList, Phrases, Words};
 
 /// How long a line keeps its hold on the room: a say more than this long
 /// after the human's line (or after another agent's question or line to the
@@ -555,11 +555,15 @@ impl<'l> Questions<'l> {
 /// in it; sentences meant for the whole room ("Can everyone ...?") and uses
 /// of "you" that ask nothing ("thank you") do not count.
 pub fn is_request(lex: &Lexicon, sentence: &str) -> bool {
-    let w = words(sentence);
+    is_request_in(lex, sentence, &words(sentence))
+}
+
+/// [`is_request`] of a sentence already split into its [`words`].
+fn is_request_in(lex: &Lexicon, sentence: &str, w: &Words) -> bool {
     if w.is_empty() {
         return false;
     }
-    let has = |key: &str| (0..w.len()).any(|i| phrase_at(&w, i, lex.phrases(key)).is_some());
+    let has = |key: &str| (0..w.len()).any(|i| phrase_at(w, i, lex.phrases(key)).is_some());
     if has("reading.room-words") {
         return false;
     }
@@ -568,10 +572,10 @@ pub fn is_request(lex: &Lexicon, sentence: &str) -> bool {
     // fillers ("Okay, so, can you ...").
     let mut p = 0;
     for _ in 0..=3 {
-        if phrase_at(&w, p, not_asking).is_some() {
+        if phrase_at(w, p, not_asking).is_some() {
             return false;
         }
-        if phrase_at(&w, p, lex.phrases("reading.request-starts")).is_some() {
+        if phrase_at(w, p, lex.phrases("reading.request-starts")).is_some() {
             return true;
         }
         if p < w.len() && is_greeting_word(&w[p]) {
@@ -581,7 +585,7 @@ pub fn is_request(lex: &Lexicon, sentence: &str) -> bool {
         }
     }
     // "Check the logs, please."
-    if matches!(w.last().map(String::as_str), Some("please" | "bitte")) {
+    if matches!(w.last(), Some("please" | "bitte")) {
         return true;
     }
     // "What do you think?": a question with "you" in it, unless the "you"
@@ -592,7 +596,7 @@ pub fn is_request(lex: &Lexicon, sentence: &str) -> bool {
     let second = lex.list("reading.second-person");
     let mut i = 0;
     while i < w.len() {
-        if let Some(n) = phrase_at(&w, i, not_asking) {
+        if let Some(n) = phrase_at(w, i, not_asking) {
             i += n;
             continue;
         }
@@ -616,14 +620,14 @@ fn is_greeting_word(word: &str) -> bool {
 /// you mean staging?" are questions back; "Can you look at the queue?" is
 /// work).
 pub fn is_work_request(lex: &Lexicon, sentence: &str) -> bool {
-    if !is_request(lex, sentence) {
+    let w = words(sentence);
+    if !is_request_in(lex, sentence, &w) {
         return false;
     }
-    let w = words(sentence);
     if (0..w.len()).any(|i| phrase_at(&w, i, lex.phrases("reading.answer-verbs")).is_some()) {
         return false;
     }
-    if matches!(w.last().map(String::as_str), Some("please" | "bitte")) {
+    if matches!(w.last(), Some("please" | "bitte")) {
         return true;
     }
     let starts = lex.phrases("reading.work-request-starts");

@@ -247,7 +247,7 @@ impl Names {
     fn of(call: &Call<'_>) -> Names {
         let mut list: Vec<(Vec<String>, String, Who)> = Vec::new();
         let mut push = |name: &str, who: Who| {
-            let w = words(name);
+            let w = words(name).to_vec();
             if !w.is_empty() {
                 list.push((w, name.to_string(), who));
             }

@@ -118,11 +118,11 @@ fn introduces(me: &str, text: &str) -> bool {
         return false;
     }
     (0..w.len().saturating_sub(n - 1)).any(|p| {
-        if w[p..p + n] != label[..] {
+        if !w.has_at(p, &label) {
             return false;
         }
-        let before = |k: usize| p.checked_sub(k).map(|q| w[q].as_str());
-        let after = w.get(p + n).map(String::as_str);
+        let before = |k: usize| p.checked_sub(k).map(|q| &w[q]);
+        let after = w.get(p + n);
         matches!(
             (before(2), before(1)),
             (Some("this"), Some("is")) | (Some("hier"), Some("ist")) | (_, Some("i'm"))

@@ -9,6 +9,7 @@ use crate::text::lexicon::Lexicon;
 use crate::model::{next_event, Call, EventKind, Line, Ms, Op, Record};
 use crate::core::escape::quote;
 use crate::text::phrases::{phrase_at, words};
+use crate::text::words::Words;
 
 pub struct Check;
 
@@ -136,7 +137,7 @@ impl Marks {
 }
 
 /// Every name a line may carry, as words.
-fn names(call: &Call<'_>) -> Vec<Vec<String>> {
+fn names(call: &Call<'_>) -> Vec<Words> {
     call.agents
         .iter()
         .map(|a| words(&a.label))
@@ -146,7 +147,7 @@ fn names(call: &Call<'_>) -> Vec<Vec<String>> {
 }
 
 /// A line made only of thanks and the like (and names) asks for nothing.
-fn needs_no_reply(lex: &Lexicon, names: &[Vec<String>], text: &str) -> bool {
+fn needs_no_reply(lex: &Lexicon, names: &[Words], text: &str) -> bool {
     let w = words(text);
     if w.is_empty() {
         return true;
@@ -154,7 +155,7 @@ fn needs_no_reply(lex: &Lexicon, names: &[Vec<String>], text: &str) -> bool {
     let list = lex.phrases("reading.no-reply-needed");
     let mut i = 0;
     while i < w.len() {
-        if let Some(n) = names.iter().find(|n| w[i..].starts_with(n)).map(Vec::len) {
+        if let Some(n) = names.iter().find(|n| w.has_at(i, n)).map(Words::len) {
             i += n;
         } else if let Some(n) = phrase_at(&w, i, list) {
             i += n;

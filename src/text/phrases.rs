@@ -2,7 +2,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::text::words::Phrases;
+use crate::text::words::{Phrases, WordList, Words};
 
 /// Lower-cased words of `s` (letters, digits, apostrophes, inner hyphens),
 /// in order.
@@ -79,9 +79,12 @@ pub fn strip_bullet(s: &str) -> &str {
 }
 
 /// Words as the lexicon lists them: lower case, typographic apostrophes
-/// made straight.
-pub fn words(s: &str) -> Vec<String> {
-    lower_words(&s.replace(['\u{2019}', '\u{2018}'], "'"))
+/// made straight (they split words as the straight one does), in one
+/// buffer.
+pub fn words(s: &str) -> Words {
+    let mut w = Words::default();
+    w.fill_lexical(s);
+    w
 }
 
 /// If one of the (lower-case, space separated) phrases starts at word `i`,
@@ -89,7 +92,7 @@ pub fn words(s: &str) -> Vec<String> {
 /// up to three words ("kommt * nichts an" matches "kommt von Promo nichts
 /// an"). The list is compiled and indexed by first word
 /// ([`crate::text::lexicon::Lexicon::phrases`]).
-pub fn phrase_at(w: &[String], i: usize, list: &Phrases) -> Option<usize> {
+pub fn phrase_at<W: WordList + ?Sized>(w: &W, i: usize, list: &Phrases) -> Option<usize> {
     list.gapped_at(w, i)
 }
 

@@ -130,6 +130,18 @@ impl Words {
         self.extend(s);
     }
 
+    /// Replace the words with those of `s` as the lexicon spells words:
+    /// lower case, typographic apostrophes made straight.
+    pub fn fill_lexical(&mut self, s: &str) {
+        const CURLY: [char; 2] = ['\u{2019}', '\u{2018}'];
+        self.clear();
+        if s.is_ascii() || !s.contains(CURLY) {
+            self.extend(s);
+        } else {
+            self.extend(&s.replace(CURLY, "'"));
+        }
+    }
+
     /// Append the words of `s`.
     pub fn extend(&mut self, s: &str) {
         self.extend_kept(s, |w| Some(w.len()));
@@ -198,6 +210,19 @@ impl Words {
         self.spans.is_empty()
     }
 
+    pub fn last(&self) -> Option<&str> {
+        self.len().checked_sub(1).map(|i| self.word(i))
+    }
+
+    /// These words hold `other`'s, in order, from word `at` on.
+    pub fn has_at(&self, at: usize, other: &Words) -> bool {
+        at + other.len() <= self.len()
+            && other
+                .iter()
+                .enumerate()
+                .all(|(k, o)| self.word(at + k) == o)
+    }
+
     pub fn get(&self, i: usize) -> Option<&str> {
         self.spans
             .get(i)
@@ -263,6 +288,13 @@ impl WordList for Words {
     fn word(&self, i: usize) -> &str {
         let (a, b) = self.spans[i];
         &self.buf[a as usize..b as usize]
+    }
+}
+
+impl std::ops::Index<usize> for Words {
+    type Output = str;
+    fn index(&self, i: usize) -> &str {
+        self.word(i)
     }
 }
 
