@@ -961,16 +961,20 @@ pub(crate) enum Group {
     Some(Vec<usize>),
 }
 
-/// Run `f` over the records of each call in `records` (all of them when
-/// they are one call, the usual case, without copying them).
+/// Run `f` over the records of each call in `records`. They are copied
+/// only for a call whose records lie between another call's: one call, the
+/// usual case, and calls one after another are handed over in place.
 pub(crate) fn for_each_call(records: &[Record], mut f: impl FnMut(&[Record])) {
     for group in split_calls(records) {
         match group {
             Group::All => f(records),
-            Group::Some(idx) => {
-                let owned: Vec<Record> = idx.iter().map(|&i| records[i].clone()).collect();
-                f(&owned);
-            }
+            Group::Some(idx) => match (idx.first(), idx.last()) {
+                (Some(&a), Some(&b)) if b - a + 1 == idx.len() => f(&records[a..=b]),
+                _ => {
+                    let owned: Vec<Record> = idx.iter().map(|&i| records[i].clone()).collect();
+                    f(&owned);
+                }
+            },
         }
     }
 }
