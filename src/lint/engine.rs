@@ -1004,3 +1004,46 @@ pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
     }
     groups.into_iter().map(Group::Some).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seconds of the records each call is handed, and whether they
+    /// are the file's own records (in place) or copies.
+    fn calls_of(seconds: &[(&str, i64)]) -> Vec<(Vec<i64>, bool)> {
+        let log: String = seconds
+            .iter()
+            .map(|(call, s)| {
+                format!(
+                    r#"{{"ts":"2026-10-10T10:00:{s:02}.000Z","call":"{call}","fn":"say","args":{{"text":"hi"}},"result":{{"say_id":"s{s}","say_status":"queued"}}}}"#
+                ) + "\n"
+            })
+            .collect();
+        let (log, _) = input::native::parse(log.as_bytes());
+        let all = log.records.as_ptr_range();
+        let first = log.records.first().and_then(|r| r.ts).unwrap_or(0);
+        let mut out = Vec::new();
+        for_each_call(&log.records, |recs| {
+            let secs = recs
+                .iter()
+                .filter_map(|r| r.ts)
+                .map(|t| (t - first) / 1000 + 1)
+                .collect();
+            out.push((secs, all.contains(&recs.as_ptr())));
+        });
+        out
+    }
+
+    #[test]
+    fn calls_one_after_another_are_handed_over_in_place() {
+        let calls = calls_of(&[("c1", 1), ("c1", 2), ("c2", 3), ("c2", 4)]);
+        assert_eq!(calls, [(vec![1, 2], true), (vec![3, 4], true)]);
+    }
+
+    #[test]
+    fn interleaved_calls_get_their_own_records() {
+        let calls = calls_of(&[("c1", 1), ("c2", 2), ("c1", 3), ("c2", 4)]);
+        assert_eq!(calls, [(vec![1, 3], false), (vec![2, 4], false)]);
+    }
+}
