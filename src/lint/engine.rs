@@ -957,8 +957,10 @@ fn thousands(n: usize) -> String {
 }
 
 pub(crate) enum Group {
-    All,
-    Some(Vec<usize>),
+    /// Records next to each other: the whole file when it is one call.
+    Run(std::ops::Range<usize>),
+    /// Records with another call's between them.
+    Scattered(Vec<usize>),
 }
 
 /// Run `f` over the records of each call in `records`. They are copied
@@ -967,14 +969,11 @@ pub(crate) enum Group {
 pub(crate) fn for_each_call(records: &[Record], mut f: impl FnMut(&[Record])) {
     for group in split_calls(records) {
         match group {
-            Group::All => f(records),
-            Group::Some(idx) => match (idx.first(), idx.last()) {
-                (Some(&a), Some(&b)) if b - a + 1 == idx.len() => f(&records[a..=b]),
-                _ => {
-                    let owned: Vec<Record> = idx.iter().map(|&i| records[i].clone()).collect();
-                    f(&owned);
-                }
-            },
+            Group::Run(run) => f(&records[run]),
+            Group::Scattered(idx) => {
+                let owned: Vec<Record> = idx.iter().map(|&i| records[i].clone()).collect();
+                f(&owned);
+            }
         }
     }
 }
@@ -992,7 +991,7 @@ pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
         }
     }
     if ids.len() <= 1 {
-        return vec![Group::All];
+        return vec![Group::Run(0..records.len())];
     }
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
     let mut current = 0;
@@ -1002,7 +1001,13 @@ pub(crate) fn split_calls(records: &[Record]) -> Vec<Group> {
         }
         groups[current].push(i);
     }
-    groups.into_iter().map(Group::Some).collect()
+    groups
+        .into_iter()
+        .map(|idx| match (idx.first(), idx.last()) {
+            (Some(&a), Some(&b)) if b - a + 1 == idx.len() => Group::Run(a..b + 1),
+            _ => Group::Scattered(idx),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -563,7 +563,7 @@ fn is_request_in(lex: &Lexicon, sentence: &str, w: &Words) -> bool {
     if w.is_empty() {
         return false;
     }
-    let has = |key: &str| (0..w.len()).any(|i| phrase_at(w, i, lex.phrases(key)).is_some());
+    let has = |key: &str| lex.phrases(key).find_gapped(w).is_some();
     if has("reading.room-words") {
         return false;
     }
@@ -624,7 +624,11 @@ pub fn is_work_request(lex: &Lexicon, sentence: &str) -> bool {
     if !is_request_in(lex, sentence, &w) {
         return false;
     }
-    if (0..w.len()).any(|i| phrase_at(&w, i, lex.phrases("reading.answer-verbs")).is_some()) {
+    if lex
+        .phrases("reading.answer-verbs")
+        .find_gapped(&w)
+        .is_some()
+    {
         return false;
     }
     if matches!(w.last(), Some("please" | "bitte")) {

@@ -211,7 +211,7 @@ impl Words {
     }
 
     pub fn last(&self) -> Option<&str> {
-        self.len().checked_sub(1).map(|i| self.word(i))
+        self.iter().next_back()
     }
 
     /// These words hold `other`'s, in order, from word `at` on.
