@@ -160,10 +160,40 @@ pub fn warm_up() {
     let _ = table();
 }
 
+/// How many words [`listed_at`] remembers per thread before it starts
+/// afresh.
+const REMEMBERED: usize = 4096;
+
+/// Where the entries of `word` (lower-cased) start, if a language lists it.
+///
+/// A lookup walks the FST a byte at a time through a table of several
+/// megabytes, which costs more than scoring the word does. The words of a
+/// call repeat (a few hundred of them make up most of any conversation),
+/// so each thread remembers the answers for the last words it looked up:
+/// the same answers, found once.
+fn listed_at(word: &str) -> Option<u64> {
+    use std::cell::RefCell;
+    thread_local! {
+        static SEEN: RefCell<crate::core::hash::HashMap<Box<str>, Option<u64>>> =
+            RefCell::new(crate::core::hash::HashMap::default());
+    }
+    SEEN.with_borrow_mut(|seen| {
+        if let Some(&at) = seen.get(word) {
+            return at;
+        }
+        let at = table()?.get(word);
+        if seen.len() >= REMEMBERED {
+            seen.clear();
+        }
+        seen.insert(word.into(), at);
+        at
+    })
+}
+
 /// The scores of `word` (lower-cased) in every other language, or None if
 /// none of them lists it.
 fn scores(word: &str) -> Option<[f32; M]> {
-    let start = table()?.get(word)? as usize;
+    let start = usize::try_from(listed_at(word)?).ok()?;
     let mut out = UNLISTED_SCORES;
     for entry in ENTRIES.get(start * 3..)?.chunks_exact(3) {
         if let Some(slot) = out.get_mut(usize::from(entry[0] & 0x7f)) {
