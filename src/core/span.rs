@@ -90,7 +90,7 @@ impl<'de> Deserialize<'de> for Path {
                 f.write_str("a key, an index, null or false")
             }
             fn visit_str<E: Error>(self, k: &str) -> Result<Path, E> {
-                Ok(self.0.key(keys::intern(k)))
+                Ok(self.0.key(k))
             }
             fn visit_u64<E: Error>(self, n: u64) -> Result<Path, E> {
                 Ok(self.0.index(usize::try_from(n).unwrap_or(usize::MAX)))
@@ -149,7 +149,7 @@ impl Path {
         }
         self
     }
-    pub fn key(self, k: &'static str) -> Path {
+    pub fn key(self, k: &str) -> Path {
         let id = keys::id(k);
         self.push(
             u16::try_from(id)
@@ -210,7 +210,7 @@ impl Path {
         let mut p = Path::ROOT;
         for s in steps {
             p = if let Some(k) = s.strip_prefix('.') {
-                p.key(keys::intern(k))
+                p.key(k)
             } else if s == "<json>" {
                 p.json()
             } else if s == "!" {
@@ -322,8 +322,27 @@ mod keys {
 
     static OTHER: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
 
-    pub(super) fn id(k: &'static str) -> u32 {
-        let known = match k {
+    /// The number of the key named `k`: one of the known keys, one met
+    /// before, or else a new one, kept from now on (the keys a binary
+    /// meets are the names its readers know, a bounded set).
+    pub(super) fn id(k: &str) -> u32 {
+        if let Some(known) = known(k) {
+            return known;
+        }
+        let mut other = OTHER.lock().unwrap_or_else(|e| e.into_inner());
+        let i = match other.iter().position(|o| *o == k) {
+            Some(i) => i,
+            None => {
+                other.push(Box::leak(k.to_string().into_boxed_str()));
+                other.len() - 1
+            }
+        };
+        (KNOWN.len() + i) as u32
+    }
+
+    /// The number of `k` when it is one of [`KNOWN`].
+    fn known(k: &str) -> Option<u32> {
+        Some(match k {
             "args" => 0,
             "result" => 1,
             "error" => 2,
@@ -389,36 +408,8 @@ mod keys {
             "code" => 62,
             "command" => 63,
             "data" => 64,
-            _ => usize::MAX,
-        };
-        if known != usize::MAX {
-            return known as u32;
-        }
-        let mut other = OTHER.lock().unwrap_or_else(|e| e.into_inner());
-        let i = match other.iter().position(|o| *o == k) {
-            Some(i) => i,
-            None => {
-                other.push(k);
-                other.len() - 1
-            }
-        };
-        (KNOWN.len() + i) as u32
-    }
-
-    /// The key named `k` as the `'static` name paths hold: one of the
-    /// known keys, one met before, or else kept from now on (the keys a
-    /// binary meets are the names its readers know, a bounded set).
-    pub(super) fn intern(k: &str) -> &'static str {
-        if let Some(known) = KNOWN.iter().find(|n| **n == k) {
-            return known;
-        }
-        let mut other = OTHER.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = other.iter().find(|o| **o == k) {
-            return o;
-        }
-        let kept: &'static str = Box::leak(k.to_string().into_boxed_str());
-        other.push(kept);
-        kept
+            _ => return None,
+        })
     }
 
     pub(super) fn name(id: u32) -> &'static str {
@@ -438,7 +429,7 @@ mod keys {
             .key("args")
             .index(3)
             .json()
-            .key(intern("a-key-no-reader-knows"));
+            .key(&String::from("a-key-no-reader-knows"));
         assert_eq!(Path::from_steps(&p.to_steps()), p);
         let mut deep = Path::ROOT;
         for _ in 0..Path::MAX + 2 {
@@ -451,6 +442,8 @@ mod keys {
         for q in [p, deep, big, Path::ROOT, Path::ROOT.json()] {
             let text = serde_json::to_string(&q).unwrap();
             assert_eq!(serde_json::from_str::<Path>(&text).unwrap(), q, "{text}");
+            let packed = rmp_serde::to_vec(&q).unwrap();
+            assert_eq!(rmp_serde::from_slice::<Path>(&packed).unwrap(), q, "{text}");
         }
         assert_eq!(
             serde_json::to_string(&p).unwrap(),
