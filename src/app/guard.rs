@@ -36,7 +36,7 @@ use crate::model::{Body, Ms};
 
 pub mod client;
 pub mod install;
-mod kept;
+pub(crate) mod kept;
 
 pub use kept::default_dir as default_cache_dir;
 

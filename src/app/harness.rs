@@ -193,7 +193,7 @@ pub fn check_streamed(bytes: &[u8], whole: &Parsed) -> Result<(), String> {
 /// reads one between its runs, gives exactly what reading it whole gives:
 /// cut at each of `cuts` (offsets just after a line break, before the last
 /// line that is not blank; others are passed over), with the reader's state
-/// written as MessagePack and read back between each two parts.
+/// written as the guard keeps it (MessagePack) and read back between each two parts.
 pub fn check_parts(format: Format, bytes: &[u8], cuts: &[usize]) -> Result<(), String> {
     use crate::input::session::{LineReader, Partial};
     fn in_parts<R>(bytes: &[u8], cuts: &[usize]) -> Result<Parsed, String>
@@ -204,8 +204,8 @@ pub fn check_parts(format: Format, bytes: &[u8], cuts: &[usize]) -> Result<(), S
         let mut from = 0;
         for &cut in cuts {
             p.read(&bytes[from..cut], false);
-            let kept = rmp_serde::to_vec_named(&p).map_err(|e| format!("not kept: {e}"))?;
-            p = rmp_serde::from_slice(&kept).map_err(|e| format!("not read back: {e}"))?;
+            let kept = crate::app::guard::kept::encode(&p).ok_or("not kept")?;
+            p = crate::app::guard::kept::decode(&kept).ok_or("not read back")?;
             if p.bytes() != cut {
                 return Err(format!(
                     "read {} bytes of the {cut} before the cut",

@@ -944,8 +944,8 @@ mod tests {
             for cut in breaks {
                 let mut p = Partial::new(&Options::default());
                 p.read(&src[..cut], false);
-                let kept = rmp_serde::to_vec_named(&p).unwrap();
-                let mut p: Partial = rmp_serde::from_slice(&kept).unwrap();
+                let kept = crate::app::guard::kept::encode(&p).unwrap();
+                let mut p: Partial = crate::app::guard::kept::decode(&kept).unwrap();
                 assert_eq!(p.bytes(), cut);
                 p.read(&src[cut..], true);
                 assert!(shown(&p.finish()) == whole, "{file} cut at byte {cut}");

@@ -241,7 +241,7 @@ fn a_broken_cache_file_is_ignored_silently() {
     let files = cache_files(&cache);
     assert_eq!(files.len(), 1);
     let good = std::fs::read(&files[0]).unwrap();
-    let state = rmp_serde::from_slice::<Value>(&good).expect("the state is MessagePack");
+    let state = named(rmp_serde::from_slice::<Value>(&good).expect("the state is MessagePack"));
     let mut half = good[..good.len() / 2].to_vec();
     let mut other = state.clone();
     other["reader"] = json!({"reader": 5});
@@ -252,9 +252,11 @@ fn a_broken_cache_file_is_ignored_silently() {
         b"{not json".to_vec(),
         b"\xff\xfe\x00".to_vec(),
         std::mem::take(&mut half),
-        rmp_serde::to_vec_named(&other).unwrap(),
-        rmp_serde::to_vec_named(&moved).unwrap(),
-        // the state as an earlier build wrote it
+        rmp_serde::to_vec(&unnamed(&other)).unwrap(),
+        rmp_serde::to_vec(&unnamed(&moved)).unwrap(),
+        // the state as earlier builds wrote it: its fields by name, and
+        // before that as JSON
+        rmp_serde::to_vec_named(&state).unwrap(),
         serde_json::to_vec(&state).unwrap(),
     ] {
         std::fs::write(&files[0], &bad).unwrap();
@@ -282,11 +284,43 @@ fn a_broken_cache_file_is_ignored_silently() {
 
 const CODEX: &str = "corpus/seed-incident-codex";
 
-/// The state kept in `cache`'s only file, read back.
+/// The fields of a kept state, in the order it writes them (an array, by
+/// position), named.
+const FIELDS: [&str; 12] = [
+    "key",
+    "binary",
+    "identity",
+    "tail",
+    "end",
+    "head",
+    "last",
+    "before",
+    "before_hash",
+    "times",
+    "ids",
+    "reader",
+];
+
+/// A kept state as read back (an array), as an object with its fields
+/// named.
+fn named(state: Value) -> Value {
+    let Value::Array(fields) = state else {
+        panic!("a state is an array of its fields: {state}");
+    };
+    assert_eq!(fields.len(), FIELDS.len());
+    Value::Object(FIELDS.iter().map(|f| f.to_string()).zip(fields).collect())
+}
+
+/// A state named as [`named`] makes it, as the guard writes it.
+fn unnamed(state: &Value) -> Value {
+    Value::Array(FIELDS.iter().map(|f| state[*f].clone()).collect())
+}
+
+/// The state kept in `cache`'s only file, read back, its fields named.
 fn state(cache: &Path) -> Value {
     let files = cache_files(cache);
     assert_eq!(files.len(), 1, "{files:?}");
-    rmp_serde::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap()
+    named(rmp_serde::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap())
 }
 
 /// Codex's hook input for the voicehook `function_call` of the rollout

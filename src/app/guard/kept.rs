@@ -12,10 +12,14 @@
 //! that state. The same holds for any client's session file read a line at
 //! a time (a Claude Code transcript, a Codex rollout).
 //!
-//! The state is written as MessagePack (`rmp-serde`): the records of a
-//! long call are most of it, and reading them back from JSON took more
-//! than half of a run; MessagePack keeps serde's field names (the records
-//! skip empty fields), so a state it cannot read is only ever ignored.
+//! The state is written as MessagePack (`rmp-serde`) with each struct as an
+//! array of its fields in order, not a map by field name ([`encode`]): the
+//! records of a long call are most of it, and reading them back is most of
+//! a warm run. From JSON that took more than half of a run, and with the
+//! field names written out, two thirds of the decoding went to reading and
+//! matching the names. Without names the layout is this build's own: a
+//! state another build wrote either fails to decode or is turned down by
+//! its `binary` id, and is only ever ignored.
 //!
 //! It is never trusted blindly: a file from another binary, another
 //! configuration or another transcript, a transcript that is shorter than
@@ -140,6 +144,8 @@ pub(crate) struct Slot {
     key: String,
 }
 
+/// A state as written. Its fields are written by position: [`Slot::serialize`]
+/// writes the same fields in the same order.
 #[derive(Serialize, Deserialize)]
 struct Stored<R> {
     key: String,
@@ -154,6 +160,18 @@ struct Stored<R> {
     times: Vec<Option<Ms>>,
     ids: Vec<String>,
     reader: Partial<R>,
+}
+
+/// `value` as the state is written: MessagePack, each struct an array of
+/// its fields in order. `None` when it cannot be written.
+pub(crate) fn encode<T: Serialize + ?Sized>(value: &T) -> Option<Vec<u8>> {
+    rmp_serde::to_vec(value).ok()
+}
+
+/// What [`encode`] wrote, read back; `None` when `bytes` are not such a
+/// value (another build's layout, a file cut short).
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    rmp_serde::from_slice(bytes).ok()
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -206,7 +224,7 @@ impl Slot {
     /// read.
     pub fn load<R: DeserializeOwned>(&self, file: &mut File) -> Option<(Kept<R>, Vec<u8>)> {
         let text = std::fs::read(&self.file).ok()?;
-        let s: Stored<R> = rmp_serde::from_slice(&text).ok()?;
+        let s: Stored<R> = decode(&text)?;
         if s.key != self.key || s.binary != crate::app::cache::binary_id() {
             return None;
         }
@@ -255,6 +273,7 @@ impl Slot {
         kept: &Kept<R>,
         meta: &std::fs::Metadata,
     ) -> Option<Vec<u8>> {
+        /// [`Stored`], borrowed: the same fields in the same order.
         #[derive(Serialize)]
         struct StoredRef<'a, R> {
             key: &'a str,
@@ -275,7 +294,7 @@ impl Slot {
             .iter()
             .map(|i| std::str::from_utf8(i).ok())
             .collect::<Option<Vec<&str>>>()?;
-        rmp_serde::to_vec_named(&StoredRef {
+        encode(&StoredRef {
             key: &self.key,
             binary: crate::app::cache::binary_id(),
             identity: identity(meta),
@@ -289,7 +308,6 @@ impl Slot {
             ids,
             reader: &kept.reader,
         })
-        .ok()
     }
 
     /// Write a serialized state in place of the slot's, whole or not at all
