@@ -473,6 +473,7 @@ fn guard(args: GuardArgs) -> u8 {
     if let Some(GuardAction::Install(a)) = &args.action {
         return guard_install::run(a);
     }
+    crate::app::alloc::short_run();
     let client = args.client;
     match guard_reason(&args) {
         Some(reason) => {
