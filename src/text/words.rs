@@ -43,34 +43,63 @@ pub fn ascii_words(s: &str) -> impl Iterator<Item = &str> + '_ {
     ascii_word_ranges(s.as_bytes()).map(move |(a, b)| &s[a..b])
 }
 
+/// What an ASCII byte is to [`ascii_word_ranges`], by table: one load per
+/// byte instead of a chain of range tests.
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+/// `_`: sticks to a word, but is no word alone.
+const LINK: u8 = 4;
+/// Letters, digits and `_`: the bytes a word is made of.
+const CORE: u8 = LETTER | DIGIT | LINK;
+/// `:` and `'` (and `.`) join two letters; `,`, `;`, `'` and `.` two digits.
+const JOINS_LETTERS: u8 = 8;
+const JOINS_DIGITS: u8 = 16;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_alphabetic() {
+            LETTER
+        } else if b.is_ascii_digit() {
+            DIGIT
+        } else {
+            match b {
+                b'_' => LINK,
+                b':' => JOINS_LETTERS,
+                b'.' | b'\'' => JOINS_LETTERS | JOINS_DIGITS,
+                b',' | b';' => JOINS_DIGITS,
+                _ => 0,
+            }
+        };
+        c += 1;
+    }
+    t
+};
+
 /// Byte ranges of [`ascii_words`] (in any ASCII text: case does not change
 /// where words end).
 fn ascii_word_ranges(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let core = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let class = |i: usize| CLASS[usize::from(b[i])];
     let mut i = 0;
     std::iter::from_fn(move || loop {
-        while i < b.len() && !core(b[i]) {
+        while i < b.len() && class(i) & CORE == 0 {
             i += 1;
         }
         if i >= b.len() {
             return None;
         }
         let start = i;
-        let mut alnum = false;
         loop {
-            while i < b.len() && core(b[i]) {
-                alnum |= b[i] != b'_';
+            while i < b.len() && class(i) & CORE != 0 {
                 i += 1;
             }
             // A joiner between two letters or two digits continues the word.
-            if i + 1 < b.len() && i > start {
-                let (x, m, y) = (b[i - 1], b[i], b[i + 1]);
-                let letters = x.is_ascii_alphabetic()
-                    && y.is_ascii_alphabetic()
-                    && matches!(m, b':' | b'.' | b'\'');
-                let digits = x.is_ascii_digit()
-                    && y.is_ascii_digit()
-                    && matches!(m, b',' | b';' | b'.' | b'\'');
+            if i + 1 < b.len() {
+                let (x, m, y) = (class(i - 1), class(i), class(i + 1));
+                let letters = x & y & LETTER != 0 && m & JOINS_LETTERS != 0;
+                let digits = x & y & DIGIT != 0 && m & JOINS_DIGITS != 0;
                 if letters || digits {
                     i += 1;
                     continue;
@@ -78,7 +107,8 @@ fn ascii_word_ranges(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
             }
             break;
         }
-        if alnum {
+        // A run of `_` alone is no word.
+        if b[start..i].iter().any(|&c| c != b'_') {
             return Some((start, i));
         }
     })
