@@ -47,25 +47,35 @@ pub fn for_inputs(count: usize, largest: u64) {
     });
 }
 
-/// Tune the allocator for a run that lives a few milliseconds and holds a
-/// few megabytes (the guard, once per tool call): no transparent huge
-/// pages. mimalloc asks the kernel for them on the memory it reserves, and
-/// the kernel then zeroes two megabytes at the first touch of each; for a
-/// run this short that zeroing was a sixth of its time, and the run never
-/// lives long enough to win it back in fewer TLB misses. A process-wide
-/// switch, read by the kernel at each page fault, so it holds for memory
-/// mimalloc reserved before `main` too. mimalloc's own `MIMALLOC_ALLOW_THP`
-/// is left to decide when it is set.
-pub fn short_run() {
+/// Let the kernel back this process's later memory with transparent huge
+/// pages, or not. mimalloc asks for them on the memory it reserves, and the
+/// kernel then zeroes two megabytes at the first touch of each. A run that
+/// lives a few milliseconds and holds a few megabytes (the guard, once per
+/// tool call, going on from its kept state) never wins that back in fewer
+/// TLB misses: the zeroing was a sixth of its time. A run that reads tens
+/// of megabytes (the guard reading a whole session afresh) is a few
+/// percent faster with them. The switch is process-wide and read by the
+/// kernel at each page fault, so it holds for memory mimalloc reserved
+/// before `main` too, from the next fault on. mimalloc's own
+/// `MIMALLOC_ALLOW_THP`, when set, decides instead.
+pub fn huge_pages(allow: bool) {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
         // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only
         // how this process's later page faults are served; a kernel that
         // does not know it returns an error, which changes nothing.
         unsafe {
-            libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_THP_DISABLE,
+                libc::c_ulong::from(!allow),
+                0,
+                0,
+                0,
+            );
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = allow;
 }
 
 fn set_purge_delay(ms: std::ffi::c_long) {

@@ -279,6 +279,8 @@ pub(crate) fn read_session<S: Shape>(
     let (mut kept, mut bytes) = match resumed {
         Some(r) => r,
         None => {
+            // A read of the whole call: a long run, for which huge pages pay.
+            crate::app::alloc::huge_pages(true);
             let (tail, bytes) =
                 read_tail(&mut file, server, room, S::starts_call).map_err(cannot)?;
             let before = S::before_call(&mut file, tail).map_err(cannot)?;

@@ -473,7 +473,9 @@ fn guard(args: GuardArgs) -> u8 {
     if let Some(GuardAction::Install(a)) = &args.action {
         return guard_install::run(a);
     }
-    crate::app::alloc::short_run();
+    // Most runs go on from a kept state and live a few milliseconds; one
+    // that reads a whole session turns huge pages back on.
+    crate::app::alloc::huge_pages(false);
     let client = args.client;
     match guard_reason(&args) {
         Some(reason) => {
