@@ -47,35 +47,52 @@ pub fn for_inputs(count: usize, largest: u64) {
     });
 }
 
-/// Let the kernel back this process's later memory with transparent huge
-/// pages, or not. mimalloc asks for them on the memory it reserves, and the
+/// Whether [`no_huge_pages`] turned huge pages off in this process.
+static HUGE_PAGES_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ask the kernel to back this process's later memory with no transparent
+/// huge pages. mimalloc asks for them on the memory it reserves, and the
 /// kernel then zeroes two megabytes at the first touch of each. A run that
 /// lives a few milliseconds and holds a few megabytes (the guard, once per
 /// tool call, going on from its kept state) never wins that back in fewer
-/// TLB misses: the zeroing was a sixth of its time. A run that reads tens
-/// of megabytes (the guard reading a whole session afresh) is a few
-/// percent faster with them. The switch is process-wide and read by the
-/// kernel at each page fault, so it holds for memory mimalloc reserved
-/// before `main` too, from the next fault on. mimalloc's own
-/// `MIMALLOC_ALLOW_THP`, when set, decides instead.
-pub fn huge_pages(allow: bool) {
+/// TLB misses: the zeroing was a sixth of its time. The switch is
+/// process-wide and read by the kernel at each page fault, so it holds for
+/// memory mimalloc reserved before `main` too, from the next fault on. For
+/// the binary only: a library does not change how its host's memory is
+/// served. mimalloc's own `MIMALLOC_ALLOW_THP`, when set, decides instead.
+pub fn no_huge_pages() {
     #[cfg(target_os = "linux")]
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only
-        // how this process's later page faults are served; a kernel that
-        // does not know it returns an error, which changes nothing.
-        unsafe {
-            libc::prctl(
-                libc::PR_SET_THP_DISABLE,
-                libc::c_ulong::from(!allow),
-                0,
-                0,
-                0,
-            );
-        }
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() && set_thp_disable(true) {
+        HUGE_PAGES_OFF.store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = allow;
+}
+
+/// Undo [`no_huge_pages`], if it was done, for a run that turns out long:
+/// one that reads tens of megabytes (the guard reading a whole session
+/// afresh) is a few percent faster with huge pages. Does nothing in a
+/// process that did not turn them off.
+pub fn huge_pages_again() {
+    #[cfg(target_os = "linux")]
+    if HUGE_PAGES_OFF.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        set_thp_disable(false);
+    }
+}
+
+/// PR_SET_THP_DISABLE; true when the kernel took it.
+#[cfg(target_os = "linux")]
+fn set_thp_disable(disable: bool) -> bool {
+    // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only how
+    // this process's later page faults are served; a kernel that does not
+    // know it returns an error, which changes nothing.
+    unsafe {
+        libc::prctl(
+            libc::PR_SET_THP_DISABLE,
+            libc::c_ulong::from(disable),
+            0,
+            0,
+            0,
+        ) == 0
+    }
 }
 
 fn set_purge_delay(ms: std::ffi::c_long) {
@@ -89,6 +106,25 @@ fn set_purge_delay(ms: std::ffi::c_long) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The guard's switch reaches the kernel, and is undone only where it
+    /// was made.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn huge_pages_go_off_and_on_again_only_when_turned_off() {
+        if std::env::var_os("MIMALLOC_ALLOW_THP").is_some() {
+            return;
+        }
+        // SAFETY: reads a process flag; no pointers involved.
+        let off = || unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
+        let before = off();
+        huge_pages_again();
+        assert_eq!(off(), before, "not turned off here: left alone");
+        no_huge_pages();
+        assert_eq!(off(), 1);
+        huge_pages_again();
+        assert_eq!(off(), 0);
+    }
 
     /// The option number `tune` sets is mimalloc's purge delay: its
     /// default is 1000 ms, between two options whose defaults are 1 and 0.

@@ -280,7 +280,7 @@ pub(crate) fn read_session<S: Shape>(
         Some(r) => r,
         None => {
             // A read of the whole call: a long run, for which huge pages pay.
-            crate::app::alloc::huge_pages(true);
+            crate::app::alloc::huge_pages_again();
             let (tail, bytes) =
                 read_tail(&mut file, server, room, S::starts_call).map_err(cannot)?;
             let before = S::before_call(&mut file, tail).map_err(cannot)?;

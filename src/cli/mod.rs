@@ -475,7 +475,7 @@ fn guard(args: GuardArgs) -> u8 {
     }
     // Most runs go on from a kept state and live a few milliseconds; one
     // that reads a whole session turns huge pages back on.
-    crate::app::alloc::huge_pages(false);
+    crate::app::alloc::no_huge_pages();
     let client = args.client;
     match guard_reason(&args) {
         Some(reason) => {
