@@ -170,12 +170,17 @@ const REMEMBERED: usize = 4096;
 /// megabytes, which costs more than scoring the word does. The words of a
 /// call repeat (a few hundred of them make up most of any conversation),
 /// so each thread remembers the answers for the last words it looked up:
-/// the same answers, found once.
+/// the same answers, found once. Only words as long as the language model
+/// looks up are remembered, which bounds what a thread keeps (4096 words of
+/// at most 64 bytes) whatever the text.
 fn listed_at(word: &str) -> Option<u64> {
     use std::cell::RefCell;
     thread_local! {
         static SEEN: RefCell<crate::core::hash::HashMap<Box<str>, Option<u64>>> =
             RefCell::new(crate::core::hash::HashMap::default());
+    }
+    if word.len() > crate::text::langmodel::MAX_WORD_BYTES {
+        return table()?.get(word);
     }
     SEEN.with_borrow_mut(|seen| {
         if let Some(&at) = seen.get(word) {
@@ -584,6 +589,24 @@ mod tests {
         };
         assert_eq!(other.names(), "Spanish or Portuguese");
         assert!(other.is("pt") && other.is("es") && !other.is("ca"));
+    }
+
+    #[test]
+    fn remembered_lookups_answer_as_the_table_does() {
+        let table = table().unwrap();
+        let mut words: Vec<String> = ["depuis", "zzzqqqxx", "der", "the", "casa"]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        // More distinct words than are remembered, so that the memory
+        // starts afresh on the way, and a word longer than any remembered.
+        words.extend((0..REMEMBERED + 10).map(|i| format!("w{i}")));
+        words.push("depuis".repeat(20));
+        for _ in 0..2 {
+            for w in &words {
+                assert_eq!(listed_at(w), table.get(w), "{w}");
+            }
+        }
     }
 
     #[test]
