@@ -204,12 +204,7 @@ pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
     let mut w = Words::default();
     for range in crate::text::addressing::sentences(text) {
         let sentence = &text[range];
-        // As `words`: typographic apostrophes made straight first.
-        if sentence.contains(['\u{2019}', '\u{2018}']) {
-            w.fill(&sentence.replace(['\u{2019}', '\u{2018}'], "'"));
-        } else {
-            w.fill(sentence);
-        }
+        w.fill_lexical(sentence);
         if crate::text::claims::about_call(lex, &w).is_some() {
             continue;
         }

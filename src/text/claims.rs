@@ -63,7 +63,7 @@ mod tests {
     use super::*;
 
     fn call_claim(text: &str) -> bool {
-        about_call(Lexicon::get(), &Words::of(&text.replace('\u{2019}', "'"))).is_some()
+        about_call(Lexicon::get(), &crate::text::phrases::words(text)).is_some()
     }
 
     #[test]

@@ -43,8 +43,7 @@ pub fn ascii_words(s: &str) -> impl Iterator<Item = &str> + '_ {
     ascii_word_ranges(s.as_bytes()).map(move |(a, b)| &s[a..b])
 }
 
-/// What an ASCII byte is to [`ascii_word_ranges`], by table: one load per
-/// byte instead of a chain of range tests.
+// The classes of an ASCII byte in [`CLASS`].
 const LETTER: u8 = 1;
 const DIGIT: u8 = 2;
 /// `_`: sticks to a word, but is no word alone.
@@ -55,6 +54,8 @@ const CORE: u8 = LETTER | DIGIT | LINK;
 const JOINS_LETTERS: u8 = 8;
 const JOINS_DIGITS: u8 = 16;
 
+/// What each byte is to [`ascii_word_ranges`], by table: one load per byte
+/// instead of a chain of range tests.
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut c = 0;
