@@ -9,7 +9,6 @@ use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::core::escape::quote;
-use crate::text::words::Words;
 
 pub struct Check;
 
@@ -77,7 +76,7 @@ impl Rule for Check {
 
 /// The text is nothing but acknowledgement phrases (and names).
 pub(crate) fn bare_ack(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
-    let w = Words::of(text);
+    let w = crate::text::phrases::words(text);
     let list = lex.phrases("speech.acknowledgements");
     let mut i = 0;
     let mut phrases = 0;
@@ -129,6 +128,7 @@ mod tests {
             "Mach ich, Moment.",
             "Alles klar.",
             "Got it, thanks.",
+            "I\u{2019}m on it.",
         ] {
             assert!(bare_ack(lex, t, &names), "{t}");
         }

@@ -43,7 +43,7 @@ impl Rule for Check {
             }
             for r in sentences(u.text) {
                 let sentence = &u.text[r];
-                w.fill(sentence);
+                w.fill_lexical(sentence);
                 if checking.occurs(&w) {
                     continue;
                 }
@@ -172,6 +172,8 @@ mod tests {
             ("en", "I hear nothing from Juno."),
             ("en", "The relay only works one way."),
             ("en", "The agents cannot hear each other."),
+            // typographic apostrophes, as speech-to-text and many models write
+            ("en", "Probably the agents can\u{2019}t hear each other."),
         ] {
             assert_eq!(run(lang, &[juno.clone(), say(5, claim)]), 1, "{claim}");
             // Nothing had arrived: the claim is not contradicted.

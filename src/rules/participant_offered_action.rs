@@ -66,7 +66,7 @@ pub(crate) fn offers_action(lex: &Lexicon, text: &str) -> bool {
     let actions = lex.phrases("conduct.offer-actions");
     let mut w = Words::default();
     sentences(text).any(|r| {
-        w.fill(&text[r]);
+        w.fill_lexical(&text[r]);
         // An offer with an action anywhere after it: the last action word
         // must come after the end of the offer.
         let Some(last) = (0..w.len()).rev().find(|&k| actions.has(w.word(k))) else {
@@ -88,6 +88,7 @@ mod tests {
             "Shall I forward the rules to Promo?",
             "Soll ich den Skill anpassen?",
             "Ich kann das gern weiterleiten.",
+            "I\u{2019}ll forward the rules to Promo.",
         ] {
             assert!(offers_action(lex, t), "{t}");
         }

@@ -10,7 +10,7 @@ use crate::text::lexicon::Lexicon;
 use crate::core::escape::quote;
 use crate::rules::Once;
 use crate::text::phrases::{lower_words, strip_bullet};
-use crate::text::words::{WordList, Words};
+use crate::text::words::WordList;
 
 pub struct Check;
 
@@ -168,7 +168,7 @@ const PIECES_WORK: usize = 4_000_000;
 /// may well be the agent's own open question.
 pub(crate) fn for_human(lex: &Lexicon, item: &str, human: Option<&str>) -> Option<&'static str> {
     let item = strip_bullet(item);
-    let w = Words::of(item);
+    let w = crate::text::phrases::words(item);
     let question = item.contains('?');
     let human = human.map(str::to_lowercase);
     let names_human = human.as_deref().is_some_and(|h| w.iter().any(|x| x == h));
