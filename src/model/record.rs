@@ -18,7 +18,6 @@ pub struct Text {
     /// (an MCP call's arguments are on its request line, its result on the
     /// response line; a transcript's text is part of its line). Boxed: a
     /// native log, the most of what is read, never has it.
-    #[serde(default)]
     pub within: Option<Box<Span>>,
 }
 
@@ -101,15 +100,10 @@ pub struct Log {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
-    #[serde(default)]
     pub format: Option<i64>,
-    #[serde(default)]
     pub recorder: Option<String>,
-    #[serde(default)]
     pub client: Option<String>,
-    #[serde(default)]
     pub human: Option<String>,
-    #[serde(default)]
     pub voicebot: Option<String>,
 }
 
@@ -120,11 +114,9 @@ pub struct Record {
     pub line: u32,
     /// The bytes of the record (one line for native logs).
     pub span: Span,
-    #[serde(default)]
     pub ts: Option<Ms>,
     /// The agent, call and thread the record names, boxed: most records
     /// name none (a log is one agent's, of one call, from its main thread).
-    #[serde(default)]
     pub origin: Option<Box<Origin>>,
     pub body: Body,
 }
@@ -133,9 +125,7 @@ pub struct Record {
 /// `call` and `thread`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Origin {
-    #[serde(default)]
     pub agent: Option<Name>,
-    #[serde(default)]
     pub call: Option<Name>,
     pub thread: Thread,
 }
@@ -296,7 +286,6 @@ pub enum Body {
 pub struct FnCall {
     pub name: Name,
     pub op: Op,
-    #[serde(default)]
     pub error: Option<Box<ApiError>>,
 }
 
@@ -317,9 +306,7 @@ impl FnCall {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ApiError {
-    #[serde(default)]
     pub status: Option<i64>,
-    #[serde(default)]
     pub message: Option<String>,
 }
 
@@ -344,15 +331,10 @@ pub enum Op {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CreateCall {
-    #[serde(default)]
     pub lang: Option<String>,
-    #[serde(default)]
     pub title: Option<String>,
-    #[serde(default)]
     pub call_id: Option<String>,
-    #[serde(default)]
     pub link: Option<String>,
-    #[serde(default)]
     pub share_text: Option<Text>,
 }
 
@@ -364,21 +346,13 @@ pub enum Greet {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Join {
-    #[serde(default)]
     pub call_id: Option<String>,
-    #[serde(default)]
     pub label: Option<Text>,
-    #[serde(default)]
     pub emoji: Option<String>,
-    #[serde(default)]
     pub greet: Option<Greet>,
-    #[serde(default)]
     pub quiet: Option<bool>,
-    #[serde(default)]
     pub status: Option<String>,
-    #[serde(default)]
     pub context: Option<Context>,
-    #[serde(default)]
     pub role: Option<Role>,
 }
 
@@ -397,51 +371,36 @@ pub enum Role {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Context {
-    #[serde(default)]
     pub lang: Option<Text>,
-    #[serde(default)]
     pub mode: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Say {
-    #[serde(default)]
     pub text: Option<Text>,
-    #[serde(default)]
     pub say_id: Option<String>,
-    #[serde(default)]
     pub say_status: Option<String>,
-    #[serde(default)]
     pub reason: Option<String>,
 }
 
 /// A board: the arguments of `status`, or a board payload.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Board {
-    #[serde(default)]
     pub label: Option<Text>,
     /// `None` when the key is absent (or null).
-    #[serde(default)]
     pub emoji: Option<Text>,
-    #[serde(default)]
     pub doing: Option<Text>,
-    #[serde(default)]
     pub open: Vec<Text>,
-    #[serde(default)]
     pub done: Vec<Text>,
     /// For `status`: the names its answer listed (`peers`, `operators`).
-    #[serde(default)]
     pub listed: Vec<Text>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decide {
-    #[serde(default)]
     pub question: Option<Text>,
     /// `None` when no `options` were given.
-    #[serde(default)]
     pub options: Option<Vec<Text>>,
-    #[serde(default)]
     pub decision_id: Option<String>,
 }
 
@@ -450,9 +409,7 @@ pub struct Decide {
 pub struct Event {
     pub kind: EventKind,
     /// Boxed to their length: a long call has a list of each per event.
-    #[serde(default)]
     pub operators_said: Box<[Line]>,
-    #[serde(default)]
     pub agent_said: Box<[Line]>,
 }
 
@@ -504,20 +461,15 @@ pub enum EventKind {
 /// A `revise` event: the server dropped or changed one of the agent's says.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Revise {
-    #[serde(default)]
     pub say_id: Option<String>,
-    #[serde(default)]
     pub reason: Option<String>,
-    #[serde(default)]
     pub text: Option<Text>,
 }
 
 /// A `decision` event: the human answered one of the agent's `decide`s.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Decision {
-    #[serde(default)]
     pub decision_id: Option<String>,
-    #[serde(default)]
     pub answer: Option<Text>,
 }
 
@@ -542,24 +494,17 @@ impl EventKind {
 /// Delta's line in `agent_said`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Line {
-    #[serde(default)]
     pub speaker: Option<Name>,
-    #[serde(default)]
     pub text: Option<Text>,
-    #[serde(default)]
     pub ts: Option<Ms>,
-    #[serde(default)]
     pub addressed_to: Option<Box<[Name]>>,
-    #[serde(default)]
     pub addressed_to_you: Option<bool>,
-    #[serde(default)]
     pub to_human: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Chat {
     pub role: String,
-    #[serde(default)]
     pub text: Option<Text>,
     pub turn_end: bool,
 }
@@ -573,11 +518,9 @@ impl Chat {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,
-    #[serde(default)]
     pub args: Option<serde_json::Value>,
     /// Where the tool's name is, when not at the record's `tool` key (an
     /// agent client's session file names its tools in its own places).
-    #[serde(default)]
     pub at: Option<Anchor>,
 }
 
