@@ -201,19 +201,34 @@ impl LineReader for Reader {
     }
 
     fn line(&mut self, line: Line<'_>) {
-        let text = match std::str::from_utf8(line.raw) {
-            Ok(t) => t,
-            Err(e) => {
-                let at = line.span.start.saturating_add(e.valid_up_to());
-                self.session.problems.push(Problem::new(
-                    Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
-                    "this line is not valid UTF-8".into(),
-                    Some("a session file is UTF-8 text; this line was skipped".into()),
-                ));
-                return;
+        let mut steps = Vec::new();
+        read_line(&line, false, &mut steps);
+        for s in steps {
+            self.apply(s);
+        }
+    }
+
+    /// Lines read on their own, a block of them on every thread the pool
+    /// has while the block before is applied in order (the JSON is most of
+    /// the cost): the same records as reading them one by one.
+    fn lines(&mut self, lines: &[Line<'_>]) {
+        let bytes: usize = lines.iter().map(|l| l.raw.len()).sum();
+        if bytes < session::PARALLEL_BYTES || rayon::current_num_threads() < 2 {
+            for l in lines {
+                self.line(Line { ..*l });
             }
-        };
-        self.entry(text, line.no, line.span, line.last_entry);
+            return;
+        }
+        let mut blocks = session::blocks(lines, session::PARALLEL_BYTES / 4);
+        let mut ready = blocks.next().map(read_ahead);
+        while let Some(steps) = ready.take() {
+            let next = blocks.next();
+            let ((), read) = rayon::join(
+                || steps.into_iter().flatten().for_each(|s| self.apply(s)),
+                || next.map(read_ahead),
+            );
+            ready = read;
+        }
     }
 
     fn finish(mut self) -> Parsed {
@@ -254,202 +269,345 @@ fn role_of(kind: Option<&RawValue>) -> Option<&'static str> {
     }
 }
 
+/// What one line says, read without the reader's state (so on any
+/// thread): the steps [`Reader::apply`] takes in order, which are all that
+/// depends on the lines before it.
+enum Step<'a> {
+    Problem(Problem),
+    Chat {
+        at: At,
+        span: Span,
+        role: &'static str,
+        text: String,
+        path: Path,
+    },
+    Use(UseStep),
+    Result(ResultStep<'a>),
+}
+
+/// A `tool_use` block as read, before it is given its place.
+struct UseStep {
+    at: At,
+    span: Span,
+    id: String,
+    name: String,
+    input: Obj,
+    background: bool,
+}
+
+/// A `tool_result` block as read. What it answered is read only for an MCP
+/// tool's call, which its line does not tell: `answer` holds it when it was
+/// read ahead (a list of content items read on another thread), `content`
+/// otherwise.
+struct ResultStep<'a> {
+    at: At,
+    span: Span,
+    id: String,
+    content: Option<&'a RawValue>,
+    answer: Option<Answer>,
+    is_error: bool,
+    /// The entry's `toolUseResult`, read only for a call that started its
+    /// agent in the background.
+    result: Option<&'a RawValue>,
+}
+
+/// Read one line into `out`. With `ahead`, a result's content that has the
+/// shape of an MCP tool's answer is read now rather than when it is
+/// applied (worth it only where lines are read side by side).
+fn read_line<'a>(line: &Line<'a>, ahead: bool, out: &mut Vec<Step<'a>>) {
+    let text = match std::str::from_utf8(line.raw) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = line.span.start.saturating_add(e.valid_up_to());
+            out.push(Step::Problem(Problem::new(
+                Anchor::bytes(Span::new(at, at + e.error_len().unwrap_or(1))),
+                "this line is not valid UTF-8".into(),
+                Some("a session file is UTF-8 text; this line was skipped".into()),
+            )));
+            return;
+        }
+    };
+    read_entry(text, line.no, line.span, line.last_entry, ahead, out);
+}
+
+fn read_entry<'a>(
+    text: &'a str,
+    no: u32,
+    span: Span,
+    is_last: bool,
+    ahead: bool,
+    out: &mut Vec<Step<'a>>,
+) {
+    let entry: Entry<'_> = match serde_json::from_str(text) {
+        Ok(e) => e,
+        Err(e) => {
+            if let Some(p) = unreadable(text, span.start, &e, is_last) {
+                out.push(Step::Problem(p));
+            }
+            return;
+        }
+    };
+    // Everything but user and assistant entries carries no call.
+    let Some(role) = role_of(entry.kind) else {
+        return;
+    };
+    let Some(Msg {
+        content: Some(content),
+    }) = entry.message
+    else {
+        return;
+    };
+    let at = At {
+        line: no,
+        ts: string(entry.timestamp).and_then(|s| ts::parse_rfc3339(&s)),
+        side: if boolean(entry.sidechain) == Some(true) {
+            Side::Sidechain(string(entry.agent_id).map(String::into_boxed_str))
+        } else {
+            Side::File
+        },
+    };
+    let chat_ok = at.side == Side::File
+        && !(role == "user"
+            && (boolean(entry.is_meta) == Some(true) || boolean(entry.compact) == Some(true)));
+    let content_at = Path::ROOT.key("message").key("content");
+    let blocks = match content {
+        Content::Text(s) => {
+            // A message typed by the user.
+            if chat_ok && !is_command_echo(&s) {
+                out.push(Step::Chat {
+                    at,
+                    span,
+                    role,
+                    text: s,
+                    path: content_at,
+                });
+            }
+            return;
+        }
+        Content::Blocks(b) => b,
+    };
+    for (i, raw) in blocks.into_iter().enumerate() {
+        let Ok(b) = serde_json::from_str::<Block<'_>>(raw.get()) else {
+            continue; // not an object: nothing a call is made of
+        };
+        match b.kind.map(RawValue::get) {
+            Some("\"text\"") => {
+                let Some(t) = string(b.text).filter(|_| chat_ok) else {
+                    continue;
+                };
+                if role == "user" && is_command_echo(&t) {
+                    continue;
+                }
+                out.push(Step::Chat {
+                    at: at.clone(),
+                    span,
+                    role,
+                    text: t,
+                    path: content_at.index(i).key("text"),
+                });
+            }
+            Some("\"tool_use\"") => {
+                tool_use(&b, &at, span_of(text, span.start, raw), out);
+            }
+            Some("\"tool_result\"") => {
+                let Some(id) = string(b.tool_use_id) else {
+                    continue;
+                };
+                let span = span_of(text, span.start, raw);
+                let answer = b
+                    .content
+                    .filter(|c| ahead && c.get().starts_with('['))
+                    .map(|c| read_answer(c, span));
+                out.push(Step::Result(ResultStep {
+                    at: at.clone(),
+                    span,
+                    id,
+                    content: b.content,
+                    answer,
+                    is_error: boolean(b.is_error) == Some(true),
+                    result: entry.tool_use_result,
+                }));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The steps of `lines`, read on every thread, in their order.
+fn read_ahead<'a>(lines: &[Line<'a>]) -> Vec<Vec<Step<'a>>> {
+    use rayon::prelude::*;
+    lines
+        .par_iter()
+        .with_min_len(8)
+        .map(|l| {
+            let mut out = Vec::new();
+            read_line(l, true, &mut out);
+            out
+        })
+        .collect()
+}
+
+/// A line [`Entry`] could not read: broken JSON, or a user or assistant
+/// entry whose message has an unexpected shape.
+fn unreadable(text: &str, base: usize, e: &serde_json::Error, is_last: bool) -> Option<Problem> {
+    let Ok(loose) = serde_json::from_str::<Loose<'_>>(text) else {
+        return Some(broken_line(text, base, e, is_last));
+    };
+    let role = role_of(loose.kind)?;
+    let skipped = || Some("the entry was skipped; the rest of the session was still linted".into());
+    let message = loose.message?;
+    Some(match serde_json::from_str::<LooseMsg<'_>>(message.get()) {
+        Err(_) => Problem::new(
+            Anchor::bytes(span_of(text, base, message)),
+            format!("the `message` of this {role} entry should be an object"),
+            skipped(),
+        ),
+        Ok(LooseMsg {
+            content: Some(content),
+        }) => Problem::new(
+            Anchor::bytes(span_of(text, base, content)),
+            "`message.content` should be a string or a list of blocks".into(),
+            skipped(),
+        ),
+        Ok(_) => Problem::new(
+            Anchor::bytes(Span::new(base, base + text.len())),
+            format!("this {role} entry could not be read: {e}"),
+            skipped(),
+        ),
+    })
+}
+
+/// A `tool_use` block: the call it makes, after the problem of its input
+/// if it has one, or the problem that it names no tool or carries no id.
+fn tool_use(b: &Block<'_>, at: &At, span: Span, out: &mut Vec<Step<'_>>) {
+    let (Some(id), Some(name)) = (string(b.id), string(b.name)) else {
+        out.push(Step::Problem(Problem::new(
+            Anchor::bytes(span),
+            "this `tool_use` has no `id` or no `name`".into(),
+            Some(
+                "a tool call names its tool and carries an id its result refers to; it was skipped"
+                    .into(),
+            ),
+        )));
+        return;
+    };
+    let input = match b.input.map(|r| serde_json::from_str::<Value>(r.get())) {
+        None | Some(Ok(Value::Null)) => Obj::new(),
+        Some(Ok(Value::Object(o))) => o,
+        Some(_) => {
+            out.push(Step::Problem(Problem::new(
+                Anchor {
+                    span,
+                    path: Path::ROOT.key("input"),
+                },
+                format!(
+                    "the `input` of `{}` should be an object",
+                    crate::core::escape::one_line(&name)
+                ),
+                Some("the call's arguments were ignored".into()),
+            )));
+            Obj::new()
+        }
+    };
+    let background = matches!(name.as_str(), "Task" | "Agent")
+        && input.get("run_in_background").and_then(Value::as_bool) == Some(true);
+    out.push(Step::Use(UseStep {
+        at: at.clone(),
+        span,
+        id,
+        name,
+        input,
+        background,
+    }));
+}
+
+/// What a result's `content` answered.
+fn read_answer(content: &RawValue, span: Span) -> Answer {
+    serde_json::from_str::<Value>(content.get())
+        .ok()
+        .map(|c| answer(c, span))
+        .unwrap_or_default()
+}
+
 impl Reader {
     fn next_order(&mut self) -> usize {
         self.order += 1;
         self.order
     }
 
-    fn entry(&mut self, text: &str, no: u32, span: Span, is_last: bool) {
-        let entry: Entry<'_> = match serde_json::from_str(text) {
-            Ok(e) => e,
-            Err(e) => {
-                self.unreadable(text, span.start, &e, is_last);
-                return;
+    /// Take one step of a line, in the order of the lines.
+    fn apply(&mut self, step: Step<'_>) {
+        match step {
+            Step::Problem(p) => self.session.problems.push(p),
+            Step::Chat {
+                at,
+                span,
+                role,
+                text,
+                path,
+            } => {
+                let order = self.next_order();
+                let c = ChatItem {
+                    user: role == "user",
+                    text: Text::new(text, path),
+                    line: at.line,
+                    span,
+                    ts: at.ts,
+                };
+                self.session.push((order, 0), Item::Chat(c));
             }
-        };
-        // Everything but user and assistant entries carries no call.
-        let Some(role) = role_of(entry.kind) else {
-            return;
-        };
-        let Some(Msg {
-            content: Some(content),
-        }) = entry.message
-        else {
-            return;
-        };
-        let at = At {
-            line: no,
-            ts: string(entry.timestamp).and_then(|s| ts::parse_rfc3339(&s)),
-            side: if boolean(entry.sidechain) == Some(true) {
-                Side::Sidechain(string(entry.agent_id).map(String::into_boxed_str))
-            } else {
-                Side::File
-            },
-        };
-        let chat_ok = at.side == Side::File
-            && !(role == "user"
-                && (boolean(entry.is_meta) == Some(true) || boolean(entry.compact) == Some(true)));
-        let content_at = Path::ROOT.key("message").key("content");
-        let blocks = match content {
-            Content::Text(s) => {
-                // A message typed by the user.
-                if chat_ok && !is_command_echo(&s) {
-                    self.chat(&at, span, role, s, content_at);
+            Step::Use(u) => {
+                let order = self.next_order();
+                let id = u.id;
+                let u = Use {
+                    at: u.at,
+                    span: u.span,
+                    order,
+                    name: u.name,
+                    input: u.input,
+                    background: u.background,
+                };
+                if let Some(old) = self.pending.insert(id, u) {
+                    // The same id again before a result: the first went unanswered.
+                    self.settle(old, None);
                 }
-                return;
             }
-            Content::Blocks(b) => b,
-        };
-        for (i, raw) in blocks.into_iter().enumerate() {
-            let Ok(b) = serde_json::from_str::<Block<'_>>(raw.get()) else {
-                continue; // not an object: nothing a call is made of
-            };
-            match b.kind.map(RawValue::get) {
-                Some("\"text\"") => {
-                    let Some(t) = string(b.text).filter(|_| chat_ok) else {
-                        continue;
-                    };
-                    if role == "user" && is_command_echo(&t) {
-                        continue;
-                    }
-                    self.chat(&at, span, role, t, content_at.index(i).key("text"));
-                }
-                Some("\"tool_use\"") => self.tool_use(&b, &at, span_of(text, span.start, raw)),
-                Some("\"tool_result\"") => {
-                    let spawned = entry
-                        .tool_use_result
-                        .and_then(|r| serde_json::from_str::<Obj>(r.get()).ok())
-                        .and_then(|o| o.get("agentId")?.as_str().map(str::to_string));
-                    self.tool_result(&b, &at, span_of(text, span.start, raw), spawned);
-                }
-                _ => {}
-            }
+            Step::Result(r) => self.tool_result(r),
         }
     }
 
-    /// A line [`Entry`] could not read: broken JSON, or a user or assistant
-    /// entry whose message has an unexpected shape.
-    fn unreadable(&mut self, text: &str, base: usize, e: &serde_json::Error, is_last: bool) {
-        let Ok(loose) = serde_json::from_str::<Loose<'_>>(text) else {
-            self.session
-                .problems
-                .push(broken_line(text, base, e, is_last));
-            return;
-        };
-        let Some(role) = role_of(loose.kind) else {
-            return;
-        };
-        let skipped =
-            || Some("the entry was skipped; the rest of the session was still linted".into());
-        let Some(message) = loose.message else {
-            return;
-        };
-        let problem = match serde_json::from_str::<LooseMsg<'_>>(message.get()) {
-            Err(_) => Problem::new(
-                Anchor::bytes(span_of(text, base, message)),
-                format!("the `message` of this {role} entry should be an object"),
-                skipped(),
-            ),
-            Ok(LooseMsg {
-                content: Some(content),
-            }) => Problem::new(
-                Anchor::bytes(span_of(text, base, content)),
-                "`message.content` should be a string or a list of blocks".into(),
-                skipped(),
-            ),
-            Ok(_) => Problem::new(
-                Anchor::bytes(Span::new(base, base + text.len())),
-                format!("this {role} entry could not be read: {e}"),
-                skipped(),
-            ),
-        };
-        self.session.problems.push(problem);
-    }
-
-    fn chat(&mut self, at: &At, span: Span, role: &'static str, text: String, path: Path) {
-        let order = self.next_order();
-        let c = ChatItem {
-            user: role == "user",
-            text: Text::new(text, path),
-            line: at.line,
-            span,
-            ts: at.ts,
-        };
-        self.session.push((order, 0), Item::Chat(c));
-    }
-
-    fn tool_use(&mut self, b: &Block<'_>, at: &At, span: Span) {
-        let (Some(id), Some(name)) = (string(b.id), string(b.name)) else {
-            self.session.problems.push(Problem::new(
-                Anchor::bytes(span),
-                "this `tool_use` has no `id` or no `name`".into(),
-                Some("a tool call names its tool and carries an id its result refers to; it was skipped".into()),
-            ));
-            return;
-        };
-        let input = match b.input.map(|r| serde_json::from_str::<Value>(r.get())) {
-            None | Some(Ok(Value::Null)) => Obj::new(),
-            Some(Ok(Value::Object(o))) => o,
-            Some(_) => {
-                self.session.problems.push(Problem::new(
-                    Anchor {
-                        span,
-                        path: Path::ROOT.key("input"),
-                    },
-                    format!(
-                        "the `input` of `{}` should be an object",
-                        crate::core::escape::one_line(&name)
-                    ),
-                    Some("the call's arguments were ignored".into()),
-                ));
-                Obj::new()
-            }
-        };
-        let background = matches!(name.as_str(), "Task" | "Agent")
-            && input.get("run_in_background").and_then(Value::as_bool) == Some(true);
-        let order = self.next_order();
-        let u = Use {
-            at: at.clone(),
-            span,
-            order,
-            name,
-            input,
-            background,
-        };
-        if let Some(old) = self.pending.insert(id, u) {
-            // The same id again before a result: the first went unanswered.
-            self.settle(old, None);
-        }
-    }
-
-    fn tool_result(&mut self, b: &Block<'_>, at: &At, span: Span, spawned: Option<String>) {
-        let Some(id) = string(b.tool_use_id) else {
-            return;
-        };
+    fn tool_result(&mut self, r: ResultStep<'_>) {
         // A result whose call is not in the file (a resumed or compacted
         // session starts with one) tells nothing about a call.
-        let Some(u) = self.pending.remove(&id) else {
+        let Some(u) = self.pending.remove(&r.id) else {
             return;
         };
         // Only an MCP tool's answer is read; a file's contents are not.
         let answer = if u.name.starts_with("mcp__") {
-            b.content
-                .and_then(|c| serde_json::from_str::<Value>(c.get()).ok())
-                .map(|c| answer(c, span))
-                .unwrap_or_default()
+            match (r.answer, r.content) {
+                (Some(a), _) => a,
+                (None, Some(c)) => read_answer(c, r.span),
+                (None, None) => Answer::default(),
+            }
         } else {
             Answer::default()
         };
+        let spawned = if u.background {
+            r.result
+                .and_then(|r| serde_json::from_str::<Obj>(r.get()).ok())
+                .and_then(|o| o.get("agentId")?.as_str().map(str::to_string))
+        } else {
+            None
+        };
         let order = self.next_order();
-        let r = Res {
-            at: at.clone(),
+        let res = Res {
+            at: r.at,
             order,
             answer,
-            is_error: boolean(b.is_error) == Some(true),
+            is_error: r.is_error,
             spawned,
         };
-        self.settle(u, Some(r));
+        self.settle(u, Some(res));
     }
 
     /// A call with its result (or none), as an item of the session: a
@@ -780,6 +938,70 @@ mod tests {
                 assert!(parts == whole, "{file} cut at byte {cut}");
             }
         }
+    }
+
+    #[test]
+    fn lines_read_side_by_side_read_as_one_by_one() {
+        // The seed's sessions, with the steps only some entries take (a
+        // background agent's result, an MCP answer given as a string, an
+        // input that is no object, a broken line), over and over until the
+        // reader reads them in several blocks on two threads.
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/seed-incident-claude");
+        let mut one = Vec::new();
+        for file in ["claude.jsonl", "opencode.jsonl", "promo.jsonl"] {
+            one.extend(std::fs::read(dir.join(file)).unwrap());
+        }
+        let extra = [
+            use_line(
+                "2026-10-10T10:00:00Z",
+                "t1",
+                "Task",
+                r#"{"run_in_background":true}"#,
+            ),
+            entry(
+                "user",
+                "2026-10-10T10:00:01Z",
+                false,
+                r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"started"}]}]}"#,
+                r#","toolUseResult":{"agentId":"a7","status":"async_launched"}"#,
+            ),
+            entry(
+                "assistant",
+                "2026-10-10T10:00:01Z",
+                true,
+                r#"{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"mcp__voicehook__say","input":{"text":"Done."}}]}"#,
+                r#","agentId":"a7""#,
+            ),
+            use_line("2026-10-10T10:00:02Z", "t2", "mcp__voicehook__next", "{}"),
+            entry(
+                "user",
+                "2026-10-10T10:00:03Z",
+                false,
+                r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"{\"type\":\"timeout\"}"}]}"#,
+                "",
+            ),
+            use_line("2026-10-10T10:00:04Z", "t3", "mcp__voicehook__say", "[1]"),
+            "{\"type\":\"user\",".to_string(),
+        ];
+        for l in extra {
+            one.extend(l.as_bytes());
+            one.push(b'\n');
+        }
+        let mut src = Vec::new();
+        while src.len() < 3 * session::PARALLEL_BYTES {
+            src.extend(&one);
+        }
+        let read = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            format!("{:?}", pool.install(|| parse(&src, &Options::default())))
+        };
+        let (alone, side_by_side) = (read(1), read(2));
+        assert!(alone.contains("Background") && alone.contains("timeout"));
+        assert!(alone == side_by_side);
     }
 
     #[test]

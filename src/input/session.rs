@@ -238,6 +238,34 @@ impl Session {
     }
 }
 
+/// The bytes of lines worth reading side by side ([`LineReader::lines`]):
+/// fewer are read on one thread.
+pub(crate) const PARALLEL_BYTES: usize = 1 << 20;
+
+/// `lines` in blocks of about `size` bytes each, in order.
+pub(crate) fn blocks<'l, 'a>(
+    lines: &'l [Line<'a>],
+    size: usize,
+) -> impl Iterator<Item = &'l [Line<'a>]> {
+    let mut rest = lines;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0;
+        let n = rest
+            .iter()
+            .position(|l| {
+                bytes += l.raw.len();
+                bytes >= size
+            })
+            .map_or(rest.len(), |i| i + 1);
+        let (block, tail) = rest.split_at(n);
+        rest = tail;
+        Some(block)
+    })
+}
+
 /// One line of a session file that is not blank, as a [`LineReader`] gets
 /// it.
 pub(crate) struct Line<'a> {
@@ -260,6 +288,13 @@ pub(crate) struct Line<'a> {
 pub(crate) trait LineReader {
     fn new(opts: &Options) -> Self;
     fn line(&mut self, line: Line<'_>);
+    /// Read `lines`, in order: the same as reading each with
+    /// [`LineReader::line`], which a reader may do side by side.
+    fn lines(&mut self, lines: &[Line<'_>]) {
+        for l in lines {
+            self.line(Line { ..*l });
+        }
+    }
     /// The records of the lines read.
     fn finish(self) -> Parsed;
 }
@@ -319,11 +354,11 @@ impl<R: LineReader> Partial<R> {
             None
         };
         let (base, first) = (self.bytes, self.lines);
-        for (k, l) in all.iter().enumerate() {
-            if blank(l.span) {
-                continue;
-            }
-            self.reader.line(Line {
+        let read: Vec<Line<'_>> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !blank(l.span))
+            .map(|(k, l)| Line {
                 raw: &part[l.span.start..l.span.end],
                 no: first.saturating_add(l.no),
                 span: Span::new(
@@ -332,8 +367,9 @@ impl<R: LineReader> Partial<R> {
                 ),
                 last_entry: Some(k) == last,
                 last_line: end && k + 1 == all.len(),
-            });
-        }
+            })
+            .collect();
+        self.reader.lines(&read);
         // Saturating: a kept state is read back from a file.
         self.bytes = self.bytes.saturating_add(part.len());
         self.lines = first.saturating_add(u32::try_from(all.len()).unwrap_or(u32::MAX));
