@@ -208,27 +208,18 @@ impl LineReader for Reader {
         }
     }
 
-    /// Lines read on their own, a block of them on every thread the pool
-    /// has while the block before is applied in order (the JSON is most of
-    /// the cost): the same records as reading them one by one.
+    /// Lines parsed side by side (the JSON is most of the cost), their
+    /// steps taken in order.
     fn lines(&mut self, lines: &[Line<'_>]) {
-        let bytes: usize = lines.iter().map(|l| l.raw.len()).sum();
-        if bytes < session::PARALLEL_BYTES || rayon::current_num_threads() < 2 {
-            for l in lines {
-                self.line(Line { ..*l });
-            }
-            return;
-        }
-        let mut blocks = session::blocks(lines, session::PARALLEL_BYTES / 4);
-        let mut ready = blocks.next().map(read_ahead);
-        while let Some(steps) = ready.take() {
-            let next = blocks.next();
-            let ((), read) = rayon::join(
-                || steps.into_iter().flatten().for_each(|s| self.apply(s)),
-                || next.map(read_ahead),
-            );
-            ready = read;
-        }
+        session::in_blocks(
+            lines,
+            |l, ahead| {
+                let mut out = Vec::new();
+                read_line(l, ahead, &mut out);
+                out
+            },
+            |steps| steps.into_iter().for_each(|s| self.apply(s)),
+        );
     }
 
     fn finish(mut self) -> Parsed {
@@ -431,20 +422,6 @@ fn read_entry<'a>(
             _ => {}
         }
     }
-}
-
-/// The steps of `lines`, read on every thread, in their order.
-fn read_ahead<'a>(lines: &[Line<'a>]) -> Vec<Vec<Step<'a>>> {
-    use rayon::prelude::*;
-    lines
-        .par_iter()
-        .with_min_len(8)
-        .map(|l| {
-            let mut out = Vec::new();
-            read_line(l, true, &mut out);
-            out
-        })
-        .collect()
 }
 
 /// A line [`Entry`] could not read: broken JSON, or a user or assistant
@@ -988,18 +965,7 @@ mod tests {
             one.extend(l.as_bytes());
             one.push(b'\n');
         }
-        let mut src = Vec::new();
-        while src.len() < 3 * session::PARALLEL_BYTES {
-            src.extend(&one);
-        }
-        let read = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            format!("{:?}", pool.install(|| parse(&src, &Options::default())))
-        };
-        let (alone, side_by_side) = (read(1), read(2));
+        let (alone, side_by_side) = session::alone_and_side_by_side(&one, parse);
         assert!(alone.contains("Background") && alone.contains("timeout"));
         assert!(alone == side_by_side);
     }

@@ -139,8 +139,52 @@ impl LineReader for Reader {
     }
 
     fn line(&mut self, l: Line<'_>) {
+        let v = serde_json::from_slice(l.raw);
+        self.take(&l, v);
+    }
+
+    /// Lines parsed side by side (the JSON is most of the cost), taken in
+    /// order.
+    fn lines(&mut self, lines: &[Line<'_>]) {
+        session::in_blocks(
+            lines,
+            |l, _| (Line { ..*l }, serde_json::from_slice(l.raw)),
+            |(l, v)| self.take(&l, v),
+        );
+    }
+
+    fn finish(mut self) -> Parsed {
+        // The user's messages as the client showed them, when it recorded
+        // them; otherwise the model's view of them.
+        let users = if self.user_events.is_empty() {
+            self.user_items
+        } else {
+            self.user_events
+        };
+        let assistants = if self.replies.is_empty() {
+            self.agent_events
+        } else {
+            self.replies
+        };
+        for (order, c) in users.into_iter().chain(assistants) {
+            self.session.push((order, 0), Item::Chat(c));
+        }
+        let mut parts: Vec<Parts> = self.calls.into_values().collect();
+        parts.sort_by_key(|p| p.first);
+        for p in parts {
+            if let Some((order, item)) = call_item(p) {
+                self.session.push(order, item);
+            }
+        }
+        self.session.finish()
+    }
+}
+
+impl Reader {
+    /// One line, as parsed.
+    fn take(&mut self, l: &Line<'_>, v: serde_json::Result<Value>) {
         let raw = l.raw;
-        let v: Value = match serde_json::from_slice(raw) {
+        let v: Value = match v {
             Ok(v) => v,
             Err(e) => {
                 let mut p = json::broken(raw, l.span.start, &e);
@@ -365,34 +409,6 @@ impl LineReader for Reader {
         }
     }
 
-    fn finish(mut self) -> Parsed {
-        // The user's messages as the client showed them, when it recorded
-        // them; otherwise the model's view of them.
-        let users = if self.user_events.is_empty() {
-            self.user_items
-        } else {
-            self.user_events
-        };
-        let assistants = if self.replies.is_empty() {
-            self.agent_events
-        } else {
-            self.replies
-        };
-        for (order, c) in users.into_iter().chain(assistants) {
-            self.session.push((order, 0), Item::Chat(c));
-        }
-        let mut parts: Vec<Parts> = self.calls.into_values().collect();
-        parts.sort_by_key(|p| p.first);
-        for p in parts {
-            if let Some((order, item)) = call_item(p) {
-                self.session.push(order, item);
-            }
-        }
-        self.session.finish()
-    }
-}
-
-impl Reader {
     /// The parts of call `id` read so far; `None` once it was made.
     fn part(&mut self, id: String, order: usize) -> Option<&mut Parts> {
         if self.made.contains(&id) {
@@ -774,6 +790,22 @@ mod tests {
     }
 
     const META: &str = r#"{"timestamp":"2026-10-10T10:00:00.000Z","type":"session_meta","payload":{"id":"0199","timestamp":"2026-10-10T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.50.0","source":"cli"}}"#;
+
+    #[test]
+    fn lines_read_side_by_side_read_as_one_by_one() {
+        // The seed's rollouts, with a broken line and one that is no
+        // object, over and over until they are read in several blocks.
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/seed-incident-codex");
+        let mut one = Vec::new();
+        for file in ["claude.jsonl", "opencode.jsonl", "promo.jsonl"] {
+            one.extend(std::fs::read(dir.join(file)).unwrap());
+            one.extend(b"{\"type\":\n[1]\n");
+        }
+        let (alone, side_by_side) = session::alone_and_side_by_side(&one, parse);
+        assert!(alone.contains("not a rollout line") && alone.contains("Fn("));
+        assert!(alone == side_by_side);
+    }
 
     #[test]
     fn a_call_is_its_call_output_and_end_event() {

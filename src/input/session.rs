@@ -238,15 +238,45 @@ impl Session {
     }
 }
 
-/// The bytes of lines worth reading side by side ([`LineReader::lines`]):
-/// fewer are read on one thread.
+/// The bytes of lines worth reading side by side ([`in_blocks`]): fewer
+/// are read on one thread.
 pub(crate) const PARALLEL_BYTES: usize = 1 << 20;
 
+/// Read each of `lines` with `read` and hand what it gives to `apply`, in
+/// the order of the lines. `read` needs nothing from the lines before it;
+/// when the lines are many, it runs on every thread of the pool, a block of
+/// lines at a time while the block before is applied, and is told so
+/// (`true`: it may read ahead what `apply` may not need).
+pub(crate) fn in_blocks<'a, T: Send>(
+    lines: &[Line<'a>],
+    read: impl Fn(&Line<'a>, bool) -> T + Sync,
+    mut apply: impl FnMut(T) + Send,
+) {
+    use rayon::prelude::*;
+    let bytes: usize = lines.iter().map(|l| l.raw.len()).sum();
+    if bytes < PARALLEL_BYTES || rayon::current_num_threads() < 2 {
+        for l in lines {
+            apply(read(l, false));
+        }
+        return;
+    }
+    let ahead = |block: &[Line<'a>]| -> Vec<T> {
+        block
+            .par_iter()
+            .with_min_len(8)
+            .map(|l| read(l, true))
+            .collect()
+    };
+    let mut blocks = blocks(lines, PARALLEL_BYTES / 4);
+    let mut ready = blocks.next().map(ahead);
+    while let Some(done) = ready.take() {
+        let next = blocks.next();
+        ready = rayon::join(|| done.into_iter().for_each(&mut apply), || next.map(ahead)).1;
+    }
+}
+
 /// `lines` in blocks of about `size` bytes each, in order.
-pub(crate) fn blocks<'l, 'a>(
-    lines: &'l [Line<'a>],
-    size: usize,
-) -> impl Iterator<Item = &'l [Line<'a>]> {
+fn blocks<'l, 'a>(lines: &'l [Line<'a>], size: usize) -> impl Iterator<Item = &'l [Line<'a>]> {
     let mut rest = lines;
     std::iter::from_fn(move || {
         if rest.is_empty() {
@@ -264,6 +294,27 @@ pub(crate) fn blocks<'l, 'a>(
         rest = tail;
         Some(block)
     })
+}
+
+/// `parse` of `one` over and over (until the lines make several blocks
+/// of [`in_blocks`]) on one thread and on two, as debug text.
+#[cfg(test)]
+pub(crate) fn alone_and_side_by_side(
+    one: &[u8],
+    parse: fn(&[u8], &Options) -> Parsed,
+) -> (String, String) {
+    let mut src = Vec::new();
+    while src.len() < 3 * PARALLEL_BYTES {
+        src.extend(one);
+    }
+    let read = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        format!("{:?}", pool.install(|| parse(&src, &Options::default())))
+    };
+    (read(1), read(2))
 }
 
 /// One line of a session file that is not blank, as a [`LineReader`] gets
@@ -289,7 +340,8 @@ pub(crate) trait LineReader {
     fn new(opts: &Options) -> Self;
     fn line(&mut self, line: Line<'_>);
     /// Read `lines`, in order: the same as reading each with
-    /// [`LineReader::line`], which a reader may do side by side.
+    /// [`LineReader::line`], which a reader may do side by side
+    /// ([`in_blocks`]).
     fn lines(&mut self, lines: &[Line<'_>]) {
         for l in lines {
             self.line(Line { ..*l });
