@@ -456,36 +456,51 @@ fn calls_only(
     let mut maybe: Vec<((usize, usize), usize)> = Vec::new();
     // The ids of `tail`'s calls, in the order read.
     let mut new_ids: Vec<Vec<u8>> = Vec::new();
+    // What a line holds is read on its own (side by side, for many); the
+    // ids are then taken in order.
+    let mut lines = Vec::new();
     let mut start = 0;
     while start < tail.len() {
         let end = memchr::memchr(b'\n', &tail[start..]).map_or(tail.len(), |k| start + k + 1);
-        let line = &tail[start..end];
-        let span = (start, end);
+        lines.push(&tail[start..end]);
         start = end;
-        let escaped = escape.find(line).is_some();
-        let call = escaped || is_call.find(line).is_some();
-        if call {
+    }
+    let at = |line: &[u8]| line.as_ptr() as usize - tail.as_ptr() as usize;
+    crate::input::session::in_blocks(
+        &lines,
+        |&line, _| {
+            let escaped = escape.find(line).is_some();
+            let call = escaped || is_call.find(line).is_some();
             // The ids of the line's `id` keys stand for those of its calls
             // of the server (a few more ids only keep a few more lines),
             // unless the line must be parsed to tell.
-            let found: Vec<Vec<u8>> = match (escaped, string_values(line, &id_key)) {
-                (false, Some(found)) => found.into_iter().map(<[u8]>::to_vec).collect(),
-                _ => entry_blocks(line)
-                    .map(|blocks| call_ids(&blocks, server).collect())
-                    .unwrap_or_default(),
+            let found: Vec<Vec<u8>> = if !call {
+                Vec::new()
+            } else {
+                match (escaped, string_values(line, &id_key)) {
+                    (false, Some(found)) => found.into_iter().map(<[u8]>::to_vec).collect(),
+                    _ => entry_blocks(line)
+                        .map(|blocks| call_ids(&blocks, server).collect())
+                        .unwrap_or_default(),
+                }
             };
+            let answers = !call && result_key.find(line).is_some();
+            (line, call, found, answers)
+        },
+        |(line, call, found, answers)| {
             for id in found {
                 if ids.insert(id.clone()) {
                     new_ids.push(id);
                 }
             }
-        }
-        if all || call {
-            kept.push(span);
-        } else if result_key.find(line).is_some() {
-            maybe.push((span, new_ids.len()));
-        }
-    }
+            let span = (at(line), at(line) + line.len());
+            if all || call {
+                kept.push(span);
+            } else if answers {
+                maybe.push((span, new_ids.len()));
+            }
+        },
+    );
     // The ids read before a line: those kept from earlier parts, and the
     // first `n` of `tail`'s.
     let order: crate::core::hash::HashMap<&[u8], usize> = new_ids

@@ -247,20 +247,20 @@ pub(crate) const PARALLEL_BYTES: usize = 1 << 20;
 /// when the lines are many, it runs on every thread of the pool, a block of
 /// lines at a time while the block before is applied, and is told so
 /// (`true`: it may read ahead what `apply` may not need).
-pub(crate) fn in_blocks<'a, T: Send>(
-    lines: &[Line<'a>],
-    read: impl Fn(&Line<'a>, bool) -> T + Sync,
+pub(crate) fn in_blocks<L: AsBytes + Sync, T: Send>(
+    lines: &[L],
+    read: impl Fn(&L, bool) -> T + Sync,
     mut apply: impl FnMut(T) + Send,
 ) {
     use rayon::prelude::*;
-    let bytes: usize = lines.iter().map(|l| l.raw.len()).sum();
+    let bytes: usize = lines.iter().map(|l| l.bytes().len()).sum();
     if bytes < PARALLEL_BYTES || rayon::current_num_threads() < 2 {
         for l in lines {
             apply(read(l, false));
         }
         return;
     }
-    let ahead = |block: &[Line<'a>]| -> Vec<T> {
+    let ahead = |block: &[L]| -> Vec<T> {
         block
             .par_iter()
             .with_min_len(8)
@@ -275,8 +275,25 @@ pub(crate) fn in_blocks<'a, T: Send>(
     }
 }
 
+/// A line's bytes.
+pub(crate) trait AsBytes {
+    fn bytes(&self) -> &[u8];
+}
+
+impl AsBytes for Line<'_> {
+    fn bytes(&self) -> &[u8] {
+        self.raw
+    }
+}
+
+impl AsBytes for &[u8] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
 /// `lines` in blocks of about `size` bytes each, in order.
-fn blocks<'l, 'a>(lines: &'l [Line<'a>], size: usize) -> impl Iterator<Item = &'l [Line<'a>]> {
+fn blocks<L: AsBytes>(lines: &[L], size: usize) -> impl Iterator<Item = &[L]> {
     let mut rest = lines;
     std::iter::from_fn(move || {
         if rest.is_empty() {
@@ -286,7 +303,7 @@ fn blocks<'l, 'a>(lines: &'l [Line<'a>], size: usize) -> impl Iterator<Item = &'
         let n = rest
             .iter()
             .position(|l| {
-                bytes += l.raw.len();
+                bytes += l.bytes().len();
                 bytes >= size
             })
             .map_or(rest.len(), |i| i + 1);

@@ -241,19 +241,28 @@ fn calls_only(
     // Room for all of it and the pending call: pages never written to cost
     // nothing, while growing the buffer would copy it.
     let mut out = Vec::with_capacity(part.len().saturating_add(room));
-    for line in part.split_inclusive(|&b| b == b'\n') {
-        let sure = always.iter().any(|f| f.find(line).is_some());
-        let carries = sure || has_id.find(line).is_some();
-        let id = carries.then(|| line_call_id(line)).flatten();
-        let keep =
-            all || sure || (carries && id.as_ref().is_none_or(|i| ids.contains(i.as_bytes())));
-        if keep {
-            if let Some(id) = id {
-                ids.insert(id.into_bytes());
+    // What a line says is read on its own (side by side, for many), and
+    // whether it is kept then decided in order.
+    let lines: Vec<&[u8]> = part.split_inclusive(|&b| b == b'\n').collect();
+    crate::input::session::in_blocks(
+        &lines,
+        |line, _| {
+            let sure = always.iter().any(|f| f.find(line).is_some());
+            let carries = sure || has_id.find(line).is_some();
+            let id = carries.then(|| line_call_id(line)).flatten();
+            (*line, sure, carries, id)
+        },
+        |(line, sure, carries, id)| {
+            let keep =
+                all || sure || (carries && id.as_ref().is_none_or(|i| ids.contains(i.as_bytes())));
+            if keep {
+                if let Some(id) = id {
+                    ids.insert(id.into_bytes());
+                }
+                out.extend_from_slice(line);
             }
-            out.extend_from_slice(line);
-        }
-    }
+        },
+    );
     out
 }
 
