@@ -95,7 +95,7 @@ impl Digest {
                     addressed: u.addressed_to.to_vec().into_boxed_slice(),
                     recorded: !u.addressed_to.computed(),
                     to_human: u.to_human,
-                    anchor: u.anchor,
+                    anchor: u.anchor(),
                     line: r.line,
                     span: r.span,
                     dropped: u.who == Who::Me && dropped.contains(&u.record),
@@ -241,7 +241,7 @@ mod tests {
         assert_eq!(&*asked.addressed[0], "Ann");
         assert_eq!(asked.line, 3);
         let u = &call.utterances[0];
-        assert_eq!(asked.anchor, u.anchor);
+        assert_eq!(asked.anchor, u.anchor());
         assert_eq!(asked.span, log.records[u.record].span);
         // The text's anchor points at its bytes in the log.
         let index = crate::core::lines::LineIndex::new(LOG.as_bytes());

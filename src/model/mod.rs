@@ -52,7 +52,8 @@ pub struct Utterance<'a> {
     pub record: usize,
     pub speaker: &'a str,
     pub who: Who,
-    pub text: &'a str,
+    /// What was said, and where in its record ([`Utterance::anchor`]).
+    pub text: &'a Text,
     pub ts: Option<Ms>,
     /// Names addressed: as recorded (borrowed from the record), else
     /// computed with the server's rule.
@@ -60,9 +61,24 @@ pub struct Utterance<'a> {
     pub addressed_to_you: Option<bool>,
     pub to_human: Option<bool>,
     pub via: Via,
-    pub anchor: Anchor,
+    /// The bytes of the text: its own, or its record's.
+    pub span: Span,
     /// Index into `Call::turns` of the human turn it falls in.
     pub turn: Option<u32>,
+}
+
+// One per line said: a long call holds hundreds of thousands.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Utterance<'static>>() <= 104);
+
+impl Utterance<'_> {
+    /// Where the text is: its bytes and its path in the record.
+    pub fn anchor(&self) -> Anchor {
+        Anchor {
+            span: self.span,
+            path: self.text.path,
+        }
+    }
 }
 
 /// The names a line addresses: borrowed from its record when the recorder
@@ -184,7 +200,7 @@ impl TurnBreach {
         text: &str,
     ) -> crate::core::diagnostic::Finding {
         for &k in &self.again {
-            f = f.label(call.utterances[k].anchor, text);
+            f = f.label(call.utterances[k].anchor(), text);
         }
         f
     }
@@ -392,13 +408,13 @@ impl<'a> Call<'a> {
                             record: i,
                             speaker,
                             who: who(speaker, me, human, voicebot, default),
-                            text: t.as_str(),
+                            text: t,
                             ts: l.ts.or(r.ts),
                             addressed_to,
                             addressed_to_you: l.addressed_to_you,
                             to_human: l.to_human,
                             via,
-                            anchor: r.text(t),
+                            span: r.text(t).span,
                             turn: None,
                         });
                     };
@@ -461,13 +477,13 @@ impl<'a> Call<'a> {
             record: i,
             speaker: me,
             who: Who::Me,
-            text: t.as_str(),
+            text: t,
             ts: r.ts,
             addressed_to: Addressees::Computed(self.roster.addressee_names(t.as_str())),
             addressed_to_you: None,
             to_human: None,
             via,
-            anchor: r.text(t),
+            span: r.text(t).span,
             turn: None,
         }
     }
@@ -694,7 +710,7 @@ mod tests {
             let seen: Vec<(&str, Who, Via)> = c
                 .utterances
                 .iter()
-                .map(|u| (u.text, u.who, u.via))
+                .map(|u| (u.text.as_str(), u.who, u.via))
                 .collect();
             assert_eq!(
                 seen,

@@ -21,6 +21,26 @@ pub struct Text {
     pub within: Option<Box<Span>>,
 }
 
+/// A text reads as the string it holds.
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.value
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        *self.value == *other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        *self.value == **other
+    }
+}
+
 impl Text {
     /// A text at `path` inside its record.
     pub fn new(value: String, path: Path) -> Text {

@@ -49,7 +49,7 @@ impl Rule for Check {
             let turn = u.turn.map(|t| &call.utterances[call.turns[t as usize].start]);
             let human = call.human.unwrap_or("the human");
             let mut f = Finding::new(
-                u.anchor,
+                u.anchor(),
                 format!(
                     "bare acknowledgement {} while nobody asked {me} anything",
                     quote(u.text, 40)
@@ -62,7 +62,7 @@ impl Rule for Check {
                 } else {
                     h.addressed_to.join(", ")
                 };
-                f = f.label(h.anchor, format!("{human} addressed {whom} here"));
+                f = f.label(h.anchor(), format!("{human} addressed {whom} here"));
             }
             out.push(f.help(
                 "acknowledge only when you are addressed (then one short line, then work); otherwise stay silent and show progress on the board and in the activity feed",

@@ -41,14 +41,14 @@ impl Rule for Check {
                 format!("replies to {other}'s line")
             };
             let f = Finding::new(
-                say.anchor,
+                say.anchor(),
                 format!(
                     "{me} answered {other}, who was speaking to {human}: {}",
                     quote(say.text, 60)
                 ),
             )
             .here(here)
-            .label(line.anchor, format!("{other} spoke to {human} here"))
+            .label(line.anchor(), format!("{other} spoke to {human} here"))
             .help(format!(
                 "when another agent speaks to {human}, let {human} react; if {other} needs you, it will address you by name"
             ));

@@ -35,14 +35,14 @@ impl Rule for Check {
             let q = &call.utterances[v.against];
             let asker = q.speaker;
             let f = Finding::new(
-                say.anchor,
+                say.anchor(),
                 format!(
                     "{me} answered a question {asker} asked {human}: {}",
                     quote(q.text, 60)
                 ),
             )
             .here(format!("spoken before {human} could answer"))
-            .label(q.anchor, format!("{asker} asked {human} here"))
+            .label(q.anchor(), format!("{asker} asked {human} here"))
             .help(format!(
                 "a question to {human} is {human}'s to answer, however sure you are of the answer: stay silent and let {human} decide"
             ));

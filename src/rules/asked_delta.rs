@@ -46,7 +46,7 @@ impl Rule for Check {
             };
             cx.report(
                 Finding::new(
-                    u.anchor,
+                    u.anchor(),
                     format!(
                         "{me} addressed {bot}, which answers only {human}: {}",
                         quote(u.text, 60)

@@ -53,9 +53,9 @@ impl Rule for Check {
                 }
                 if let Some((speaker, at)) = reception_claim(lex, call, me, k, &w) {
                     out.push(
-                        Finding::new(u.anchor, format!("{me} claims lines from {speaker} do not reach it, but its own events carry them"))
+                        Finding::new(u.anchor(), format!("{me} claims lines from {speaker} do not reach it, but its own events carry them"))
                             .here("contradicted by the log")
-                            .label(call.utterances[at].anchor, format!("{speaker}'s line reached {me} here"))
+                            .label(call.utterances[at].anchor(), format!("{speaker}'s line reached {me} here"))
                             .help("look at `operators_said` of your recent events (of every type, `timeout` included) before saying what you receive; if you have not checked, say that you will"),
                     );
                     break;
@@ -77,7 +77,7 @@ fn language_claim(call: &Call<'_>, u: &Utterance<'_>, sentence: &str) -> Option<
         return None;
     }
     Some(
-        Finding::new(u.anchor, format!("claims the call is in {} but the call language is {}", claimed.name(), actual.name()))
+        Finding::new(u.anchor(), format!("claims the call is in {} but the call language is {}", claimed.name(), actual.name()))
             .here(format!("says {} is spoken", claimed.name()))
             .label(setting.anchor, format!("the call language was set to {} here", quote(setting.lang, 8)))
             .help("take the call language from `context.lang` of the join answer and of `context` events, never from your own user's chat"),

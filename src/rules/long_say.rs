@@ -51,7 +51,7 @@ impl Rule for Check {
                 continue;
             };
             out.push(
-                Finding::new(u.anchor, format!("this say runs {what}"))
+                Finding::new(u.anchor(), format!("this say runs {what}"))
                     .here(format!("{words} words, {sentences} sentence{}", if sentences == 1 { "" } else { "s" }))
                     .help("say one short thought; details go on the board or in the activity feed, where people read them when they want to"),
             );

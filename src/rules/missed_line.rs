@@ -401,14 +401,14 @@ fn finding(
     };
     let latest = if n > 1 { " (the latest)" } else { "" };
     Finding::new(
-        u.anchor,
+        u.anchor(),
         format!(
             "{me} claims a {what} from {who} did not reach it, but its own events had delivered {many} from {who}"
         ),
     )
     .here("claims the line never arrived")
     .label(
-        line.anchor,
+        line.anchor(),
         format!("{}'s {what} arrived here{latest}, {place}", line.speaker),
     )
     .help("read `operators_said` and `agent_said` of every `next` event, `timeout` events included, before saying a line is missing; if you truly find nothing, say that you are checking")

@@ -67,7 +67,7 @@ impl Rule for Check {
                         } else {
                             u.addressed_to.join(", ")
                         };
-                        f = f.label(u.anchor, format!("{human}'s last turn addressed {whom}"));
+                        f = f.label(u.anchor(), format!("{human}'s last turn addressed {whom}"));
                     }
                     out.push(f.help(format!(
                         "as a participant, leave changes to the agent in charge: note the idea on your board, and act only when {human} asks you by name"

@@ -44,10 +44,10 @@ impl Rule for Check {
             if turn.is_some_and(|h| h.addressed_to.iter().any(|n| n.eq_ignore_ascii_case(me))) {
                 continue;
             }
-            let mut f = Finding::new(u.anchor, format!("participant {me} offers to act, unasked"))
+            let mut f = Finding::new(u.anchor(), format!("participant {me} offers to act, unasked"))
                 .here("an offer nobody asked for");
             if let Some(h) = turn {
-                f = f.label(h.anchor, format!("{human} did not ask {me} here"));
+                f = f.label(h.anchor(), format!("{human} did not ask {me} here"));
             }
             out.push(f.help(format!(
                 "the work is already someone's: note the idea on your board under `open` and say nothing, or one sentence when {human} asks you directly"

@@ -116,9 +116,9 @@ impl Rule for Check {
                         _ => String::new(),
                     };
                     out.push(
-                        Finding::new(u.anchor, format!("this say repeats what {} just said", p.speaker))
+                        Finding::new(u.anchor(), format!("this say repeats what {} just said", p.speaker))
                             .here("adds nothing the room has not heard")
-                            .label(p.anchor, format!("{} said it here{ago}: {}", p.speaker, quote(p.text, 50)))
+                            .label(p.anchor(), format!("{} said it here{ago}: {}", p.speaker, quote(p.text, 50)))
                             .help("when someone has already said it, add only what is missing, or nothing"),
                     );
                     break;

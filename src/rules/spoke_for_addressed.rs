@@ -35,14 +35,14 @@ impl Rule for Check {
             let line = &call.utterances[v.against];
             let names = turns::join_names(&turns::addressed_others(call, line));
             let f = Finding::new(
-                say.anchor,
+                say.anchor(),
                 format!(
                     "{me} spoke while {human} was addressing {names}: {}",
                     quote(say.text, 60)
                 ),
             )
             .here(format!("spoken in the turn {human} gave to {names}"))
-            .label(line.anchor, format!("{human} addressed {names} here"))
+            .label(line.anchor(), format!("{human} addressed {names} here"))
             .help(format!(
                 "when {human} names another agent, only that agent answers: stay silent until {human} speaks again, and put what you have on your board"
             ));

@@ -43,14 +43,14 @@ impl Rule for Check {
                 None => format!("{human} addressed {bot} here"),
             };
             let f = Finding::new(
-                say.anchor,
+                say.anchor(),
                 format!(
                     "{me} spoke in a turn {human} gave to {bot}: {}",
                     quote(say.text, 60)
                 ),
             )
             .here(format!("spoken over {bot}"))
-            .label(line.anchor, addressed)
+            .label(line.anchor(), addressed)
             .help(format!(
                 "when {human} asks {bot}, every agent stays silent and lets {bot} answer; keep your board and activity current, that is what {bot} reads from"
             ));

@@ -159,7 +159,7 @@ fn finding(
         [] => String::new(),
     };
     let mut f = Finding::new(
-        u.anchor,
+        u.anchor(),
         format!("{me} asks {} of no one by name", quote(sentence, 60)),
     )
     .here(format!("who is \"you\"? {list} could each take it"));
@@ -174,7 +174,7 @@ fn finding(
                 h.addressed_to.join(", ")
             )
         };
-        f = f.label(h.anchor, text);
+        f = f.label(h.anchor(), text);
     }
     f.help("put the label of the one you mean first (\"opencode, can you check the logs?\"); a question only the human can decide goes to `decide`")
 }

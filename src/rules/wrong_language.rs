@@ -82,7 +82,7 @@ impl Rule for Check {
                 "say"
             };
             let mut f = Finding::new(
-                u.anchor,
+                u.anchor(),
                 format!(
                     "this {what} is in {heard}; the call language is {}",
                     expected.name()
