@@ -13,10 +13,13 @@
 # examples/benchgen.rs's with 5 and 12 agents whose lines come on most
 # turns, each compact and with spaces, and one of many calls in German and
 # English), each linted and parsed in the same run: wall and CPU time
-# (best of three by wall), lint/parse of both, and peak memory against
-# twice the file plus 30 MB.
+# (best of three by wall), lint/parse of both, and the highest peak memory
+# of the three lints against twice the file plus 30 MB (the peak moves by
+# a few MB from run to run with how the rules' threads overlap).
 # Usage: scripts/bench-floor.sh [--instructions | --matrix] [TURNS]
 #   (default 100000 human turns: about 80 MB, and 320 MB for the 4x log)
+# With BIN_DIR set, its callint and examples are measured instead of a
+# fresh release build (to compare two builds on one machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 instructions=
@@ -26,18 +29,22 @@ if [ "${1:-}" = --matrix ]; then matrix=1; shift; fi
 turns=${1:-100000}
 dir=target/bench-floor
 mkdir -p "$dir"
-cargo build --release --locked --quiet --bin callint --example genlog --example parse_floor --example benchgen
-bin=target/release
+if [ -z "${BIN_DIR:-}" ]; then
+  cargo build --release --locked --quiet --bin callint --example genlog --example parse_floor --example benchgen
+fi
+bin=${BIN_DIR:-target/release}
 
 if [ -n "$matrix" ]; then
-  # wall seconds, CPU seconds and peak KiB of the best (by wall) of 3 runs
+  # wall seconds and CPU seconds of the best (by wall) of 3 runs, and the
+  # highest peak KiB of the three
   run3() {
-    local best= line
+    local best= line most=0
     for _ in 1 2 3; do
       line=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -1)
       if [ -z "$best" ] || [ "$(echo "${line%% *} < ${best%% *}" | bc -l)" = 1 ]; then best=$line; fi
+      if [ "${line##* }" -gt "$most" ]; then most=${line##* }; fi
     done
-    echo "$best"
+    echo "${best% *} $most"
   }
   row() { # name file
     local size p l
