@@ -947,7 +947,7 @@ impl Reader<'_> {
                 options: arg!(texts, "options"),
                 decision_id: res!(str, "decision_id"),
             })),
-            "show" => Op::Show(arg!(str, "panel")),
+            "show" => Op::Show(arg!(str, "panel").map(Box::new)),
             "share" => Op::Share(self.text_or_url(args, a)),
             "notice" => Op::Notice(self.text_or_url(args, a)),
             "leave" => Op::Leave,

@@ -141,6 +141,10 @@ pub struct Record {
     pub body: Body,
 }
 
+// A log is hundreds of thousands of records.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Record>() <= 88);
+
 /// Who made a record, in which call, from which thread: the keys `agent`,
 /// `call` and `thread`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -342,7 +346,8 @@ pub enum Op {
     Status(Box<Board>),
     Activity(Option<Box<Text>>),
     Decide(Box<Decide>),
-    Show(Option<String>),
+    /// The panel shown (boxed: a string is three words).
+    Show(Option<Box<String>>),
     Share(Option<Box<Text>>),
     Notice(Option<Box<Text>>),
     Leave,
