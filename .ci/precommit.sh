@@ -49,6 +49,12 @@ git config user.email ci@callint.invalid
 git config user.name "callint CI"
 git config commit.gpgsign false
 if [ -z "$wheel" ]; then
+  # pre-commit builds the hook with `cargo install`, which resolves the
+  # dependencies afresh (it does not read Cargo.lock), so the builds before
+  # it are not reused. This test is about the hook installing and refusing
+  # a bad prompt, not about its speed on two small files: it is built
+  # without optimization, in less than half the time.
+  export CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_INCREMENTAL=0
   # What `pre-commit install` would set up, with this repository as the hook.
   cat > .git/hooks/pre-commit <<EOF
 #!/usr/bin/env bash
