@@ -458,14 +458,8 @@ fn calls_only(
     let mut new_ids: Vec<Vec<u8>> = Vec::new();
     // What a line holds is read on its own (side by side, for many); the
     // ids are then taken in order.
-    let mut lines = Vec::new();
+    let lines: Vec<&[u8]> = tail.split_inclusive(|&b| b == b'\n').collect();
     let mut start = 0;
-    while start < tail.len() {
-        let end = memchr::memchr(b'\n', &tail[start..]).map_or(tail.len(), |k| start + k + 1);
-        lines.push(&tail[start..end]);
-        start = end;
-    }
-    let at = |line: &[u8]| line.as_ptr() as usize - tail.as_ptr() as usize;
     crate::input::session::in_blocks(
         &lines,
         |&line, _| {
@@ -493,7 +487,8 @@ fn calls_only(
                     new_ids.push(id);
                 }
             }
-            let span = (at(line), at(line) + line.len());
+            let span = (start, start + line.len());
+            start = span.1;
             if all || call {
                 kept.push(span);
             } else if answers {

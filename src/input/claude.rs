@@ -265,25 +265,10 @@ fn role_of(kind: Option<&RawValue>) -> Option<&'static str> {
 /// depends on the lines before it.
 enum Step<'a> {
     Problem(Problem),
-    Chat {
-        at: At,
-        span: Span,
-        role: &'static str,
-        text: String,
-        path: Path,
-    },
-    Use(UseStep),
+    Chat(ChatItem),
+    /// A `tool_use` block and its id; its order is given when applied.
+    Use(String, Use),
     Result(ResultStep<'a>),
-}
-
-/// A `tool_use` block as read, before it is given its place.
-struct UseStep {
-    at: At,
-    span: Span,
-    id: String,
-    name: String,
-    input: Obj,
-    background: bool,
 }
 
 /// A `tool_result` block as read. What it answered is read only for an MCP
@@ -365,13 +350,7 @@ fn read_entry<'a>(
         Content::Text(s) => {
             // A message typed by the user.
             if chat_ok && !is_command_echo(&s) {
-                out.push(Step::Chat {
-                    at,
-                    span,
-                    role,
-                    text: s,
-                    path: content_at,
-                });
+                out.push(chat(&at, span, role, s, content_at));
             }
             return;
         }
@@ -389,13 +368,7 @@ fn read_entry<'a>(
                 if role == "user" && is_command_echo(&t) {
                     continue;
                 }
-                out.push(Step::Chat {
-                    at: at.clone(),
-                    span,
-                    role,
-                    text: t,
-                    path: content_at.index(i).key("text"),
-                });
+                out.push(chat(&at, span, role, t, content_at.index(i).key("text")));
             }
             Some("\"tool_use\"") => {
                 tool_use(&b, &at, span_of(text, span.start, raw), out);
@@ -488,14 +461,26 @@ fn tool_use(b: &Block<'_>, at: &At, span: Span, out: &mut Vec<Step<'_>>) {
     };
     let background = matches!(name.as_str(), "Task" | "Agent")
         && input.get("run_in_background").and_then(Value::as_bool) == Some(true);
-    out.push(Step::Use(UseStep {
+    let call = Use {
         at: at.clone(),
         span,
-        id,
+        order: 0,
         name,
         input,
         background,
-    }));
+    };
+    out.push(Step::Use(id, call));
+}
+
+/// A message of the user or of the agent to its user.
+fn chat(at: &At, span: Span, role: &str, text: String, path: Path) -> Step<'static> {
+    Step::Chat(ChatItem {
+        user: role == "user",
+        text: Text::new(text, path),
+        line: at.line,
+        span,
+        ts: at.ts,
+    })
 }
 
 /// What a result's `content` answered.
@@ -516,34 +501,12 @@ impl Reader {
     fn apply(&mut self, step: Step<'_>) {
         match step {
             Step::Problem(p) => self.session.problems.push(p),
-            Step::Chat {
-                at,
-                span,
-                role,
-                text,
-                path,
-            } => {
+            Step::Chat(c) => {
                 let order = self.next_order();
-                let c = ChatItem {
-                    user: role == "user",
-                    text: Text::new(text, path),
-                    line: at.line,
-                    span,
-                    ts: at.ts,
-                };
                 self.session.push((order, 0), Item::Chat(c));
             }
-            Step::Use(u) => {
-                let order = self.next_order();
-                let id = u.id;
-                let u = Use {
-                    at: u.at,
-                    span: u.span,
-                    order,
-                    name: u.name,
-                    input: u.input,
-                    background: u.background,
-                };
+            Step::Use(id, mut u) => {
+                u.order = self.next_order();
                 if let Some(old) = self.pending.insert(id, u) {
                     // The same id again before a result: the first went unanswered.
                     self.settle(old, None);

@@ -29,18 +29,6 @@ impl std::ops::Deref for Text {
     }
 }
 
-impl PartialEq<str> for Text {
-    fn eq(&self, other: &str) -> bool {
-        *self.value == *other
-    }
-}
-
-impl PartialEq<&str> for Text {
-    fn eq(&self, other: &&str) -> bool {
-        *self.value == **other
-    }
-}
-
 impl Text {
     /// A text at `path` inside its record.
     pub fn new(value: String, path: Path) -> Text {
