@@ -174,17 +174,11 @@ pub(crate) trait Shape {
     /// already; where the first line changed starts.
     fn drop_pending(bytes: &mut Vec<u8>, id: &str) -> Option<usize>;
     /// The lines of `part` that the rules judging a pending call of
-    /// `server` read (all with `all`), with `room` bytes to spare; `ids`
-    /// holds the ids of the calls read before `part` and gets those of
-    /// `part`'s, so that reading a file in parts keeps the same lines as
-    /// reading it whole.
-    fn calls_only(
-        part: &[u8],
-        server: &str,
-        room: usize,
-        all: bool,
-        ids: &mut HashSet<Vec<u8>>,
-    ) -> Vec<u8>;
+    /// `server` read (all with `all`), as their spans in `part`, in order;
+    /// `ids` holds the ids of the calls read before `part` and gets those
+    /// of `part`'s, so that reading a file in parts keeps the same lines
+    /// as reading it whole.
+    fn calls_only(part: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) -> Lines;
     /// The line the client writes for the pending call, at time `when`.
     fn pending_entry(hook: &Hook, when: Ms) -> String;
     /// The lines before offset `tail` (the call's start) that the reader
@@ -210,14 +204,8 @@ impl Shape for Claude {
         drop_block(bytes, id)
     }
 
-    fn calls_only(
-        part: &[u8],
-        server: &str,
-        room: usize,
-        all: bool,
-        ids: &mut HashSet<Vec<u8>>,
-    ) -> Vec<u8> {
-        calls_only(part, server, room, all, ids)
+    fn calls_only(part: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) -> Lines {
+        calls_only(part, server, all, ids)
     }
 
     fn pending_entry(hook: &Hook, when: Ms) -> String {
@@ -312,27 +300,34 @@ pub(crate) fn read_session<S: Shape>(
         .next()
         .map_or(now, |t| t.max(now));
     let all = !only_calls_read(linter);
-    let done = S::calls_only(&bytes[..keep], server, 0, all, &mut kept.ids);
-    kept.reader.read(&done, false);
-    let rewrite = keep > 0
+    let done = S::calls_only(&bytes[..keep], server, all, &mut kept.ids);
+    let rewrite = slot.is_some()
+        && keep > 0
         && loaded.is_none_or(|end| {
             kept.end + keep as u64 - end >= keeping.map_or(0, |k| k.rewrite_after)
         });
+    if rewrite {
+        kept.advance(&bytes[..keep], times(&bytes[..keep]));
+    }
+    // The lines kept are moved together in place: the buffer holds the
+    // whole call, and a second one as large costs its pages.
+    let done = gather(&mut bytes, 0, &done, 0);
+    kept.reader.read(&bytes[..done], false);
     let state = match &slot {
-        Some(s) if rewrite => {
-            kept.advance(&bytes[..keep], times(&bytes[..keep]));
-            file.metadata().ok().and_then(|m| s.serialize(&kept, &m))
-        }
+        Some(s) if rewrite => file.metadata().ok().and_then(|m| s.serialize(&kept, &m)),
         _ => None,
     };
-    let mut rest = S::calls_only(&bytes[keep..], server, room, all, &mut kept.ids);
-    drop(bytes);
-    if !rest.is_empty() && rest.last() != Some(&b'\n') {
-        rest.push(b'\n');
+    // The lines moved are all before `keep`: those after are as read.
+    let rest = S::calls_only(&bytes[keep..], server, all, &mut kept.ids);
+    let end = gather(&mut bytes, keep, &rest, done);
+    bytes.truncate(end);
+    if end > done && bytes.last() != Some(&b'\n') {
+        bytes.push(b'\n');
     }
-    let base = kept.reader.bytes() + rest.len();
-    rest.extend_from_slice(S::pending_entry(hook, when).as_bytes());
-    kept.reader.read(&rest, true);
+    let base = kept.reader.bytes() + (bytes.len() - done);
+    bytes.extend_from_slice(S::pending_entry(hook, when).as_bytes());
+    kept.reader.read(&bytes[done..], true);
+    drop(bytes);
     let parsed = kept.reader.finish();
     if let (Some(slot), Some(state)) = (&slot, state) {
         slot.write(&state);
@@ -433,22 +428,13 @@ pub(crate) fn judge_record(
 /// None of those rules reads the chat or the tool runs (their declared
 /// needs, [`Linter::pending_needs`]); with `all` (a rule that does is
 /// active) every line is kept.
-fn calls_only(
-    tail: &[u8],
-    server: &str,
-    room: usize,
-    all: bool,
-    ids: &mut HashSet<Vec<u8>>,
-) -> Vec<u8> {
+fn calls_only(tail: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) -> Lines {
     use memchr::memmem;
     let tool = format!("mcp__{server}__");
     let is_call = memmem::Finder::new(tool.as_bytes());
     let result_key = memmem::Finder::new(b"\"tool_use_id\"");
     let id_key = memmem::Finder::new(b"\"id\"");
     let escape = memmem::Finder::new(b"\\u");
-    // Room for all of it and the pending call: pages never written to cost
-    // nothing, while growing the buffer would copy it.
-    let mut out = Vec::with_capacity(tail.len().saturating_add(room));
     // The lines kept, and the lines that only may answer a call (they
     // hold `tool_use_id` and nothing else that keeps them), each with the
     // number of ids read before it.
@@ -458,7 +444,7 @@ fn calls_only(
     let mut new_ids: Vec<Vec<u8>> = Vec::new();
     // What a line holds is read on its own (side by side, for many); the
     // ids are then taken in order.
-    let lines: Vec<&[u8]> = tail.split_inclusive(|&b| b == b'\n').collect();
+    let lines: Vec<&[u8]> = crate::core::lines::with_ends(tail).collect();
     let mut start = 0;
     crate::input::session::in_blocks(
         &lines,
@@ -523,10 +509,31 @@ fn calls_only(
         }
     }
     kept.sort_unstable();
-    for (from, to) in kept {
-        out.extend_from_slice(&tail[from..to]);
+    kept
+}
+
+/// Lines of a part of a session, as the spans of their bytes (with their
+/// line ends) in that part, in order.
+pub(crate) type Lines = Vec<(usize, usize)>;
+
+/// Move the `lines` of the part of `bytes` that starts at `from` to follow
+/// one another from offset `to` on (`to <= from`: each line moves towards
+/// the start, so none is overwritten before it moved); the end of the last.
+pub(crate) fn gather(
+    bytes: &mut [u8],
+    from: usize,
+    lines: &[(usize, usize)],
+    mut to: usize,
+) -> usize {
+    debug_assert!(to <= from);
+    for &(start, end) in lines {
+        let (start, end) = (from + start, from + end);
+        if start != to {
+            bytes.copy_within(start..end, to);
+        }
+        to += end - start;
     }
-    out
+    to
 }
 
 /// The values of every key `key` (a finder of the key with its quotes) of
@@ -861,7 +868,7 @@ fn call_start_in(bytes: &[u8], server: &str, starts: fn(&[u8], &str) -> bool) ->
         memchr::memmem::Finder::new(b"\\u"),
     ];
     let mut start = 0;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
+    for line in crate::core::lines::with_ends(bytes) {
         if needles.iter().any(|n| n.find(line).is_some()) && starts(line, server) {
             return Some(start);
         }
@@ -1351,8 +1358,10 @@ mod tests {
         .map(|l| format!("{l}\n"))
         .concat();
         let mut ids = HashSet::default();
-        let kept =
-            String::from_utf8(calls_only(tail.as_bytes(), "vh", 0, false, &mut ids)).unwrap();
+        let mut bytes = tail.clone().into_bytes();
+        let spans = calls_only(&bytes, "vh", false, &mut ids);
+        let end = gather(&mut bytes, 0, &spans, 0);
+        let kept = String::from_utf8(bytes[..end].to_vec()).unwrap();
         let want = [
             lines[0],
             lines[4],

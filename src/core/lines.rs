@@ -4,6 +4,33 @@
 use crate::core::locate::locate;
 use crate::core::span::{Anchor, Span};
 
+/// The lines of `bytes`, each with its `\n` (the last without one when the
+/// bytes do not end in a line end): what `split_inclusive` on `\n` gives,
+/// with the line ends found a word at a time (a long session is split
+/// several times per guard run).
+pub fn with_ends(bytes: &[u8]) -> WithEnds<'_> {
+    WithEnds { rest: bytes }
+}
+
+/// The iterator of [`with_ends`].
+pub struct WithEnds<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for WithEnds<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let n = memchr::memchr(b'\n', self.rest).map_or(self.rest.len(), |k| k + 1);
+        let (line, rest) = self.rest.split_at(n);
+        self.rest = rest;
+        Some(line)
+    }
+}
+
 /// Byte offsets of line starts, to turn offsets into lines and columns.
 /// Four bytes a line for a file under 4 GiB (a file of short lines is not
 /// indexed at four times its size), eight beyond.

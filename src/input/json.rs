@@ -54,13 +54,7 @@ pub(crate) struct LineStarts(Vec<usize>);
 impl LineStarts {
     pub fn new(bytes: &[u8]) -> LineStarts {
         let mut v = vec![0];
-        v.extend(
-            bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, &b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        v.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
         LineStarts(v)
     }
     /// 1-based line number of byte `offset`.

@@ -24,7 +24,9 @@ use std::io::{self, Read, Seek, SeekFrom};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::app::guard::{judge_appended, read_session, voicehook_tool, Hook, Keep, Shape, Verdict};
+use crate::app::guard::{
+    gather, judge_appended, read_session, voicehook_tool, Hook, Keep, Lines, Shape, Verdict,
+};
 use crate::core::escape::one_line;
 use crate::input::server::function_name;
 use crate::input::{codex, ts};
@@ -71,14 +73,8 @@ impl Shape for Rollout {
         drop_call(bytes, id)
     }
 
-    fn calls_only(
-        part: &[u8],
-        server: &str,
-        room: usize,
-        all: bool,
-        ids: &mut HashSet<Vec<u8>>,
-    ) -> Vec<u8> {
-        calls_only(part, server, room, all, ids)
+    fn calls_only(part: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) -> Lines {
+        calls_only(part, server, all, ids)
     }
 
     fn pending_entry(hook: &Hook, when: Ms) -> String {
@@ -222,13 +218,7 @@ fn session_metas(file: &mut File, end: u64, block: u64) -> io::Result<Vec<(u64, 
 /// those of the lines of `part` kept: reading a rollout in parts keeps
 /// the same lines as reading it whole, and a call whose line was read is
 /// known to have been read.
-fn calls_only(
-    part: &[u8],
-    server: &str,
-    room: usize,
-    all: bool,
-    ids: &mut HashSet<Vec<u8>>,
-) -> Vec<u8> {
+fn calls_only(part: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) -> Lines {
     use memchr::memmem::Finder;
     let prefix = format!("mcp__{server}__");
     let always = [
@@ -238,12 +228,11 @@ fn calls_only(
         Finder::new(b"\\u"),
     ];
     let has_id = Finder::new(b"call_id");
-    // Room for all of it and the pending call: pages never written to cost
-    // nothing, while growing the buffer would copy it.
-    let mut out = Vec::with_capacity(part.len().saturating_add(room));
+    let mut out = Lines::new();
+    let mut start = 0;
     // What a line says is read on its own (side by side, for many), and
     // whether it is kept then decided in order.
-    let lines: Vec<&[u8]> = part.split_inclusive(|&b| b == b'\n').collect();
+    let lines: Vec<&[u8]> = crate::core::lines::with_ends(part).collect();
     crate::input::session::in_blocks(
         &lines,
         |line, _| {
@@ -253,13 +242,15 @@ fn calls_only(
             (*line, sure, carries, id)
         },
         |(line, sure, carries, id)| {
+            let span = (start, start + line.len());
+            start = span.1;
             let keep =
                 all || sure || (carries && id.as_ref().is_none_or(|i| ids.contains(i.as_bytes())));
             if keep {
                 if let Some(id) = id {
                     ids.insert(id.into_bytes());
                 }
-                out.extend_from_slice(line);
+                out.push(span);
             }
         },
     );
@@ -295,9 +286,11 @@ fn line_call_id(line: &[u8]) -> Option<String> {
 /// the first line taken out was, when one was.
 fn drop_call(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
     let finder = memchr::memmem::Finder::new(id.as_bytes());
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut first = None;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
+    let mut kept = Lines::new();
+    let (mut first, mut start, mut len) = (None, 0, 0);
+    for line in crate::core::lines::with_ends(bytes) {
+        let span = (start, start + line.len());
+        start = span.1;
         // Only a line holding the id's characters can hold it (a line
         // escaping them, `\u0063`, is read and kept as it is).
         let carries = finder.find(line).is_some()
@@ -311,13 +304,15 @@ fn drop_call(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
                     )
             });
         if carries {
-            first.get_or_insert(out.len());
+            first.get_or_insert(len);
         } else {
-            out.extend_from_slice(line);
+            len += line.len();
+            kept.push(span);
         }
     }
     if first.is_some() {
-        *bytes = out;
+        let end = gather(bytes, 0, &kept, 0);
+        bytes.truncate(end);
     }
     first
 }
