@@ -18,9 +18,18 @@ pub fn locate(text: &[u8], path: &Path) -> Span {
 }
 
 fn locate_segs(text: &[u8], segs: &[Seg]) -> Span {
-    let mut cur = match value_span(text, skip_ws(text, 0)) {
-        Some(s) => s,
-        None => return Span::new(0, text.len()),
+    let start = skip_ws(text, 0);
+    let whole = || value_span(text, start).unwrap_or(Span::new(0, text.len()));
+    // A member or element is looked for from the value's start, whose end
+    // bounds nothing the search does not stop at: the whole value is
+    // scanned for its end only when it is the answer.
+    let root = Span::new(start, text.len());
+    let mut cur = match segs.first() {
+        Some(Seg::Key(_) | Seg::Index(_)) if matches!(text.get(start), Some(b'{' | b'[')) => root,
+        _ => match value_span(text, start) {
+            Some(s) => s,
+            None => return Span::new(0, text.len()),
+        },
     };
     for (k, seg) in segs.iter().enumerate() {
         let next = match seg {
@@ -33,7 +42,11 @@ fn locate_segs(text: &[u8], segs: &[Seg]) -> Span {
             None => break,
         }
     }
-    cur
+    if cur == root {
+        whole()
+    } else {
+        cur
+    }
 }
 
 /// The bytes of `text` the value at `rest` inside the JSON text held by
@@ -130,15 +143,16 @@ pub(crate) fn skip_ws(t: &[u8], mut i: usize) -> usize {
 
 /// End of the string starting at `i` (which holds `"`), one past the quote.
 fn string_end(t: &[u8], i: usize) -> Option<usize> {
+    // Long texts are most of a log's bytes: skip to the next quote or
+    // backslash a word at a time.
     let mut j = i + 1;
-    while j < t.len() {
-        match t[j] {
-            b'\\' => j += 2,
-            b'"' => return Some(j + 1),
-            _ => j += 1,
+    loop {
+        let k = j + memchr::memchr2(b'"', b'\\', t.get(j..)?)?;
+        if t[k] == b'"' {
+            return Some(k + 1);
         }
+        j = k + 2;
     }
-    None
 }
 
 /// The span of the value starting at `i`.
@@ -275,6 +289,19 @@ mod tests {
         assert_eq!(at(t, Path::ROOT.key("k")), "2");
         let s = locate(t.as_bytes(), &Path::ROOT.key("a\"b").index(1).key("t"));
         assert_eq!(&t[s.start..s.end], "\"q\\\"}\"");
+    }
+
+    #[test]
+    fn a_missing_member_points_at_the_value_not_what_follows_it() {
+        let long = "x\\\"y".repeat(50);
+        let t = format!(" {{\"a\":\"{long}\",\"b\":[1, 2]}}\n  ");
+        assert_eq!(at(&t, Path::ROOT.key("nope")), t.trim());
+        assert_eq!(at(&t, Path::ROOT.key("b").index(5)), "[1, 2]");
+        assert_eq!(at(&t, Path::ROOT.key("b").index(1)), "2");
+        assert_eq!(at(&t, Path::ROOT.index(0)), t.trim());
+        // A string cut off before its quote: no end, so the whole text.
+        let cut = "{\"a\":\"abc\\\"";
+        assert_eq!(at(cut, Path::ROOT.key("a")), cut);
     }
 
     #[test]
