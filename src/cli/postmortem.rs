@@ -690,11 +690,11 @@ fn acks_in_log(call: &Call<'_>, me: &str, row: &mut AgentRow) {
             continue;
         }
         row.addressed += 1;
-        let Some(t0) = u.ts.or(recs[u.record].ts) else {
+        let Some(t0) = u.ts().or(recs[u.record()].ts) else {
             continue;
         };
         let mut answered = false;
-        for r in recs.iter().skip(u.record + 1).filter(|r| r.is_main()) {
+        for r in recs.iter().skip(u.record() + 1).filter(|r| r.is_main()) {
             let Body::Fn(f) = &r.body else { continue };
             match &f.op {
                 Op::Say(_) => {

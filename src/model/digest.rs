@@ -79,7 +79,7 @@ impl Digest {
             .utterances
             .iter()
             .map(|u| {
-                let r = &call.records[u.record];
+                let r = &call.records[u.record()];
                 let start = texts.len();
                 texts.push_str(u.text);
                 let speaker = names
@@ -87,18 +87,18 @@ impl Digest {
                     .or_insert_with(|| Name::from(u.speaker))
                     .clone();
                 Heard {
-                    record: u.record,
+                    record: u.record(),
                     who: u.who,
                     speaker,
                     text: (offset(start), offset(texts.len())),
-                    ts: u.ts.or(r.ts),
+                    ts: u.ts().or(r.ts),
                     addressed: u.addressed_to.to_vec().into_boxed_slice(),
                     recorded: !u.addressed_to.computed(),
                     to_human: u.to_human,
                     anchor: u.anchor(),
                     line: r.line,
                     span: r.span,
-                    dropped: u.who == Who::Me && dropped.contains(&u.record),
+                    dropped: u.who == Who::Me && dropped.contains(&u.record()),
                 }
             })
             .collect();
@@ -242,7 +242,7 @@ mod tests {
         assert_eq!(asked.line, 3);
         let u = &call.utterances[0];
         assert_eq!(asked.anchor, u.anchor());
-        assert_eq!(asked.span, log.records[u.record].span);
+        assert_eq!(asked.span, log.records[u.record()].span);
         // The text's anchor points at its bytes in the log.
         let index = crate::core::lines::LineIndex::new(LOG.as_bytes());
         let at = crate::core::lines::resolve(LOG.as_bytes(), &index, &asked.anchor).span;

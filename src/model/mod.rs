@@ -48,13 +48,16 @@ pub enum Via {
 /// One thing said in the call, as the recording agent saw it.
 #[derive(Clone, Debug)]
 pub struct Utterance<'a> {
-    /// Index of the record it came from.
-    pub record: usize,
+    /// Index of the record it came from ([`Utterance::record`]): a log's
+    /// records are numbered as its lines, in 32 bits.
+    record: u32,
     pub speaker: &'a str,
     pub who: Who,
     /// What was said, and where in its record ([`Utterance::anchor`]).
     pub text: &'a Text,
-    pub ts: Option<Ms>,
+    /// When ([`Utterance::ts`]), [`NO_TIME`] when not known: 8 bytes, where
+    /// an `Option` takes 16.
+    ts: Ms,
     /// Names addressed: as recorded (borrowed from the record), else
     /// computed with the server's rule.
     pub addressed_to: Addressees<'a>,
@@ -69,9 +72,29 @@ pub struct Utterance<'a> {
 
 // One per line said: a long call holds hundreds of thousands.
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Utterance<'static>>() <= 104);
+const _: () = assert!(std::mem::size_of::<Utterance<'static>>() <= 88);
+
+/// A record's index as an utterance holds it. A log has fewer records
+/// than 32 bits count (its lines are counted in 32 bits).
+fn utterance_record(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// The time an utterance without one holds. No reader makes it: a time
+/// this far back is read as none.
+const NO_TIME: Ms = Ms::MIN;
 
 impl Utterance<'_> {
+    /// Index of the record it came from.
+    pub fn record(&self) -> usize {
+        self.record as usize
+    }
+
+    /// When it was said, if known.
+    pub fn ts(&self) -> Option<Ms> {
+        (self.ts != NO_TIME).then_some(self.ts)
+    }
+
     /// Where the text is: its bytes and its path in the record.
     pub fn anchor(&self) -> Anchor {
         Anchor {
@@ -405,11 +428,11 @@ impl<'a> Call<'a> {
                             None => Addressees::Computed(roster.addressee_names(t.as_str())),
                         };
                         out.push(Utterance {
-                            record: i,
+                            record: utterance_record(i),
                             speaker,
                             who: who(speaker, me, human, voicebot, default),
                             text: t,
-                            ts: l.ts.or(r.ts),
+                            ts: l.ts.or(r.ts).unwrap_or(NO_TIME),
                             addressed_to,
                             addressed_to_you: l.addressed_to_you,
                             to_human: l.to_human,
@@ -451,7 +474,7 @@ impl<'a> Call<'a> {
         let keys: Vec<i64> = out
             .iter()
             .map(|u| {
-                if let Some(t) = u.ts {
+                if let Some(t) = u.ts() {
                     last = last.max(t);
                     t
                 } else {
@@ -474,11 +497,11 @@ impl<'a> Call<'a> {
         via: Via,
     ) -> Utterance<'a> {
         Utterance {
-            record: i,
+            record: utterance_record(i),
             speaker: me,
             who: Who::Me,
             text: t,
-            ts: r.ts,
+            ts: r.ts.unwrap_or(NO_TIME),
             addressed_to: Addressees::Computed(self.roster.addressee_names(t.as_str())),
             addressed_to_you: None,
             to_human: None,
@@ -511,7 +534,7 @@ impl<'a> Call<'a> {
     /// The type of the event an utterance arrived in, for the lines of
     /// `next` events.
     pub fn event_of(&self, u: &Utterance<'_>) -> Option<&'a str> {
-        next_event(self.records.get(u.record)?).map(|e| e.kind.name())
+        next_event(self.records.get(u.record())?).map(|e| e.kind.name())
     }
 
     /// The call language in force at record `record`, with where it was set.

@@ -89,7 +89,7 @@ fn compute(call: &Call<'_>) -> Vec<TurnBreach> {
             }
             Who::Agent => {
                 if roles.names_me(u) {
-                    st.woken = Some(st.woken.map_or(u.record, |r| r.min(u.record)));
+                    st.woken = Some(st.woken.map_or(u.record(), |r| r.min(u.record())));
                 } else if roles.speaks_to_human(u) && !is_greeting(lex, u) {
                     st.lines_to_human.push(k);
                     // Only the speaker's latest line stays: the one before
@@ -100,7 +100,7 @@ fn compute(call: &Call<'_>) -> Vec<TurnBreach> {
                     st.to_human.push(k);
                 }
             }
-            Who::Me if u.via == Via::Say && heard.contains(&u.record) => {
+            Who::Me if u.via == Via::Say && heard.contains(&u.record()) => {
                 if let Some((breach, against)) = judge(call, lex, &st, prev, k, &mut asked) {
                     match seen.get(&(breach, against)) {
                         Some(&i) => out[i].again.push(k),
@@ -163,10 +163,10 @@ fn judge(
     asked: &mut Asked<'_>,
 ) -> Option<(Breach, usize)> {
     let u = &call.utterances[k];
-    let known = |j: usize| call.utterances[j].record < u.record;
+    let known = |j: usize| call.utterances[j].record() < u.record();
     // Said at most a minute before the say (or without a time to tell).
     // Utterances are in time order: before a line that is not, none is.
-    let recent = |j: &usize| match (call.utterances[*j].ts, u.ts) {
+    let recent = |j: &usize| match (call.utterances[*j].ts(), u.ts()) {
         (Some(a), Some(b)) => b.saturating_sub(a) <= WINDOW_MS,
         _ => true,
     };
@@ -178,7 +178,7 @@ fn judge(
             return None;
         }
     }
-    if st.me || st.woken.is_some_and(|r| r < u.record) {
+    if st.me || st.woken.is_some_and(|r| r < u.record()) {
         return None;
     }
     let human = st.human.filter(|&h| live(h));

@@ -38,7 +38,7 @@ impl Rule for Check {
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me
                 || u.via != Via::Say
-                || !cx.judges(u.record)
+                || !cx.judges(u.record())
                 || !bare_ack(lex, u.text, &names)
             {
                 continue;

@@ -33,10 +33,10 @@ impl Rule for Check {
         let human = call.human.unwrap_or("the human");
         let greetings = turns::greeting_says(call);
         for u in &call.utterances {
-            if u.who != Who::Me || u.via != Via::Say || greetings.contains(&u.record) {
+            if u.who != Who::Me || u.via != Via::Say || greetings.contains(&u.record()) {
                 continue;
             }
-            let accepted = call.records[u.record].as_fn().is_some_and(|f| f.ok());
+            let accepted = call.records[u.record()].as_fn().is_some_and(|f| f.ok());
             if !accepted || !u.addressed_to.iter().any(|n| call.is_voicebot(n)) {
                 continue;
             }

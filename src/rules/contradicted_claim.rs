@@ -38,7 +38,7 @@ impl Rule for Check {
         let mut w = Words::default();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
-            if u.who != Who::Me || u.via != Via::Say || !cx.judges(u.record) {
+            if u.who != Who::Me || u.via != Via::Say || !cx.judges(u.record()) {
                 continue;
             }
             for r in sentences(u.text) {
@@ -71,7 +71,7 @@ impl Rule for Check {
 /// "German is spoken here" while the call language is English.
 fn language_claim(call: &Call<'_>, u: &Utterance<'_>, sentence: &str) -> Option<Finding> {
     let claimed = claimed_language(sentence)?;
-    let setting = call.lang_at(u.record)?;
+    let setting = call.lang_at(u.record())?;
     let actual = Lang::from_code(setting.lang)?;
     if claimed == actual {
         return None;

@@ -52,7 +52,7 @@ impl Rule for Check {
         let names = Names::of(call);
         // One pass in record order: what had been delivered before each say.
         let mut order: Vec<usize> = (0..call.utterances.len()).collect();
-        order.sort_by_key(|&k| (call.utterances[k].record, k));
+        order.sort_by_key(|&k| (call.utterances[k].record(), k));
         let mut seen = Seen::default();
         let mut out = Vec::new();
         for k in order {
@@ -61,7 +61,7 @@ impl Rule for Check {
                 seen.add(k, u);
                 continue;
             }
-            if u.via != Via::Say || !cx.judges(u.record) {
+            if u.via != Via::Say || !cx.judges(u.record()) {
                 continue;
             }
             for claim in claims(lex, u.text) {

@@ -88,7 +88,7 @@ fn human_turns_before(call: &Call<'_>, i: usize) -> Vec<usize> {
     call.utterances
         .iter()
         .enumerate()
-        .filter(|(_, u)| u.who == Who::Human && u.record < i)
+        .filter(|(_, u)| u.who == Who::Human && u.record() < i)
         .map(|(k, _)| k)
         .rev()
         .take(2)

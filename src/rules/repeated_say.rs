@@ -59,7 +59,7 @@ impl Rule for Check {
         let mut low = String::new();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
-            if u.who != Who::Me || u.via != Via::Say || !cx.judges(u.record) {
+            if u.who != Who::Me || u.via != Via::Say || !cx.judges(u.record()) {
                 continue;
             }
             // A greeting or an acknowledgement says nothing to repeat
@@ -77,7 +77,7 @@ impl Rule for Check {
             let from = k.saturating_sub(LOOK_BACK);
             for j in (from..k).rev() {
                 let p = &call.utterances[j];
-                if let (Some(a), Some(b)) = (u.ts, p.ts) {
+                if let (Some(a), Some(b)) = (u.ts(), p.ts()) {
                     if a - b > window {
                         break;
                     }
@@ -109,7 +109,7 @@ impl Rule for Check {
                     c
                 });
                 if enough(mine.common(theirs)) {
-                    let ago = match (u.ts, p.ts) {
+                    let ago = match (u.ts(), p.ts()) {
                         (Some(a), Some(b)) => {
                             format!(" {:.0} s before", (a - b).max(0) as f64 / 1000.0)
                         }

@@ -191,7 +191,7 @@ fn addressed_prefix(call: &Call<'_>, me: &str) -> Vec<u32> {
             || u.via == Via::OperatorEvent
             || u.addressed_to.iter().any(|a| a.eq_ignore_ascii_case(me));
         if u.who != Who::Me && to_me {
-            per[u.record + 1] += 1;
+            per[u.record() + 1] += 1;
         }
     }
     for r in 1..per.len() {

@@ -42,7 +42,7 @@ impl Rule for Check {
             if u.who != Who::Human || !names(u, me) {
                 continue;
             }
-            let (i, asked) = (u.record, u.anchor());
+            let (i, asked) = (u.record(), u.anchor());
             let r = &recs[i];
             for later in recs.iter().skip(i + 1).take(HORIZON) {
                 if !later.is_main() {

@@ -66,7 +66,7 @@ impl Rule for Check {
                 || !u.addressed_to.is_empty()
                 || woken
                 || heard.len() < 2
-                || !cx.judges(u.record)
+                || !cx.judges(u.record())
             {
                 continue;
             }

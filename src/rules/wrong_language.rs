@@ -42,10 +42,10 @@ impl Rule for Check {
         // A call language callint does not know is said once, where it was set.
         let mut notes: Vec<Finding> = Vec::new();
         for u in &call.utterances {
-            if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) || !cx.judges(u.record) {
+            if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) || !cx.judges(u.record()) {
                 continue;
             }
-            let Some(setting) = call.lang_at(u.record) else {
+            let Some(setting) = call.lang_at(u.record()) else {
                 continue;
             };
             let Some(expected) = Lang::from_code(setting.lang) else {
