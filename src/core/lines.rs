@@ -149,6 +149,31 @@ mod tests {
     use crate::core::span::Path;
 
     #[test]
+    fn lines_with_ends_are_split_inclusive() {
+        let cases: [&[u8]; 8] = [
+            b"",
+            b"\n",
+            b"\n\n",
+            b"a",
+            b"a\nb",
+            b"a\nb\n",
+            b"\r\n{\"k\": 1}\r\n\n x",
+            &[b'x'; 100],
+        ];
+        for case in cases {
+            let want: Vec<&[u8]> = case.split_inclusive(|&b| b == b'\n').collect();
+            assert_eq!(with_ends(case).collect::<Vec<_>>(), want, "{case:?}");
+        }
+        // Line ends at every distance from each other, across the words
+        // the search reads at a time.
+        let long: Vec<u8> = (0..300u32)
+            .flat_map(|k| std::iter::repeat_n(b'y', (k % 37) as usize).chain([b'\n']))
+            .collect();
+        let want: Vec<&[u8]> = long.split_inclusive(|&b| b == b'\n').collect();
+        assert_eq!(with_ends(&long).collect::<Vec<_>>(), want);
+    }
+
+    #[test]
     fn positions_count_characters() {
         let src = "ab\nü{\"x\":\"é\"}\n".as_bytes();
         let idx = LineIndex::new(src);
