@@ -1,19 +1,24 @@
 //! A light JSON tree for reading records: objects keep their keys in order
-//! in a vector, and strings without escapes borrow from the line they were
-//! read from. Reading a native log into it costs less than a
+//! in a slice, and strings without escapes borrow from the line they were
+//! read from. Its nodes live in an arena the reader empties before each
+//! line, so a line's tree costs no allocation per object or array and
+//! nothing to drop. Reading a native log into it costs less than a
 //! `serde_json::Value` (no allocation per key, no ordered map per object).
 //!
 //! Field readers work on both trees through [`Node`], so the inputs that
 //! build `serde_json::Value`s (MCP traces, boards, prompts) share them.
 
-use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use bumpalo::collections::Vec as BumpVec;
+use bumpalo::Bump;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-/// A JSON value read from a line.
-#[derive(Debug, Clone, PartialEq)]
+/// A JSON value read from a line. Its arrays, objects and escaped strings
+/// live in the arena it was read into ([`J::parse`]), so dropping it costs
+/// nothing; strings without escapes borrow from the line.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum J<'a> {
     Null,
     Bool(bool),
@@ -21,10 +26,10 @@ pub enum J<'a> {
     Num {
         int: Option<i64>,
     },
-    Str(Cow<'a, str>),
-    Arr(Vec<J<'a>>),
+    Str(&'a str),
+    Arr(&'a [J<'a>]),
     /// Keys in the order written; a repeated key's last value wins.
-    Obj(Vec<(Cow<'a, str>, J<'a>)>),
+    Obj(&'a [(&'a str, J<'a>)]),
 }
 
 /// What a JSON node holds, for the field readers.
@@ -63,7 +68,7 @@ pub trait Node: Sized {
 impl Node for J<'_> {
     fn field(&self, key: &str) -> Option<&Self> {
         match self {
-            J::Obj(pairs) => pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            J::Obj(pairs) => pairs.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -97,7 +102,17 @@ impl Node for Value {
     }
 }
 
-impl J<'_> {
+impl<'a> J<'a> {
+    /// The JSON value `text` holds (and nothing after it but whitespace),
+    /// as `serde_json::from_str` reads it: the same errors at the same
+    /// places, nesting limit included. Its nodes are allocated in `arena`.
+    pub fn parse(text: &'a str, arena: &'a Bump) -> serde_json::Result<J<'a>> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = In(arena).deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+
     /// The same value as a `serde_json::Value` (numbers that are not whole
     /// become null: nothing reads them).
     pub fn to_value(&self) -> Value {
@@ -118,87 +133,90 @@ impl J<'_> {
     }
 }
 
-impl<'de> Deserialize<'de> for J<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JVisitor)
+/// Reads a value into an arena.
+#[derive(Clone, Copy)]
+struct In<'a>(&'a Bump);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for In<'a> {
+    type Value = J<'a>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<J<'a>, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-struct JVisitor;
-
-impl<'de> Visitor<'de> for JVisitor {
-    type Value = J<'de>;
+impl<'de: 'a, 'a> Visitor<'de> for In<'a> {
+    type Value = J<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_unit<E>(self) -> Result<J<'de>, E> {
+    fn visit_unit<E>(self) -> Result<J<'a>, E> {
         Ok(J::Null)
     }
-    fn visit_none<E>(self) -> Result<J<'de>, E> {
+    fn visit_none<E>(self) -> Result<J<'a>, E> {
         Ok(J::Null)
     }
-    fn visit_bool<E>(self, b: bool) -> Result<J<'de>, E> {
+    fn visit_bool<E>(self, b: bool) -> Result<J<'a>, E> {
         Ok(J::Bool(b))
     }
-    fn visit_i64<E>(self, i: i64) -> Result<J<'de>, E> {
+    fn visit_i64<E>(self, i: i64) -> Result<J<'a>, E> {
         Ok(J::Num { int: Some(i) })
     }
-    fn visit_u64<E>(self, u: u64) -> Result<J<'de>, E> {
+    fn visit_u64<E>(self, u: u64) -> Result<J<'a>, E> {
         Ok(J::Num {
             int: i64::try_from(u).ok(),
         })
     }
-    fn visit_f64<E>(self, _: f64) -> Result<J<'de>, E> {
+    fn visit_f64<E>(self, _: f64) -> Result<J<'a>, E> {
         Ok(J::Num { int: None })
     }
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<J<'de>, E> {
-        Ok(J::Str(Cow::Borrowed(s)))
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<J<'a>, E> {
+        Ok(J::Str(s))
     }
-    fn visit_str<E>(self, s: &str) -> Result<J<'de>, E> {
-        Ok(J::Str(Cow::Owned(s.to_string())))
+    fn visit_str<E>(self, s: &str) -> Result<J<'a>, E> {
+        Ok(J::Str(self.0.alloc_str(s)))
     }
-    fn visit_string<E>(self, s: String) -> Result<J<'de>, E> {
-        Ok(J::Str(Cow::Owned(s)))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J<'de>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(v) = seq.next_element()? {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J<'a>, A::Error> {
+        let mut items = BumpVec::with_capacity_in(seq.size_hint().unwrap_or(0).min(64), self.0);
+        while let Some(v) = seq.next_element_seed(self)? {
             items.push(v);
         }
-        Ok(J::Arr(items))
+        Ok(J::Arr(items.into_bump_slice()))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J<'de>, A::Error> {
-        let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(0).clamp(4, 64));
-        while let Some(Key(k)) = map.next_key()? {
-            pairs.push((k, map.next_value()?));
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J<'a>, A::Error> {
+        let cap = map.size_hint().unwrap_or(0).clamp(4, 64);
+        let mut pairs = BumpVec::with_capacity_in(cap, self.0);
+        while let Some(k) = map.next_key_seed(Key(self.0))? {
+            pairs.push((k, map.next_value_seed(self)?));
         }
-        Ok(J::Obj(pairs))
+        Ok(J::Obj(pairs.into_bump_slice()))
     }
 }
 
-/// An object key, borrowed when it has no escapes.
-struct Key<'a>(Cow<'a, str>);
+/// Reads an object key: borrowed when it has no escapes, else in the arena.
+#[derive(Clone, Copy)]
+struct Key<'a>(&'a Bump);
 
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object key")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(s)))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s.to_string())))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s)))
-            }
-        }
-        d.deserialize_str(KeyVisitor)
+impl<'de: 'a, 'a> DeserializeSeed<'de> for Key<'a> {
+    type Value = &'a str;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<&'a str, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for Key<'a> {
+    type Value = &'a str;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<&'a str, E> {
+        Ok(s)
+    }
+    fn visit_str<E>(self, s: &str) -> Result<&'a str, E> {
+        Ok(self.0.alloc_str(s))
     }
 }
 
@@ -209,13 +227,15 @@ mod tests {
     #[test]
     fn borrows_plain_strings_and_keys() {
         let text = r#"{"fn":"say","args":{"text":"Hi \"there\"","n":[1,-2,3.5,18446744073709551615]},"k":null,"fn":"x"}"#;
-        let j: J<'_> = serde_json::from_str(text).unwrap();
+        let arena = Bump::new();
+        let j = J::parse(text, &arena).unwrap();
         let J::Obj(pairs) = &j else { panic!() };
-        assert!(matches!(pairs[0].0, Cow::Borrowed("fn")));
+        // Borrowed from the line, not copied.
+        assert_eq!(pairs[0].0.as_ptr(), text[2..].as_ptr());
         // The last of a repeated key wins, as in serde_json.
-        assert_eq!(j.field("fn"), Some(&J::Str("x".into())));
+        assert_eq!(j.field("fn"), Some(&J::Str("x")));
         let args = j.field("args").unwrap();
-        assert!(matches!(args.field("text"), Some(J::Str(Cow::Owned(s))) if s == "Hi \"there\""));
+        assert_eq!(args.field("text"), Some(&J::Str("Hi \"there\"")));
         let View::Arr(n) = args.field("n").unwrap().view() else {
             panic!()
         };
@@ -238,10 +258,11 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
+        let arena = Bump::new();
         let deep = "[".repeat(100_000);
-        assert!(serde_json::from_str::<J<'_>>(&deep).is_err());
+        assert!(J::parse(&deep, &arena).is_err());
         let closed = format!("{}{}", deep, "]".repeat(100_000));
-        let e = serde_json::from_str::<J<'_>>(&closed).unwrap_err();
+        let e = J::parse(&closed, &arena).unwrap_err();
         assert!(e.to_string().contains("recursion limit"));
     }
 }

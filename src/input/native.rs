@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::jdom::{Node, View, J};
 use super::{ts, Problem};
 use crate::model::*;
+use bumpalo::Bump;
 
 /// Parse a whole native log. Problems are returned beside the log, in line
 /// order; the log holds every record that could be read.
@@ -40,6 +41,10 @@ pub fn parse_capped(bytes: &[u8], keep: usize) -> (Log, Vec<Problem>, Dropped) {
 const MAX_NAME_CHARS: usize = 200;
 
 const BLOCK: usize = 1 << 20;
+
+/// The most a line's JSON tree may have taken of the arena for the arena
+/// to be kept for the next line, not made anew.
+const ARENA_KEPT: usize = 1 << 20;
 
 /// What [`parse_reader`] read: the log, the problems kept and those
 /// dropped, and how many bytes there were.
@@ -212,6 +217,8 @@ struct Lines {
     dropped: Dropped,
     line_no: u32,
     names: Interner,
+    /// Where the line being read keeps its JSON tree.
+    arena: Bump,
 }
 
 impl Lines {
@@ -225,6 +232,7 @@ impl Lines {
             dropped: Dropped::default(),
             line_no: 0,
             names: Interner::default(),
+            arena: Bump::new(),
         }
     }
 
@@ -248,15 +256,7 @@ impl Lines {
                 content_end -= 1;
             }
             let is_last = end && (nl.is_none() || nl == Some(len - 1));
-            parse_line(
-                &bytes[start..content_end],
-                offset + start,
-                self.line_no,
-                is_last,
-                &mut self.log,
-                &mut self.problems,
-                &mut self.names,
-            );
+            self.parse_line(&bytes[start..content_end], offset + start, is_last);
             self.cap();
             match nl {
                 Some(k) => start = k + 1,
@@ -336,15 +336,7 @@ impl Lines {
         self.line_no = self.line_no.saturating_add(1);
         match bad {
             Some((o, byte, len)) => self.problems.push(utf8_problem(o, byte, len)),
-            None => parse_line(
-                &first,
-                line_start,
-                self.line_no,
-                false,
-                &mut self.log,
-                &mut self.problems,
-                &mut self.names,
-            ),
+            None => self.parse_line(&first, line_start, false),
         }
         self.cap();
         Ok(match next {
@@ -387,6 +379,34 @@ pub fn read_fn_call(
     .fn_call(name, &obj)
 }
 
+impl Lines {
+    /// Read line number `self.line_no`, `raw` at `offset` in the file (its
+    /// last line when `is_last`): its record, or the problem it has.
+    fn parse_line(&mut self, raw: &[u8], offset: usize, is_last: bool) {
+        let Lines {
+            log,
+            problems,
+            names,
+            arena,
+            line_no,
+            ..
+        } = self;
+        parse_line(
+            raw,
+            offset,
+            *line_no,
+            is_last,
+            log,
+            problems,
+            (names, arena),
+        );
+    }
+}
+
+/// What reading a line uses besides the log: the names interned so far and
+/// the arena its JSON tree is read into.
+type Reading<'s> = (&'s mut Interner, &'s mut Bump);
+
 fn parse_line(
     raw: &[u8],
     offset: usize,
@@ -394,7 +414,7 @@ fn parse_line(
     is_last: bool,
     log: &mut Log,
     problems: &mut Vec<Problem>,
-    names: &mut Interner,
+    (names, arena): Reading<'_>,
 ) {
     if raw.iter().all(|b| b.is_ascii_whitespace()) {
         return;
@@ -409,7 +429,14 @@ fn parse_line(
             return;
         }
     };
-    let obj: J<'_> = match serde_json::from_str(text) {
+    // What the line before left in the arena is gone with its tree; an
+    // arena a huge line grew is not kept for the lines after it.
+    if arena.allocated_bytes() > ARENA_KEPT {
+        *arena = Bump::new();
+    } else {
+        arena.reset();
+    }
+    let obj = match J::parse(text, arena) {
         Ok(v) => v,
         Err(e) => {
             problems.push(json_problem(&e, text, offset, is_last));
@@ -441,19 +468,18 @@ fn parse_line(
             .push(Record::new(line, span, Body::Meta(Box::new(m))));
         return;
     }
-    let kinds: Vec<&str> = ["fn", "chat", "tool"]
+    let mut kinds = ["fn", "chat", "tool"]
         .into_iter()
-        .filter(|k| obj.field(k).is_some_and(|v| !v.is_null()))
-        .collect();
+        .filter(|k| obj.field(k).is_some_and(|v| !v.is_null()));
     let root = Path::ROOT;
-    let body = match kinds.as_slice() {
-        ["fn"] => {
+    let body = match (kinds.next(), kinds.next()) {
+        (Some("fn"), None) => {
             let Some(name) = rd.req_str(&obj, root, "fn") else {
                 return;
             };
             Body::Fn(rd.fn_call(&name, &obj))
         }
-        ["chat"] => {
+        (Some("chat"), None) => {
             let Some(role) = rd.req_str(&obj, root, "chat") else {
                 return;
             };
@@ -463,7 +489,7 @@ fn parse_line(
                 turn_end: rd.bool(&obj, root, "turn_end").unwrap_or(false),
             }))
         }
-        ["tool"] => {
+        (Some(_), None) => {
             let Some(name) = rd.req_str(&obj, root, "tool") else {
                 return;
             };
@@ -473,7 +499,7 @@ fn parse_line(
                 at: None,
             }))
         }
-        [] => {
+        (None, _) => {
             rd.problem(
                 Anchor::bytes(span),
                 "this record has none of `fn`, `chat` or `tool`, so it is neither a function call, a chat message nor a tool run".into(),
@@ -481,19 +507,14 @@ fn parse_line(
             );
             return;
         }
-        many => {
-            let second: &'static str = match many[1] {
-                "chat" => "chat",
-                _ => "tool",
-            };
+        (Some(first), Some(second)) => {
             rd.problem(
                 Anchor {
                     span,
                     path: root.key(second),
                 },
                 format!(
-                    "this record has both `{}` and `{}`; a record is exactly one kind",
-                    many[0], many[1]
+                    "this record has both `{first}` and `{second}`; a record is exactly one kind"
                 ),
                 Some("split it into one record per kind".into()),
             );
