@@ -446,11 +446,38 @@ pub fn fuzz_check(linter: &Linter, data: &[u8]) -> Result<(), String> {
 }
 
 /// An empty folder for one unit test, named for it and for this process,
-/// under the system's temp folder.
+/// under the system's temp folder; removed with what it holds when the
+/// test is done with it.
 #[cfg(test)]
-pub(crate) fn scratch(name: &str) -> std::path::PathBuf {
+pub(crate) fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("callint-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("make a scratch folder");
-    dir
+    Scratch(dir)
+}
+
+/// A folder [`scratch`] made, removed when dropped.
+#[cfg(test)]
+pub(crate) struct Scratch(std::path::PathBuf);
+
+#[cfg(test)]
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

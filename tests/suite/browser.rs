@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const INCIDENT: [&str; 3] = [
@@ -46,16 +45,8 @@ fn chromium() -> Option<PathBuf> {
     found
 }
 
-fn scratch(what: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "callint-browser-{what}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(what: &str) -> crate::common::Scratch {
+    crate::common::scratch_named(&format!("browser-{what}"))
 }
 
 /// Write the report of `files` as a page.
@@ -126,7 +117,7 @@ fn run_chromium(bin: &Path, page: &Path, extra: &[String]) -> String {
     };
     let stdout = reader.join().unwrap();
     let stderr = err_reader.join().unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
+    drop(profile);
     assert!(status.success(), "chromium failed: {status}\n{stderr}");
     stdout
 }

@@ -139,7 +139,8 @@ fn the_corpus_prints_what_it_printed() {
             true,
             &mut wrong,
         );
-        let html = scratch().join("report.html");
+        let html_dir = scratch();
+        let html = html_dir.join("report.html");
         let html_arg = html.to_string_lossy().into_owned();
         args.extend(["--html", &html_arg]);
         // A page shows one call: where the logs hold several, the refusal

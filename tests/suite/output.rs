@@ -134,9 +134,10 @@ fn a_folder_with_nothing_to_read_is_no_pass() {
 
     // No path at all, in an empty folder: the current folder is checked,
     // and it holds nothing.
+    let here = scratch();
     let o = bin()
         .arg("check")
-        .current_dir(scratch())
+        .current_dir(&here)
         .stdin(Stdio::null())
         .output()
         .unwrap();

@@ -221,7 +221,8 @@ fn a_transcript_of_unknown_roles_is_told_once_and_judged_on_no_guess() {
 
 #[test]
 fn report_files_findings_on_the_file_under_no_agent_and_hears_the_language() {
-    let out = scratch().join("report.html");
+    let out_dir = scratch();
+    let out = out_dir.join("report.html");
     let o = callint(&[
         "report",
         "--no-config",

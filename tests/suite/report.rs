@@ -31,7 +31,8 @@ fn report(files: &[&str]) -> String {
 }
 
 fn report_html(files: &[&str]) -> (String, String) {
-    let out = scratch().join("report.html");
+    let out_dir = scratch();
+    let out = out_dir.join("report.html");
     let mut args = vec!["report"];
     args.extend_from_slice(files);
     args.extend(["--html", out.to_str().unwrap()]);
@@ -521,7 +522,8 @@ fn logs_of_two_calls_are_two_reports() {
     assert_eq!(picked, clean);
 
     // A page shows one call: with two, the user is asked to pick.
-    let page = scratch().join("two.html");
+    let page_dir = scratch();
+    let page = page_dir.join("two.html");
     let o = callint(&[
         "report",
         "corpus/seed-incident",
@@ -542,7 +544,8 @@ fn a_huge_agent_name_is_elided_in_the_table() {
         serde_json::json!({"ts":"2026-10-10T10:00:00.000Z","agent":name,"call":"c1","fn":"join","args":{"call_id":"c1","label":"Kiwi"},"result":{"status":"joined"}}),
         serde_json::json!({"ts":"2026-10-10T10:00:01.000Z","agent":name,"call":"c1","fn":"say","args":{"text":"Hello, Kiwi here."},"result":{"say_id":"s1","say_status":"spoken"}}),
     );
-    let file = scratch().join("huge-name.jsonl");
+    let file_dir = scratch();
+    let file = file_dir.join("huge-name.jsonl");
     std::fs::write(&file, log).unwrap();
     let out = report(&[file.to_str().unwrap()]);
     let row = out

@@ -53,17 +53,58 @@ pub fn guard_in(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// A fresh scratch folder under the system's temp dir.
-pub fn scratch() -> PathBuf {
+/// A fresh scratch folder under the system's temp dir, removed with what
+/// it holds when the test is done with it (passed or failed).
+pub fn scratch() -> Scratch {
+    scratch_named("test")
+}
+
+/// [`scratch`], its name starting `callint-{what}-`.
+pub fn scratch_named(what: &str) -> Scratch {
     static N: AtomicUsize = AtomicUsize::new(0);
     let d = std::env::temp_dir().join(format!(
-        "callint-test-{}-{}",
+        "callint-{what}-{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::SeqCst)
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
+}
+
+/// A folder [`scratch`] made: a path, removed when dropped.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+/// Written as its path (in a hook input's `cwd`).
+impl serde::Serialize for Scratch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Lint `bytes` as a native log with only `select` active (all rules when
