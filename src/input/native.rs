@@ -278,7 +278,7 @@ impl Lines {
     /// Read past a line that can be no record, longer than `buf`: `buf`
     /// is full, `buf[0]` is at `base` in the stream, and the line starts
     /// at `buf[bom]` (after a byte order mark, for the first line). Its
-    /// problem is the one [`parse_line`] gives for the whole line: at the
+    /// problem is the one [`Lines::parse_line`] gives for the whole line: at the
     /// first byte that is not UTF-8, or else at the end of its first
     /// `head` bytes, which are all that is kept of it. Returns the offset
     /// of the next line, whose bytes read so far are left at the start of
@@ -391,150 +391,127 @@ impl Lines {
             line_no,
             ..
         } = self;
-        parse_line(
-            raw,
-            offset,
-            *line_no,
-            is_last,
-            log,
+        let line = *line_no;
+        if raw.iter().all(|b| b.is_ascii_whitespace()) {
+            return;
+        }
+        let span = Span::new(offset, offset + raw.len());
+        let text = match std::str::from_utf8(raw) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = offset + e.valid_up_to();
+                let bad = raw[e.valid_up_to()];
+                problems.push(utf8_problem(at, bad, e.error_len().unwrap_or(1)));
+                return;
+            }
+        };
+        // What the line before left in the arena is gone with its tree; an
+        // arena a huge line grew is not kept for the lines after it.
+        if arena.allocated_bytes() > ARENA_KEPT {
+            *arena = Bump::new();
+        } else {
+            arena.reset();
+        }
+        let obj = match J::parse(text, arena) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(json_problem(&e, text, offset, is_last));
+                return;
+            }
+        };
+        let J::Obj(_) = obj else {
+            problems.push(Problem::new(
+                Anchor::bytes(span),
+                format!(
+                    "a record must be a JSON object, this line holds {}",
+                    obj.kind_name()
+                ),
+                Some("each line of a call log is one object with `fn`, `chat` or `tool`".into()),
+            ));
+            return;
+        };
+        let mut rd = Reader {
+            span,
             problems,
-            (names, arena),
-        );
-    }
-}
-
-/// What reading a line uses besides the log: the names interned so far and
-/// the arena its JSON tree is read into.
-type Reading<'s> = (&'s mut Interner, &'s mut Bump);
-
-fn parse_line(
-    raw: &[u8],
-    offset: usize,
-    line: u32,
-    is_last: bool,
-    log: &mut Log,
-    problems: &mut Vec<Problem>,
-    (names, arena): Reading<'_>,
-) {
-    if raw.iter().all(|b| b.is_ascii_whitespace()) {
-        return;
-    }
-    let span = Span::new(offset, offset + raw.len());
-    let text = match std::str::from_utf8(raw) {
-        Ok(t) => t,
-        Err(e) => {
-            let at = offset + e.valid_up_to();
-            let bad = raw[e.valid_up_to()];
-            problems.push(utf8_problem(at, bad, e.error_len().unwrap_or(1)));
+            names,
+        };
+        if let Some(meta) = obj.field("meta") {
+            let m = rd.meta(meta);
+            if log.meta.is_none() && log.records.is_empty() {
+                log.meta = Some(m.clone());
+            }
+            log.records
+                .push(Record::new(line, span, Body::Meta(Box::new(m))));
             return;
         }
-    };
-    // What the line before left in the arena is gone with its tree; an
-    // arena a huge line grew is not kept for the lines after it.
-    if arena.allocated_bytes() > ARENA_KEPT {
-        *arena = Bump::new();
-    } else {
-        arena.reset();
-    }
-    let obj = match J::parse(text, arena) {
-        Ok(v) => v,
-        Err(e) => {
-            problems.push(json_problem(&e, text, offset, is_last));
-            return;
-        }
-    };
-    let J::Obj(_) = obj else {
-        problems.push(Problem::new(
-            Anchor::bytes(span),
-            format!(
-                "a record must be a JSON object, this line holds {}",
-                obj.kind_name()
-            ),
-            Some("each line of a call log is one object with `fn`, `chat` or `tool`".into()),
-        ));
-        return;
-    };
-    let mut rd = Reader {
-        span,
-        problems,
-        names,
-    };
-    if let Some(meta) = obj.field("meta") {
-        let m = rd.meta(meta);
-        if log.meta.is_none() && log.records.is_empty() {
-            log.meta = Some(m.clone());
-        }
-        log.records
-            .push(Record::new(line, span, Body::Meta(Box::new(m))));
-        return;
-    }
-    let mut kinds = ["fn", "chat", "tool"]
-        .into_iter()
-        .filter(|k| obj.field(k).is_some_and(|v| !v.is_null()));
-    let root = Path::ROOT;
-    let body = match (kinds.next(), kinds.next()) {
-        (Some("fn"), None) => {
-            let Some(name) = rd.req_str(&obj, root, "fn") else {
-                return;
-            };
-            Body::Fn(rd.fn_call(&name, &obj))
-        }
-        (Some("chat"), None) => {
-            let Some(role) = rd.req_str(&obj, root, "chat") else {
-                return;
-            };
-            Body::Chat(Box::new(Chat {
-                role,
-                text: rd.text(&obj, root, "text"),
-                turn_end: rd.bool(&obj, root, "turn_end").unwrap_or(false),
-            }))
-        }
-        (Some(_), None) => {
-            let Some(name) = rd.req_str(&obj, root, "tool") else {
-                return;
-            };
-            Body::Tool(Box::new(Tool {
-                name,
-                args: rd.obj(&obj, root, "args").map(J::to_value),
-                at: None,
-            }))
-        }
-        (None, _) => {
-            rd.problem(
+        let mut kinds = ["fn", "chat", "tool"]
+            .into_iter()
+            .filter(|k| obj.field(k).is_some_and(|v| !v.is_null()));
+        let root = Path::ROOT;
+        let body = match (kinds.next(), kinds.next()) {
+            (Some("fn"), None) => {
+                let Some(name) = rd.req_str(&obj, root, "fn") else {
+                    return;
+                };
+                Body::Fn(rd.fn_call(&name, &obj))
+            }
+            (Some("chat"), None) => {
+                let Some(role) = rd.req_str(&obj, root, "chat") else {
+                    return;
+                };
+                Body::Chat(Box::new(Chat {
+                    role,
+                    text: rd.text(&obj, root, "text"),
+                    turn_end: rd.bool(&obj, root, "turn_end").unwrap_or(false),
+                }))
+            }
+            (Some(_), None) => {
+                let Some(name) = rd.req_str(&obj, root, "tool") else {
+                    return;
+                };
+                Body::Tool(Box::new(Tool {
+                    name,
+                    args: rd.obj(&obj, root, "args").map(J::to_value),
+                    at: None,
+                }))
+            }
+            (None, _) => {
+                rd.problem(
                 Anchor::bytes(span),
                 "this record has none of `fn`, `chat` or `tool`, so it is neither a function call, a chat message nor a tool run".into(),
                 Some("add the key that says what the record is".into()),
             );
-            return;
-        }
-        (Some(first), Some(second)) => {
-            rd.problem(
-                Anchor {
-                    span,
-                    path: root.key(second),
-                },
-                format!(
+                return;
+            }
+            (Some(first), Some(second)) => {
+                rd.problem(
+                    Anchor {
+                        span,
+                        path: root.key(second),
+                    },
+                    format!(
                     "this record has both `{first}` and `{second}`; a record is exactly one kind"
                 ),
-                Some("split it into one record per kind".into()),
-            );
-            return;
-        }
-    };
-    let ts = rd.ts(&obj, root, "ts");
-    let agent = rd.name(&obj, root, "agent");
-    let call = rd.name(&obj, root, "call");
-    let thread = rd
-        .str_ref(&obj, root, "thread")
-        .map(Thread::parse)
-        .unwrap_or_default();
-    log.records.push(
-        Record {
-            ts,
-            ..Record::new(line, span, body)
-        }
-        .from(agent, call, thread),
-    );
+                    Some("split it into one record per kind".into()),
+                );
+                return;
+            }
+        };
+        let ts = rd.ts(&obj, root, "ts");
+        let agent = rd.name(&obj, root, "agent");
+        let call = rd.name(&obj, root, "call");
+        let thread = rd
+            .str_ref(&obj, root, "thread")
+            .map(Thread::parse)
+            .unwrap_or_default();
+        log.records.push(
+            Record {
+                ts,
+                ..Record::new(line, span, body)
+            }
+            .from(agent, call, thread),
+        );
+    }
 }
 
 /// The problem of a line that is not UTF-8: `len` bytes at `at`, the
