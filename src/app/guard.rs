@@ -444,11 +444,10 @@ fn calls_only(tail: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) 
     let mut new_ids: Vec<Vec<u8>> = Vec::new();
     // What a line holds is read on its own (side by side, for many); the
     // ids are then taken in order.
-    let lines: Vec<&[u8]> = crate::core::lines::with_ends(tail).collect();
-    let mut start = 0;
+    let lines: Vec<(usize, &[u8])> = crate::core::lines::with_starts(tail).collect();
     crate::input::session::in_blocks(
         &lines,
-        |&line, _| {
+        |&(start, line), _| {
             let escaped = escape.find(line).is_some();
             let call = escaped || is_call.find(line).is_some();
             // The ids of the line's `id` keys stand for those of its calls
@@ -465,16 +464,14 @@ fn calls_only(tail: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) 
                 }
             };
             let answers = !call && result_key.find(line).is_some();
-            (line, call, found, answers)
+            ((start, start + line.len()), call, found, answers)
         },
-        |(line, call, found, answers)| {
+        |(span, call, found, answers)| {
             for id in found {
                 if ids.insert(id.clone()) {
                     new_ids.push(id);
                 }
             }
-            let span = (start, start + line.len());
-            start = span.1;
             if all || call {
                 kept.push(span);
             } else if answers {
@@ -867,14 +864,9 @@ fn call_start_in(bytes: &[u8], server: &str, starts: fn(&[u8], &str) -> bool) ->
         memchr::memmem::Finder::new(b"create_call\""),
         memchr::memmem::Finder::new(b"\\u"),
     ];
-    let mut start = 0;
-    for line in crate::core::lines::with_ends(bytes) {
-        if needles.iter().any(|n| n.find(line).is_some()) && starts(line, server) {
-            return Some(start);
-        }
-        start += line.len();
-    }
-    None
+    crate::core::lines::with_starts(bytes)
+        .find(|&(_, line)| needles.iter().any(|n| n.find(line).is_some()) && starts(line, server))
+        .map(|(start, _)| start)
 }
 
 /// The size of the blocks [`last_call_start`] reads.

@@ -12,6 +12,15 @@ pub fn with_ends(bytes: &[u8]) -> WithEnds<'_> {
     WithEnds { rest: bytes }
 }
 
+/// [`with_ends`], each line with the offset it starts at.
+pub fn with_starts(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    with_ends(bytes).scan(0, |at, line| {
+        let start = *at;
+        *at += line.len();
+        Some((start, line))
+    })
+}
+
 /// The iterator of [`with_ends`].
 pub struct WithEnds<'a> {
     rest: &'a [u8],

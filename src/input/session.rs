@@ -292,6 +292,13 @@ impl AsBytes for &[u8] {
     }
 }
 
+/// A line with the offset it starts at ([`crate::core::lines::with_starts`]).
+impl AsBytes for (usize, &[u8]) {
+    fn bytes(&self) -> &[u8] {
+        self.1
+    }
+}
+
 /// `lines` in blocks of about `size` bytes each, in order.
 fn blocks<L: AsBytes>(lines: &[L], size: usize) -> impl Iterator<Item = &[L]> {
     let mut rest = lines;

@@ -229,21 +229,18 @@ fn calls_only(part: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) 
     ];
     let has_id = Finder::new(b"call_id");
     let mut out = Lines::new();
-    let mut start = 0;
     // What a line says is read on its own (side by side, for many), and
     // whether it is kept then decided in order.
-    let lines: Vec<&[u8]> = crate::core::lines::with_ends(part).collect();
+    let lines: Vec<(usize, &[u8])> = crate::core::lines::with_starts(part).collect();
     crate::input::session::in_blocks(
         &lines,
-        |line, _| {
+        |&(start, line), _| {
             let sure = always.iter().any(|f| f.find(line).is_some());
             let carries = sure || has_id.find(line).is_some();
             let id = carries.then(|| line_call_id(line)).flatten();
-            (*line, sure, carries, id)
+            ((start, start + line.len()), sure, carries, id)
         },
-        |(line, sure, carries, id)| {
-            let span = (start, start + line.len());
-            start = span.1;
+        |(span, sure, carries, id)| {
             let keep =
                 all || sure || (carries && id.as_ref().is_none_or(|i| ids.contains(i.as_bytes())));
             if keep {
@@ -287,10 +284,9 @@ fn line_call_id(line: &[u8]) -> Option<String> {
 fn drop_call(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
     let finder = memchr::memmem::Finder::new(id.as_bytes());
     let mut kept = Lines::new();
-    let (mut first, mut start, mut len) = (None, 0, 0);
-    for line in crate::core::lines::with_ends(bytes) {
+    let (mut first, mut len) = (None, 0);
+    for (start, line) in crate::core::lines::with_starts(bytes) {
         let span = (start, start + line.len());
-        start = span.1;
         // Only a line holding the id's characters can hold it (a line
         // escaping them, `\u0063`, is read and kept as it is).
         let carries = finder.find(line).is_some()
