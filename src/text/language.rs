@@ -947,6 +947,14 @@ struct Tokens<'a> {
     chunk_code: bool,
     /// The previous chunk was a number (so a unit may follow).
     after_number: bool,
+    /// The text is ASCII: chunks and words are found byte by byte, where
+    /// a letter, a digit and white space are what their ASCII tests say.
+    ascii: bool,
+}
+
+/// White space as `char::is_whitespace` sees it, for an ASCII byte.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r')
 }
 
 impl<'a> Tokens<'a> {
@@ -958,6 +966,105 @@ impl<'a> Tokens<'a> {
             chunk_pos: 0,
             chunk_code: false,
             after_number: false,
+            ascii: text.is_ascii(),
+        }
+    }
+
+    /// [`Tokens::new`] taking every text by the general path, as a test's
+    /// measure of the ASCII one.
+    #[cfg(test)]
+    fn general(text: &'a str) -> Self {
+        Tokens {
+            ascii: false,
+            ..Tokens::new(text)
+        }
+    }
+
+    /// Where the next chunk starts at or after `from`, skipping white
+    /// space.
+    fn skip_space(&self, from: usize) -> usize {
+        if self.ascii {
+            let rest = &self.text.as_bytes()[from..];
+            from + rest.iter().take_while(|&&b| is_ascii_space(b)).count()
+        } else {
+            let rest = &self.text[from..];
+            from + rest.len() - rest.trim_start().len()
+        }
+    }
+
+    /// Where the chunk that starts at `from` ends: at white space, a
+    /// backtick or the end of the text.
+    fn chunk_end(&self, from: usize) -> usize {
+        let found = if self.ascii {
+            self.text.as_bytes()[from..]
+                .iter()
+                .position(|&b| is_ascii_space(b) || b == b'`')
+        } else {
+            self.text[from..].find(|c: char| c.is_whitespace() || c == '`')
+        };
+        found.map_or(self.text.len(), |i| from + i)
+    }
+
+    /// `raw` without what is neither a letter nor a digit at its ends.
+    fn trim_to_alphanumeric(&self, raw: &'a str) -> &'a str {
+        if self.ascii {
+            let b = raw.as_bytes();
+            match b.iter().position(u8::is_ascii_alphanumeric) {
+                Some(start) => {
+                    let end = b
+                        .iter()
+                        .rposition(u8::is_ascii_alphanumeric)
+                        .map_or(start, |e| e + 1);
+                    &raw[start..end]
+                }
+                None => &raw[raw.len()..],
+            }
+        } else {
+            raw.trim_matches(|c: char| !c.is_alphanumeric())
+        }
+    }
+
+    /// The next word in `rest` (a part of the chunk): its start and end in
+    /// `rest`. A word is a run of letters, with an apostrophe between two
+    /// letters kept inside it.
+    fn word_in(&self, rest: &str) -> Option<(usize, usize)> {
+        if self.ascii {
+            let b = rest.as_bytes();
+            let start = b.iter().position(u8::is_ascii_alphabetic)?;
+            let mut i = start;
+            loop {
+                if i < b.len() && b[i].is_ascii_alphabetic() {
+                    i += 1;
+                } else if i + 1 < b.len() && b[i] == b'\'' && b[i + 1].is_ascii_alphabetic() {
+                    i += 2;
+                } else {
+                    return Some((start, i));
+                }
+            }
+        }
+        let start = rest.find(char::is_alphabetic)?;
+        let mut end = start;
+        let mut chars = rest[start..].char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c.is_alphabetic() {
+                end = start + i + c.len_utf8();
+            } else if (c == '\'' || c == '’')
+                && chars.peek().is_some_and(|&(_, n)| n.is_alphabetic())
+            {
+                continue;
+            } else {
+                break;
+            }
+        }
+        Some((start, end))
+    }
+
+    /// An acronym: two characters or more, none of them lower case.
+    fn is_acronym(&self, word: &str) -> bool {
+        if self.ascii {
+            word.len() >= 2 && !word.bytes().any(|b| b.is_ascii_lowercase())
+        } else {
+            word.chars().count() >= 2 && !word.chars().any(char::is_lowercase)
         }
     }
 
@@ -965,10 +1072,7 @@ impl<'a> Tokens<'a> {
     fn next_chunk(&mut self) -> bool {
         let bytes = self.text.as_bytes();
         loop {
-            // Skip whitespace.
-            let rest = &self.text[self.pos..];
-            let trimmed = rest.trim_start();
-            self.pos += rest.len() - trimmed.len();
+            self.pos = self.skip_space(self.pos);
             if self.pos >= bytes.len() {
                 return false;
             }
@@ -982,12 +1086,10 @@ impl<'a> Tokens<'a> {
                 self.pos += 1;
                 continue;
             }
-            let end = self.text[self.pos..]
-                .find(|c: char| c.is_whitespace() || c == '`')
-                .map_or(self.text.len(), |i| self.pos + i);
+            let end = self.chunk_end(self.pos);
             let raw = &self.text[self.pos..end];
             self.pos = end;
-            let chunk = raw.trim_matches(|c: char| !c.is_alphanumeric());
+            let chunk = self.trim_to_alphanumeric(raw);
             let (code, number) = classify(chunk);
             let code = code || code_prefix(raw);
             let unit = self.after_number && is_unit(chunk);
@@ -1006,28 +1108,12 @@ impl<'a> Iterator for Tokens<'a> {
     fn next(&mut self) -> Option<Token<'a>> {
         loop {
             let rest = &self.chunk[self.chunk_pos..];
-            // Find the start of the next word: a letter.
-            if let Some(start) = rest.find(char::is_alphabetic) {
-                let word_start = self.chunk_pos + start;
-                let mut end = word_start;
-                let mut chars = self.chunk[word_start..].char_indices().peekable();
-                while let Some((i, c)) = chars.next() {
-                    if c.is_alphabetic() {
-                        end = word_start + i + c.len_utf8();
-                    } else if (c == '\'' || c == '’')
-                        && chars.peek().is_some_and(|&(_, n)| n.is_alphabetic())
-                    {
-                        continue;
-                    } else {
-                        break;
-                    }
-                }
-                self.chunk_pos = end;
-                let word = &self.chunk[word_start..end];
-                let acronym = word.chars().count() >= 2 && !word.chars().any(char::is_lowercase);
+            if let Some((start, end)) = self.word_in(rest) {
+                let word = &rest[start..end];
+                self.chunk_pos += end;
                 return Some(Token {
                     word,
-                    code: self.chunk_code || acronym,
+                    code: self.chunk_code || self.is_acronym(word),
                 });
             }
             if !self.next_chunk() {
@@ -1284,6 +1370,22 @@ mod tests {
             proptest::prop_assert_eq!(identify_in_call(&text, &index, call), every);
             proptest::prop_assert_eq!(identify_in_call(&text, &found, call), every);
             proptest::prop_assert_eq!(identify(&text, &index), identify(&text, &names));
+        }
+
+        /// On ASCII text, the byte-wise path finds the chunks and words
+        /// the general one finds, and marks the same ones as code. The
+        /// bytes are drawn from those the rules of both paths tell apart:
+        /// every kind of white space, backticks, apostrophes, joiners,
+        /// digits, code characters, upper and lower case.
+        #[test]
+        fn ascii_tokens_are_the_general_tokens(
+            text in "[ \t\n\x0b\x0c\r\x1c`'.:/@#_0-9aAzZeE(),;!?-]{0,40}",
+        ) {
+            let base = text.as_ptr() as usize;
+            let at = |t: Token<'_>| (t.word.as_ptr() as usize - base, t.word.to_string(), t.code);
+            let fast: Vec<_> = Tokens::new(&text).map(at).collect();
+            let general: Vec<_> = Tokens::general(&text).map(at).collect();
+            proptest::prop_assert_eq!(fast, general);
         }
     }
 
