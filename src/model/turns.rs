@@ -609,9 +609,9 @@ fn is_request_in(lex: &Lexicon, sentence: &str, w: &Words) -> bool {
 }
 
 fn is_greeting_word(word: &str) -> bool {
-    GREETINGS
-        .iter()
-        .any(|g| !g.contains(' ') && *g == word && *g != "please" && *g != "bitte")
+    // A one-word greeting other than "please" and "bitte": the word is
+    // tested once, not against each greeting of the list in turn.
+    !matches!(word, "please" | "bitte") && !word.contains(' ') && GREETINGS.contains(&word)
 }
 
 /// The sentence is a request for work ([`is_request`] that opens with
