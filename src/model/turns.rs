@@ -608,10 +608,9 @@ fn is_request_in(lex: &Lexicon, sentence: &str, w: &Words) -> bool {
     false
 }
 
+/// A one-word greeting other than "please" and "bitte".
 fn is_greeting_word(word: &str) -> bool {
-    // A one-word greeting other than "please" and "bitte": the word is
-    // tested once, not against each greeting of the list in turn.
-    !matches!(word, "please" | "bitte") && !word.contains(' ') && GREETINGS.contains(&word)
+    !word.contains(' ') && skippable_greeting(word)
 }
 
 /// The sentence is a request for work ([`is_request`] that opens with

@@ -1009,16 +1009,15 @@ impl<'a> Tokens<'a> {
     fn trim_to_alphanumeric(&self, raw: &'a str) -> &'a str {
         if self.ascii {
             let b = raw.as_bytes();
-            match b.iter().position(u8::is_ascii_alphanumeric) {
-                Some(start) => {
-                    let end = b
-                        .iter()
-                        .rposition(u8::is_ascii_alphanumeric)
-                        .map_or(start, |e| e + 1);
-                    &raw[start..end]
-                }
-                None => &raw[raw.len()..],
-            }
+            let start = b
+                .iter()
+                .position(u8::is_ascii_alphanumeric)
+                .unwrap_or(b.len());
+            let end = b
+                .iter()
+                .rposition(u8::is_ascii_alphanumeric)
+                .map_or(start, |e| e + 1);
+            &raw[start..end]
         } else {
             raw.trim_matches(|c: char| !c.is_alphanumeric())
         }

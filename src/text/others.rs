@@ -347,7 +347,7 @@ impl Evidence {
         }
         if let Some(v) = lower.and_then(scores) {
             count_listed(&mut self.script_listed, &v);
-            let best = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let best = max_of(&v);
             for (s, v) in self.script_scores.iter_mut().zip(v) {
                 *s += v.max(best - WORD_CAP);
             }
