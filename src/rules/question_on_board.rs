@@ -115,8 +115,20 @@ fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize>
             best(n, q);
         }
     }
+    // Each distinct question once, by its first place: a call may ask the
+    // same question thousands of times, and only the first can be the
+    // twin. An automaton of every copy would cost their number squared.
+    let mut first: HashMap<&str, usize> = HashMap::default();
+    for (q, text) in questions.iter().enumerate() {
+        first.entry(text).or_insert(q);
+    }
     // Questions inside items.
-    let ids: Vec<usize> = (0..questions.len()).filter(|&i| !questions[i].is_empty()).collect();
+    let mut ids: Vec<usize> = first
+        .iter()
+        .filter(|(text, _)| !text.is_empty())
+        .map(|(_, &q)| q)
+        .collect();
+    ids.sort_unstable();
     if let Ok(ac) = AhoCorasick::new(ids.iter().map(|&i| questions[i])) {
         for &n in &distinct {
             if let Some(q) = ac.find_overlapping_iter(n).map(|m| ids[m.pattern().as_usize()]).min() {
@@ -128,10 +140,6 @@ fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize>
     // ask few distinct questions, so each one's pieces are looked up among
     // the items when that is little work; else (and the same answer) an
     // automaton of the items, which costs memory by their number.
-    let mut first: HashMap<&str, usize> = HashMap::default();
-    for (q, text) in questions.iter().enumerate() {
-        first.entry(text).or_insert(q);
-    }
     let longest = distinct.iter().map(|n| n.len()).max().unwrap_or(0);
     let work: usize = first.keys().map(|q| q.len() * q.len().min(longest)).sum();
     if work <= PIECES_WORK {
@@ -236,7 +244,9 @@ mod tests {
             .collect();
         let long: Vec<String> = (0..3000).map(|i| format!("{i} ship 2 4 today or not {}", "x".repeat(40))).collect();
         let long: Vec<&str> = long.iter().map(String::as_str).collect();
-        for qs in [&questions[..], &questions[2..], &questions[..1], &[][..], &long[..]] {
+        // The same question asked over and over, another after it.
+        let again: Vec<&str> = ["notes"; 2000].into_iter().chain(["ship", "", "notes"]).collect();
+        for qs in [&questions[..], &questions[2..], &questions[..1], &[][..], &long[..], &again[..]] {
             let got = twins(qs, &items);
             for n in items.iter().filter(|n| !n.is_empty()) {
                 let plain = qs.iter().position(|q| q.contains(n.as_str()) || n.contains(q));
