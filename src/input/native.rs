@@ -217,6 +217,9 @@ struct Lines {
     dropped: Dropped,
     line_no: u32,
     names: Interner,
+    /// The records' origins, shared by the lines in a row that name the
+    /// same.
+    origins: Origins,
     /// Where the line being read keeps its JSON tree.
     arena: Bump,
 }
@@ -232,6 +235,7 @@ impl Lines {
             dropped: Dropped::default(),
             line_no: 0,
             names: Interner::default(),
+            origins: Origins::default(),
             arena: Bump::new(),
         }
     }
@@ -387,6 +391,7 @@ impl Lines {
             log,
             problems,
             names,
+            origins,
             arena,
             line_no,
             ..
@@ -450,10 +455,10 @@ impl Lines {
         let root = Path::ROOT;
         let body = match (kinds.next(), kinds.next()) {
             (Some("fn"), None) => {
-                let Some(name) = rd.req_str(&obj, root, "fn") else {
+                let Some(name) = rd.req_str_ref(&obj, root, "fn") else {
                     return;
                 };
-                Body::Fn(rd.fn_call(&name, &obj))
+                Body::Fn(rd.fn_call(name, &obj))
             }
             (Some("chat"), None) => {
                 let Some(role) = rd.req_str(&obj, root, "chat") else {
@@ -509,7 +514,7 @@ impl Lines {
                 ts,
                 ..Record::new(line, span, body)
             }
-            .from(agent, call, thread),
+            .from_origin(origins.of(agent, call, thread)),
         );
     }
 }
@@ -641,9 +646,19 @@ impl Reader<'_> {
     }
 
     fn req_str<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<String> {
+        self.req_str_ref(obj, at, key).map(str::to_string)
+    }
+
+    /// [`Reader::req_str`], borrowed: for a value read, not kept.
+    fn req_str_ref<'v, N: Node>(
+        &mut self,
+        obj: &'v N,
+        at: Path,
+        key: &'static str,
+    ) -> Option<&'v str> {
         let v = self.get(obj, key)?;
         match v.view() {
-            View::Str(s) => Some(s.to_string()),
+            View::Str(s) => Some(s),
             _ => {
                 let path = at.key(key);
                 self.problem(

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::sync::Arc;
+
 use crate::core::name::Name;
 use crate::core::span::{Anchor, Ms, Path, Span};
 
@@ -123,9 +125,10 @@ pub struct Record {
     /// The bytes of the record (one line for native logs).
     pub span: Span,
     pub ts: Option<Ms>,
-    /// The agent, call and thread the record names, boxed: most records
-    /// name none (a log is one agent's, of one call, from its main thread).
-    pub origin: Option<Box<Origin>>,
+    /// The agent, call and thread the record names, shared: most records
+    /// name none, or the same as the record before them (a log is one
+    /// agent's, of one call, from its main thread) ([`Origins`]).
+    pub origin: Option<Arc<Origin>>,
     pub body: Body,
 }
 
@@ -148,6 +151,7 @@ pub struct Origin {
 /// `create_call` that names its call is left as it is.
 pub fn name_calls(records: &mut [Record]) {
     let mut names = crate::core::name::Interner::default();
+    let mut origins = Origins::default();
     let mut call: Option<Name> = records
         .iter()
         .find_map(Record::starts_call)
@@ -156,9 +160,46 @@ pub fn name_calls(records: &mut [Record]) {
         if let Some(id) = r.starts_call() {
             call = Some(names.name(id));
         }
-        if let Some(c) = &call {
-            r.set_call(c.clone());
+        if call.is_some() {
+            let agent = r.origin.as_ref().and_then(|o| o.agent.clone());
+            r.origin = origins.of(agent, call.clone(), r.thread().clone());
         }
+    }
+}
+
+/// The origins of a log's records, each shared by the records in a row
+/// that name the same agent, call and thread: one allocation for a run of
+/// them, where a log of one call names it on every line.
+#[derive(Debug, Default)]
+pub struct Origins {
+    last: Option<Arc<Origin>>,
+}
+
+impl Origins {
+    /// The origin naming `agent`, `call` and `thread`: `None` when it
+    /// names nothing but the main thread, the last one made when it is
+    /// the same.
+    pub fn of(
+        &mut self,
+        agent: Option<Name>,
+        call: Option<Name>,
+        thread: Thread,
+    ) -> Option<Arc<Origin>> {
+        if agent.is_none() && call.is_none() && thread == Thread::Main {
+            return None;
+        }
+        if let Some(o) = &self.last {
+            if o.agent == agent && o.call == call && o.thread == thread {
+                return Some(o.clone());
+            }
+        }
+        let o = Arc::new(Origin {
+            agent,
+            call,
+            thread,
+        });
+        self.last = Some(o.clone());
+        Some(o)
     }
 }
 
@@ -178,14 +219,13 @@ impl Record {
     }
 
     /// This record, made by `agent` in `call` from `thread`.
-    pub fn from(mut self, agent: Option<Name>, call: Option<Name>, thread: Thread) -> Record {
-        self.origin = (agent.is_some() || call.is_some() || thread != Thread::Main).then(|| {
-            Box::new(Origin {
-                agent,
-                call,
-                thread,
-            })
-        });
+    pub fn from(self, agent: Option<Name>, call: Option<Name>, thread: Thread) -> Record {
+        self.from_origin(Origins::default().of(agent, call, thread))
+    }
+
+    /// This record, of `origin` ([`Origins::of`]).
+    pub fn from_origin(mut self, origin: Option<Arc<Origin>>) -> Record {
+        self.origin = origin;
         self
     }
 
@@ -205,15 +245,7 @@ impl Record {
 
     /// Say which call the record belongs to.
     pub fn set_call(&mut self, call: Name) {
-        self.origin
-            .get_or_insert_with(|| {
-                Box::new(Origin {
-                    agent: None,
-                    call: None,
-                    thread: Thread::Main,
-                })
-            })
-            .call = Some(call);
+        Arc::make_mut(self.origin.get_or_insert_with(Default::default)).call = Some(call);
     }
 
     /// The label of the agent that recorded this record, if it names one.
@@ -539,3 +571,37 @@ pub struct Tool {
 
 // ---------------------------------------------------------------------------
 // The room, derived from a log.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_in_a_row_of_one_origin_share_it() {
+        let mut origins = Origins::default();
+        let (a, c): (Name, Name) = ("Ann".into(), "c-1".into());
+        let first = origins
+            .of(Some(a.clone()), Some(c.clone()), Thread::Main)
+            .unwrap();
+        let again = origins
+            .of(Some(a.clone()), Some(c.clone()), Thread::Main)
+            .unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        let other = origins
+            .of(Some(a.clone()), Some(c.clone()), Thread::Subagent)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert_eq!(
+            (other.agent.as_deref(), other.call.as_deref()),
+            (Some("Ann"), Some("c-1"))
+        );
+        assert_eq!(other.thread, Thread::Subagent);
+        assert!(origins.of(None, None, Thread::Main).is_none());
+        // Naming another call changes only the record it is set on.
+        let mut r = Record::new(1, Span::new(0, 1), Body::Meta(Box::default()))
+            .from_origin(Some(first.clone()));
+        r.set_call("c-2".into());
+        assert_eq!((r.agent(), r.call()), (Some("Ann"), Some("c-2")));
+        assert_eq!(first.call.as_deref(), Some("c-1"));
+    }
+}

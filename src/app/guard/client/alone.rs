@@ -85,7 +85,7 @@ pub fn judge(linter: &Linter, pending: &Pending, now: Ms, why: &str) -> (Verdict
     // agent a call names; with no join before it, the pending call is the
     // agent's by saying so.
     let mut record = record;
-    let origin = record.origin.get_or_insert_with(Default::default);
+    let origin = std::sync::Arc::make_mut(record.origin.get_or_insert_with(Default::default));
     if origin.agent.is_none() {
         origin.agent = Some(SOMEONE.into());
     }
