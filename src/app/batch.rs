@@ -27,6 +27,7 @@
 //! ```
 
 use crate::core::hash::HashMap;
+use crate::core::span::Span;
 use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -242,19 +243,32 @@ pub struct Problem {
     pub fatal: bool,
 }
 
+/// What of a file's bytes a [`Render`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// None: a file that was not kept whole is not read again.
+    Nothing,
+    /// The lines its findings point into, numbered as in the file: a file
+    /// that was not kept whole is read again a block at a time, keeping
+    /// those lines only ([`crate::core::lines::Excerpt`]); every other
+    /// line is its bare line end.
+    Lines,
+    /// Every byte (to show a finding with the lines around it).
+    Whole,
+}
+
 /// What a front end makes of each linted file, on the worker that linted
 /// it, once its findings are final (after the room pass). The file's bytes
 /// are dropped afterwards.
 pub trait Render: Sync {
     type Piece: Send + Sync;
-    /// Whether [`Render::render`] needs the file's bytes (to show where
-    /// findings are); when not, a file that was not kept whole is not
-    /// read again.
-    fn wants_source(&self) -> bool {
-        true
+    /// What of the file's bytes [`Render::render`] reads to show where
+    /// findings are.
+    fn needs(&self) -> Needs {
+        Needs::Whole
     }
     /// One file with its final findings; `r.source` holds its bytes when
-    /// it has findings and [`Render::wants_source`] says so.
+    /// it has findings and [`Render::needs`] says so.
     fn render(&self, r: &mut FileResult, file: &Path) -> Result<Self::Piece, String>;
     /// One more file linted (for a progress bar).
     fn tick(&self) {}
@@ -1159,15 +1173,52 @@ fn render_file<R: Render>(
     entry: &Entry,
     render: &R,
 ) -> Result<R::Piece, String> {
-    if render.wants_source() && !r.diagnostics.is_empty() {
-        if let Cow::Owned(b) = source_of(r, entry)? {
-            r.source = b;
+    let needs = if r.diagnostics.is_empty() {
+        Needs::Nothing
+    } else {
+        render.needs()
+    };
+    let piece = match needs {
+        Needs::Lines if r.source.is_empty() && !entry.kept() => {
+            let mut ex = input::packed::read_lines(&entry.path, &spans(r))
+                .map_err(|e| cannot_read(&entry.path, &e))?;
+            // The findings point into the excerpt while it is shown (and
+            // may be left out by then, as a baseline does).
+            move_anchors(r, |s| ex.rebase_span(s));
+            r.source = std::mem::take(&mut ex.bytes);
+            let piece = render.render(r, &entry.path);
+            move_anchors(r, |s| ex.origin_span(s));
+            piece
         }
-    }
-    let piece = render.render(r, &entry.path);
+        Needs::Nothing => render.render(r, &entry.path),
+        _ => {
+            if let Cow::Owned(b) = source_of(r, entry)? {
+                r.source = b;
+            }
+            render.render(r, &entry.path)
+        }
+    };
     r.source = Vec::new();
     r.digests = Vec::new();
     piece
+}
+
+/// Move every place a finding of `r` points at with `f`.
+fn move_anchors(r: &mut FileResult, f: impl Fn(Span) -> Span) {
+    for d in &mut r.diagnostics {
+        for l in std::iter::once(&mut d.primary).chain(&mut d.labels) {
+            l.at.span = f(l.at.span);
+        }
+    }
+}
+
+/// The bytes every finding of `r` points at.
+fn spans(r: &FileResult) -> Vec<Span> {
+    r.diagnostics
+        .iter()
+        .flat_map(|d| std::iter::once(&d.primary).chain(&d.labels))
+        .map(|l| l.at.span)
+        .collect()
 }
 
 /// The room pass: the native logs of one call (same configuration, same

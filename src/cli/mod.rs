@@ -786,8 +786,17 @@ struct Rendered<'a> {
 impl crate::app::batch::Render for Rendered<'_> {
     type Piece = Vec<outputs::Part>;
 
-    fn wants_source(&self) -> bool {
-        !self.outs.is_empty() || self.post.active()
+    fn needs(&self) -> crate::app::batch::Needs {
+        use crate::app::batch::Needs;
+        // Only the pretty output shows the lines around a finding; the
+        // others, and the fingerprints, read the lines of the findings.
+        if self.outs.iter().any(|&(f, _)| f == Format::Pretty) {
+            Needs::Whole
+        } else if !self.outs.is_empty() || self.post.active() {
+            Needs::Lines
+        } else {
+            Needs::Nothing
+        }
     }
 
     fn render(&self, r: &mut FileResult, file: &Path) -> Result<Self::Piece, String> {

@@ -152,10 +152,198 @@ pub fn resolve(src: &[u8], index: &LineIndex, a: &Anchor) -> Located {
     }
 }
 
+/// The lines of a file that some spans touch, each kept whole, and every
+/// other line cut down to its bare line end: the same lines, numbered
+/// alike, in a fraction of the bytes. What shows the findings of a log
+/// that was read a block at a time, without reading it whole again
+/// ([`Excerpt::read`], [`Excerpt::rebase`]).
+#[derive(Debug, Default)]
+pub struct Excerpt {
+    /// The kept lines and the bare line ends.
+    pub bytes: Vec<u8>,
+    /// Each kept line: where it starts in the file, where in `bytes`, and
+    /// its length.
+    kept: Vec<(usize, usize, usize)>,
+    /// The file's length.
+    len: usize,
+    /// The excerpt's length (`bytes` may be taken away).
+    cut: usize,
+}
+
+impl Excerpt {
+    /// Read a file's lines, keeping those that any of `spans` touches (a
+    /// span ending where a line starts touches that line too).
+    pub fn read(mut file: impl std::io::BufRead, spans: &[Span]) -> std::io::Result<Excerpt> {
+        // The spans as disjoint ranges of offsets, in order, ends included.
+        let mut ranges: Vec<(usize, usize)> = spans
+            .iter()
+            .map(|s| (s.start, s.end.max(s.start)))
+            .collect();
+        ranges.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let mut out = Excerpt::default();
+        let mut next = 0;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = file.read_until(b'\n', &mut line)?;
+            if n == 0 {
+                break;
+            }
+            let (start, end) = (out.len, out.len + n);
+            out.len = end;
+            let ended = line.last() == Some(&b'\n');
+            while merged.get(next).is_some_and(|&(_, b)| b < start) {
+                next += 1;
+            }
+            // A last line without its line end holds every offset past it
+            // (an offset past the file's end is read as its end).
+            let touched = merged.get(next).is_some_and(|&(a, _)| a < end || !ended);
+            if touched {
+                out.kept.push((start, out.bytes.len(), n));
+                out.bytes.extend_from_slice(&line);
+            } else if ended {
+                out.bytes.push(b'\n');
+            }
+        }
+        out.cut = out.bytes.len();
+        Ok(out)
+    }
+
+    /// Where offset `at` of the file is in [`Excerpt::bytes`]: exact in a
+    /// kept line and at the file's end, else the start of the next kept
+    /// line (no line a span touches is cut).
+    pub fn rebase(&self, at: usize) -> usize {
+        if at >= self.len {
+            return self.cut + (at - self.len);
+        }
+        let k = self.kept.partition_point(|&(start, _, _)| start <= at);
+        if let Some(&(start, new, len)) = k.checked_sub(1).map(|k| &self.kept[k]) {
+            if at - start <= len {
+                return new + (at - start);
+            }
+        }
+        self.kept.get(k).map_or(self.cut, |&(_, new, _)| new)
+    }
+
+    /// `span` of the file, in [`Excerpt::bytes`].
+    pub fn rebase_span(&self, span: Span) -> Span {
+        let start = self.rebase(span.start);
+        Span::new(start, self.rebase(span.end).max(start))
+    }
+
+    /// Where offset `at` of [`Excerpt::bytes`] is in the file: the inverse
+    /// of [`Excerpt::rebase`] in a kept line and past the end (elsewhere,
+    /// the start of the next kept line).
+    pub fn origin(&self, at: usize) -> usize {
+        if at >= self.cut {
+            return self.len + (at - self.cut);
+        }
+        let k = self.kept.partition_point(|&(_, new, _)| new <= at);
+        match k.checked_sub(1).map(|k| self.kept[k]) {
+            Some((start, new, len)) if at - new <= len => start + (at - new),
+            _ => self.kept.get(k).map_or(self.len, |&(start, _, _)| start),
+        }
+    }
+
+    /// A span of [`Excerpt::bytes`], in the file.
+    pub fn origin_span(&self, span: Span) -> Span {
+        let start = self.origin(span.start);
+        Span::new(start, self.origin(span.end).max(start))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::span::Path;
+
+    proptest::proptest! {
+        /// An excerpt of the lines some spans touch places each span at
+        /// the lines and columns of the whole file, and keeps the lines
+        /// it covers as they are.
+        #[test]
+        fn an_excerpt_locates_spans_as_the_whole_file_does(
+            picks in proptest::collection::vec(0usize..7, 0..120),
+            cuts in proptest::collection::vec((0usize..130, 0usize..12), 1..6),
+        ) {
+            const PARTS: [&str; 7] = ["a", "é", "\n", "\r\n", "{\"k\":1}", " ", "\u{1F600}"];
+            let src: Vec<u8> = picks.iter().flat_map(|&p| PARTS[p].bytes()).collect();
+            let spans: Vec<Span> = cuts
+                .iter()
+                .map(|&(at, len)| {
+                    let mut start = at.min(src.len() + 1);
+                    while start < src.len() && (src[start] & 0xC0) == 0x80 {
+                        start += 1;
+                    }
+                    let mut end = (start + len).min(src.len());
+                    while end < src.len() && (src[end] & 0xC0) == 0x80 {
+                        end += 1;
+                    }
+                    Span::new(start, end.max(start))
+                })
+                .collect();
+            let ex = Excerpt::read(&src[..], &spans).unwrap();
+            proptest::prop_assert!(ex.bytes.len() <= src.len());
+            let (whole, part) = (LineIndex::new(&src), LineIndex::new(&ex.bytes));
+            proptest::prop_assert_eq!(whole.lines(), part.lines());
+            for &span in &spans {
+                let a = resolve(&src, &whole, &Anchor::bytes(span));
+                let b = resolve(&ex.bytes, &part, &Anchor::bytes(ex.rebase_span(span)));
+                proptest::prop_assert_eq!(ex.origin_span(ex.rebase_span(span)), span);
+                proptest::prop_assert_eq!(
+                    (a.line, a.column, a.end_line, a.end_column),
+                    (b.line, b.column, b.end_line, b.end_column)
+                );
+                for line in a.line..=a.end_line {
+                    let (w, p) = (whole.line_span(&src, line), part.line_span(&ex.bytes, line));
+                    proptest::prop_assert_eq!(&src[w.start..w.end], &ex.bytes[p.start..p.end]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_excerpt_finds_a_value_in_its_line() {
+        let second = r#"{"fn":"say","args":{"text":"hé"}}"#;
+        let text = format!("{{\"a\":1}}\n{second}\n{{\"b\":2}}\n");
+        let src = text.as_bytes();
+        let line = Span::new(8, 8 + second.len());
+        let at = Anchor {
+            span: line,
+            path: Path::ROOT.key("args").key("text"),
+        };
+        let ex = Excerpt::read(src, &[line]).unwrap();
+        assert_eq!(ex.bytes, format!("\n{second}\n\n").as_bytes());
+        let a = resolve(src, &LineIndex::new(src), &at);
+        let rebased = Anchor {
+            span: ex.rebase_span(line),
+            path: at.path,
+        };
+        let b = resolve(&ex.bytes, &LineIndex::new(&ex.bytes), &rebased);
+        assert_eq!((a.line, a.column, a.end_line, a.end_column), (2, 28, 2, 32));
+        assert_eq!(
+            (a.line, a.column, a.end_line, a.end_column),
+            (b.line, b.column, b.end_line, b.end_column)
+        );
+        // Past the end of a last line without its line end.
+        let src = b"x\n{\"k\":1}";
+        let past = Span::new(40, 40);
+        let ex = Excerpt::read(&src[..], &[past]).unwrap();
+        assert_eq!(ex.bytes, b"\n{\"k\":1}");
+        let b = resolve(
+            &ex.bytes,
+            &LineIndex::new(&ex.bytes),
+            &Anchor::bytes(ex.rebase_span(past)),
+        );
+        assert_eq!((b.line, b.column), (2, 8));
+    }
 
     #[test]
     fn lines_with_ends_are_split_inclusive() {

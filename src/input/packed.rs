@@ -185,6 +185,22 @@ pub fn read(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     Ok(unpack(bytes).bytes)
 }
 
+/// The lines of the file at `path` that `spans` touch, unpacked when it is
+/// compressed ([`crate::core::lines::Excerpt`]): a file that is not is
+/// read a block at a time and never held whole.
+pub fn read_lines(
+    path: &std::path::Path,
+    spans: &[crate::core::span::Span],
+) -> std::io::Result<crate::core::lines::Excerpt> {
+    use std::io::BufRead;
+    let mut file = std::io::BufReader::with_capacity(CHUNK, std::fs::File::open(path)?);
+    if Packing::of(file.fill_buf()?).is_some() {
+        let bytes = read(path)?;
+        return crate::core::lines::Excerpt::read(&bytes[..], spans);
+    }
+    crate::core::lines::Excerpt::read(file, spans)
+}
+
 /// Why unpacking stopped early.
 enum Stop {
     TooLarge,

@@ -206,11 +206,13 @@ fn one_job_and_many_give_the_same_bytes() {
 }
 
 /// A log larger than the part that tells its format is read a block at a
-/// time and read again only to show its findings. The same bytes give the
+/// time and read again only to show its findings (whole for the pretty
+/// output, else only the lines they point into). The same bytes give the
 /// same report either way: with blank lines padding two logs of one call
 /// past that size (a log ignores blank lines), every finding of each log's
 /// own pass and of the room is still there, at the same lines and columns,
-/// in every output format; and so for the same bytes from standard input.
+/// with the same fingerprints, in every output format; and so for the same
+/// bytes from standard input.
 #[test]
 fn a_large_log_read_block_by_block_reports_what_a_small_one_does() {
     let small = scratch();
@@ -223,12 +225,24 @@ fn a_large_log_read_block_by_block_reports_what_a_small_one_does() {
         padded.extend_from_slice(pad.as_bytes());
         std::fs::write(large.join(name), padded).unwrap();
     }
-    for format in ["json", "concise", "sarif", "github", "pretty"] {
+    for format in [
+        "json", "jsonl", "concise", "sarif", "github", "junit", "gitlab", "pretty",
+    ] {
         let args = ["check", ".", "--format", format, "--color", "never"];
         let a = callint_in(&small, &args);
         let b = callint_in(&large, &args);
         assert_eq!(a.status.code(), b.status.code(), "{format}");
         assert!(!a.stdout.is_empty());
+        assert_eq!(stdout(&a), stdout(&b), "{format}");
+    }
+    // One log alone: the small one is shown from its bytes held whole, the
+    // large one from the lines its findings point into.
+    for format in [
+        "json", "jsonl", "concise", "sarif", "github", "junit", "gitlab",
+    ] {
+        let args = ["check", "wren.jsonl", "--no-merge", "--format", format];
+        let (a, b) = (callint_in(&small, &args), callint_in(&large, &args));
+        assert!(stdout(&a).contains("spoke-for-addressed"), "{format}");
         assert_eq!(stdout(&a), stdout(&b), "{format}");
     }
     let room = stdout(&callint_in(&large, &["check", ".", "--format", "concise"]));
