@@ -621,7 +621,9 @@ impl Reader<'_> {
     /// more than [`MAX_NAME_CHARS`] is said once, where it is.
     fn name<N: Node>(&mut self, obj: &N, at: Path, key: &'static str) -> Option<Name> {
         let s = self.str_ref(obj, at, key)?;
-        if s.chars().nth(MAX_NAME_CHARS).is_some() {
+        // No more bytes than that, no more characters: only a long name is
+        // counted.
+        if s.len() > MAX_NAME_CHARS && s.chars().nth(MAX_NAME_CHARS).is_some() {
             let path = at.key(key);
             self.problem(
                 Anchor {
@@ -1092,6 +1094,23 @@ mod tests {
             self.bytes = &self.bytes[n..];
             Ok(n)
         }
+    }
+
+    #[test]
+    fn a_name_is_too_long_past_its_characters_not_its_bytes() {
+        let said = |n: usize| {
+            let line = format!(
+                r#"{{"fn":"say","agent":"{}","args":{{"text":"hi"}}}}"#,
+                "é".repeat(n)
+            );
+            let (_, problems) = parse(line.as_bytes());
+            problems
+                .iter()
+                .filter(|p| p.message.contains("is a name of"))
+                .count()
+        };
+        assert_eq!(said(MAX_NAME_CHARS), 0);
+        assert_eq!(said(MAX_NAME_CHARS + 1), 1);
     }
 
     fn streamed_as_whole(src: &[u8]) {
