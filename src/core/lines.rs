@@ -189,16 +189,11 @@ impl Excerpt {
         }
         let mut out = Excerpt::default();
         let mut next = 0;
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let n = file.read_until(b'\n', &mut line)?;
-            if n == 0 {
-                break;
-            }
-            let (start, end) = (out.len, out.len + n);
-            out.len = end;
-            let ended = line.last() == Some(&b'\n');
+        // Keep or cut the line of the file's bytes `start..end`: `carried`
+        // and then `tail` (a line read in two or more blocks).
+        let mut take = |out: &mut Excerpt, start: usize, carried: &[u8], tail: &[u8]| {
+            let end = start + carried.len() + tail.len();
+            let ended = tail.last().or(carried.last()) == Some(&b'\n');
             while merged.get(next).is_some_and(|&(_, b)| b < start) {
                 next += 1;
             }
@@ -206,12 +201,39 @@ impl Excerpt {
             // (an offset past the file's end is read as its end).
             let touched = merged.get(next).is_some_and(|&(a, _)| a < end || !ended);
             if touched {
-                out.kept.push((start, out.bytes.len(), n));
-                out.bytes.extend_from_slice(&line);
+                out.kept.push((start, out.bytes.len(), end - start));
+                out.bytes.extend_from_slice(carried);
+                out.bytes.extend_from_slice(tail);
             } else if ended {
                 out.bytes.push(b'\n');
             }
+            end
+        };
+        // Where the line being read starts, and its bytes of the blocks
+        // before (only a line that runs past a block is copied).
+        let mut start = 0;
+        let mut carried = Vec::new();
+        loop {
+            let block = match file.fill_buf() {
+                Ok([]) => break,
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let mut from = 0;
+            for k in memchr::memchr_iter(b'\n', block) {
+                start = take(&mut out, start, &carried, &block[from..=k]);
+                carried.clear();
+                from = k + 1;
+            }
+            carried.extend_from_slice(&block[from..]);
+            let n = block.len();
+            file.consume(n);
         }
+        if !carried.is_empty() {
+            start = take(&mut out, start, &carried, &[]);
+        }
+        out.len = start;
         out.cut = out.bytes.len();
         Ok(out)
     }
@@ -290,6 +312,10 @@ mod tests {
                 })
                 .collect();
             let ex = Excerpt::read(&src[..], &spans).unwrap();
+            // Read a few bytes at a time, lines run across blocks.
+            let small = Excerpt::read(std::io::BufReader::with_capacity(3, &src[..]), &spans).unwrap();
+            proptest::prop_assert_eq!(&small.bytes, &ex.bytes);
+            proptest::prop_assert_eq!(&small.kept, &ex.kept);
             proptest::prop_assert!(ex.bytes.len() <= src.len());
             let (whole, part) = (LineIndex::new(&src), LineIndex::new(&ex.bytes));
             proptest::prop_assert_eq!(whole.lines(), part.lines());
