@@ -25,6 +25,13 @@ pub const MAX_WORD_BYTES: usize = 64;
 /// (lower case, `ß` as `ss`, typographic apostrophe as `'`); None if it
 /// does not fit.
 pub fn lowercase_into<'b>(word: &str, buf: &'b mut [u8; MAX_WORD_BYTES]) -> Option<&'b str> {
+    // Lower case of ASCII is ASCII, byte for byte.
+    if word.is_ascii() {
+        let out = buf.get_mut(..word.len())?;
+        out.copy_from_slice(word.as_bytes());
+        out.make_ascii_lowercase();
+        return std::str::from_utf8(out).ok();
+    }
     let mut len = 0;
     for c in word.chars() {
         let c = if c == '’' { '\'' } else { c };

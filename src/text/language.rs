@@ -1312,7 +1312,20 @@ fn lower(s: &str) -> String {
 
 /// The first letter of `s`, lower-cased (a cheap pre-check for names).
 fn first_lower(s: &str) -> Option<char> {
-    s.chars()
+    // Up to the first letter or the first byte past ASCII, byte by byte:
+    // an ASCII character is a letter when it is one of A-Z and a-z.
+    let ascii = s
+        .bytes()
+        .position(|b| !b.is_ascii() || b.is_ascii_alphabetic());
+    let from = match ascii {
+        Some(i) if s.as_bytes()[i].is_ascii() => {
+            return Some(char::from(s.as_bytes()[i].to_ascii_lowercase()));
+        }
+        Some(i) => i,
+        None => return None,
+    };
+    s[from..]
+        .chars()
         .find(|c| c.is_alphabetic())
         .and_then(|c| c.to_lowercase().next())
 }
@@ -1360,6 +1373,35 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The byte-by-byte paths for ASCII give what the character by
+        /// character ones give, on any text.
+        #[test]
+        fn ascii_lower_cases_are_the_general_ones(
+            picks in proptest::collection::vec(0usize..12, 0..40),
+        ) {
+            const PARTS: [&str; 12] = ["a", "Z", "1", " ", "-", "É", "ß", "’", "Ωm", "x", "İ", "'"];
+            let word: String = picks.iter().map(|&p| PARTS[p]).collect();
+            let general = word
+                .chars()
+                .find(|c| c.is_alphabetic())
+                .and_then(|c| c.to_lowercase().next());
+            proptest::prop_assert_eq!(first_lower(&word), general);
+            let mut buf = [0u8; crate::text::langmodel::MAX_WORD_BYTES];
+            let fast = crate::text::langmodel::lowercase_into(&word, &mut buf).map(str::to_string);
+            let mut slow = String::new();
+            let mut fits = true;
+            for c in word.chars() {
+                let c = if c == '’' { '\'' } else { c };
+                for l in c.to_lowercase() {
+                    if l == 'ß' { slow.push_str("ss") } else { slow.push(l) }
+                }
+            }
+            if slow.len() > crate::text::langmodel::MAX_WORD_BYTES {
+                fits = false;
+            }
+            proptest::prop_assert_eq!(fast, fits.then_some(slow));
+        }
+
         /// Leaving names out through the index hears what leaving out every
         /// name hears, and what leaving out the names found first heard.
         #[test]
