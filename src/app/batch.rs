@@ -1067,7 +1067,7 @@ fn lint_file(
         None => input::detect_head(&name, &head) == Some(Format::Native),
     };
     if native && !packed && head.len() == input::HEAD {
-        let lines = input::native::guess_lines(&head, f.metadata()?.len());
+        let lines = input::native::count_lines(std::fs::File::open(file)?)?;
         let stream = std::io::Cursor::new(head).chain(f);
         return if keep {
             linter.lint_native_reader_keeping(&name, stream, lines + 1)

@@ -184,20 +184,17 @@ fn hopeless_head(line: &[u8]) -> Option<usize> {
     Some(end)
 }
 
-/// How many records a file of `len` bytes whose first bytes are `head`
-/// holds, guessed from the lines of the head that are not blank, and a
-/// quarter more: what [`parse_reader`] sizes its record vector by without
-/// reading the file twice. A guess too large costs address space the
-/// vector never touches; one too small, the vector growing.
-pub fn guess_lines(head: &[u8], len: u64) -> usize {
-    let lines = crate::core::lines::with_ends(head)
-        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
-        .count();
-    if lines == 0 {
-        return 16;
+/// Count the line ends `reader` holds: what [`parse_reader`] sizes its
+/// record vector by.
+pub fn count_lines(mut reader: impl std::io::Read) -> std::io::Result<usize> {
+    let mut buf = vec![0u8; BLOCK];
+    let mut count = 0;
+    loop {
+        match read_some(&mut reader, &mut buf)? {
+            0 => return Ok(count),
+            n => count += memchr::memchr_iter(b'\n', &buf[..n]).count(),
+        }
     }
-    let guess = len / (head.len() / lines).max(1) as u64;
-    usize::try_from(guess + guess / 4 + 16).unwrap_or(usize::MAX)
 }
 
 /// One read into `buf`, tried again when a signal interrupted it; 0 at the
@@ -230,7 +227,8 @@ struct Lines {
 impl Lines {
     fn new(lines: usize, keep: usize) -> Lines {
         let mut log = Log::default();
-        // Room for `lines` records if the system grants it; else the
+        // Room for `lines` records if the system grants it (a file of
+        // blank lines counts many more lines than records); else the
         // vector grows as records come.
         let _ = log.records.try_reserve_exact(lines);
         Lines {
@@ -1128,23 +1126,16 @@ mod tests {
                 );
             }
         }
-        // Sized by any guess, the records are the same.
-        let head = &src[..src.len().min(crate::input::HEAD)];
-        for lines in [4, guess_lines(head, src.len() as u64), usize::MAX] {
+        // Sized by any count, even one no system grants, the records are
+        // the same.
+        for lines in [4, usize::MAX] {
             let r = parse_reader(src, lines, usize::MAX).unwrap();
             assert_eq!(format!("{:?}", (&r.log, &r.problems)), format!("{whole:?}"));
         }
-    }
-
-    #[test]
-    fn the_records_of_a_file_are_guessed_from_its_head() {
-        let line = "{\"fn\":\"say\",\"args\":{\"text\":\"hi\"}}\n";
-        let head = line.repeat(10);
-        let guess = guess_lines(head.as_bytes(), 1000 * line.len() as u64);
-        assert!((1000..=1300).contains(&guess), "{guess}");
-        // A head of blank lines tells nothing: a small start.
-        assert_eq!(guess_lines(&[b'\n'; 4096], 1 << 40), 16);
-        assert_eq!(guess_lines(b"", 0), 16);
+        assert_eq!(
+            count_lines(src).unwrap(),
+            memchr::memchr_iter(b'\n', src).count()
+        );
     }
 
     #[test]
