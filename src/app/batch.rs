@@ -26,6 +26,7 @@
 //! println!("{}", run.summary.line());
 //! ```
 
+use crate::core::diagnostic::Diagnostic;
 use crate::core::hash::HashMap;
 use crate::core::span::Span;
 use std::borrow::Cow;
@@ -1180,7 +1181,12 @@ fn render_file<R: Render>(
     };
     let piece = match needs {
         Needs::Lines if r.source.is_empty() && !entry.kept() => {
-            let mut ex = input::packed::read_lines(&entry.path, &spans(r))
+            let spans = r
+                .diagnostics
+                .iter()
+                .flat_map(Diagnostic::places)
+                .map(|l| l.at.span);
+            let mut ex = input::packed::read_lines(&entry.path, spans)
                 .map_err(|e| cannot_read(&entry.path, &e))?;
             // The findings point into the excerpt while it is shown (and
             // may be left out by then, as a baseline does).
@@ -1205,20 +1211,9 @@ fn render_file<R: Render>(
 
 /// Move every place a finding of `r` points at with `f`.
 fn move_anchors(r: &mut FileResult, f: impl Fn(Span) -> Span) {
-    for d in &mut r.diagnostics {
-        for l in std::iter::once(&mut d.primary).chain(&mut d.labels) {
-            l.at.span = f(l.at.span);
-        }
+    for l in r.diagnostics.iter_mut().flat_map(Diagnostic::places_mut) {
+        l.at.span = f(l.at.span);
     }
-}
-
-/// The bytes every finding of `r` points at.
-fn spans(r: &FileResult) -> Vec<Span> {
-    r.diagnostics
-        .iter()
-        .flat_map(|d| std::iter::once(&d.primary).chain(&d.labels))
-        .map(|l| l.at.span)
-        .collect()
 }
 
 /// The room pass: the native logs of one call (same configuration, same

@@ -283,7 +283,7 @@ pub fn check_result(f: &FileResult) -> Result<(), String> {
     let index = LineIndex::new(&f.source);
     let mut positions = Vec::new();
     for d in &f.diagnostics {
-        for (k, l) in std::iter::once(&d.primary).chain(&d.labels).enumerate() {
+        for (k, l) in d.places().enumerate() {
             let what = format!("{} finding, label {k}", d.rule);
             span_inside(&what, l.at.span, f.source.len())?;
             let at = resolve(&f.source, &index, &l.at);

@@ -68,6 +68,17 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// Every place the finding points at: the primary one, then the
+    /// secondary ones.
+    pub fn places(&self) -> impl Iterator<Item = &Label> {
+        std::iter::once(&self.primary).chain(&self.labels)
+    }
+
+    /// [`Diagnostic::places`], to change them.
+    pub fn places_mut(&mut self) -> impl Iterator<Item = &mut Label> {
+        std::iter::once(&mut self.primary).chain(&mut self.labels)
+    }
+
     /// Every text the finding carries (message, labels, help, agent, call)
     /// cut to a bounded window ([`crate::core::escape::window`]), so that a name
     /// or text of megabytes from a log costs each output a few hundred

@@ -173,10 +173,13 @@ pub struct Excerpt {
 impl Excerpt {
     /// Read a file's lines, keeping those that any of `spans` touches (a
     /// span ending where a line starts touches that line too).
-    pub fn read(mut file: impl std::io::BufRead, spans: &[Span]) -> std::io::Result<Excerpt> {
+    pub fn read(
+        mut file: impl std::io::BufRead,
+        spans: impl IntoIterator<Item = Span>,
+    ) -> std::io::Result<Excerpt> {
         // The spans as disjoint ranges of offsets, in order, ends included.
         let mut ranges: Vec<(usize, usize)> = spans
-            .iter()
+            .into_iter()
             .map(|s| (s.start, s.end.max(s.start)))
             .collect();
         ranges.sort_unstable();
@@ -311,9 +314,9 @@ mod tests {
                     Span::new(start, end.max(start))
                 })
                 .collect();
-            let ex = Excerpt::read(&src[..], &spans).unwrap();
+            let ex = Excerpt::read(&src[..], spans.iter().copied()).unwrap();
             // Read a few bytes at a time, lines run across blocks.
-            let small = Excerpt::read(std::io::BufReader::with_capacity(3, &src[..]), &spans).unwrap();
+            let small = Excerpt::read(std::io::BufReader::with_capacity(3, &src[..]), spans.iter().copied()).unwrap();
             proptest::prop_assert_eq!(&small.bytes, &ex.bytes);
             proptest::prop_assert_eq!(&small.kept, &ex.kept);
             proptest::prop_assert!(ex.bytes.len() <= src.len());
@@ -345,7 +348,7 @@ mod tests {
             span: line,
             path: Path::ROOT.key("args").key("text"),
         };
-        let ex = Excerpt::read(src, &[line]).unwrap();
+        let ex = Excerpt::read(src, [line]).unwrap();
         assert_eq!(ex.bytes, format!("\n{second}\n\n").as_bytes());
         let a = resolve(src, &LineIndex::new(src), &at);
         let rebased = Anchor {
@@ -361,7 +364,7 @@ mod tests {
         // Past the end of a last line without its line end.
         let src = b"x\n{\"k\":1}";
         let past = Span::new(40, 40);
-        let ex = Excerpt::read(&src[..], &[past]).unwrap();
+        let ex = Excerpt::read(&src[..], [past]).unwrap();
         assert_eq!(ex.bytes, b"\n{\"k\":1}");
         let b = resolve(
             &ex.bytes,

@@ -190,13 +190,14 @@ pub fn read(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
 /// read a block at a time and never held whole.
 pub fn read_lines(
     path: &std::path::Path,
-    spans: &[crate::core::span::Span],
+    spans: impl IntoIterator<Item = crate::core::span::Span>,
 ) -> std::io::Result<crate::core::lines::Excerpt> {
     use std::io::BufRead;
     let mut file = std::io::BufReader::with_capacity(CHUNK, std::fs::File::open(path)?);
     if Packing::of(file.fill_buf()?).is_some() {
-        let bytes = read(path)?;
-        return crate::core::lines::Excerpt::read(&bytes[..], spans);
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        return crate::core::lines::Excerpt::read(&unpack(bytes).bytes[..], spans);
     }
     crate::core::lines::Excerpt::read(file, spans)
 }

@@ -447,8 +447,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
         .diagnostics
         .iter()
         .map(|d| {
-            std::iter::once(&d.primary)
-                .chain(&d.labels)
+            d.places()
                 .map(|l| resolve(&f.source, &index, &l.at))
                 .collect()
         })
@@ -495,11 +494,7 @@ pub fn render(f: &FileResult, style: Style, out: &mut String) {
             0
         };
         let left = last_line.to_string().len() + 4 + gutter + 4;
-        for (i, (l, s)) in std::iter::once(&d.primary)
-            .chain(&d.labels)
-            .zip(spans)
-            .enumerate()
-        {
+        for (i, (l, s)) in d.places().zip(spans).enumerate() {
             let span = copy.map_span(s.span);
             let mark = if s.end_line > s.line {
                 column_in(&copy.text, span.offset() + span.len())
