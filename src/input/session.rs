@@ -208,6 +208,7 @@ impl Session {
         // Each record belongs to the call of the create_call or join before
         // it; what comes before the first, to the first.
         let mut names = Interner::default();
+        let mut origins = Origins::default();
         let mut call: Option<Name> = items
             .iter()
             .find_map(|(_, r, _)| r.starts_call())
@@ -224,7 +225,7 @@ impl Session {
                     Side::Sidechain(Some(a)) if background.contains(&*a) => Thread::Background,
                     Side::Sidechain(_) => Thread::Subagent,
                 };
-                rec.from(None, call.clone(), thread)
+                rec.from_origin(origins.of(None, call.clone(), thread))
             })
             .collect();
         Parsed {

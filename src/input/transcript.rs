@@ -591,12 +591,14 @@ fn line(name: &str, u: &Utt) -> Line {
 /// The log of one agent: its join, then every line as it reached it.
 fn log_of(me: &Agent, cast: &Cast, roster: &Roster, entries: &[Entry], recorder: &str) -> Log {
     let mut records = Vec::with_capacity(entries.len() + 1);
+    // Every record is the agent's: one origin for them all.
+    let origin = Origins::default().of(Some(me.name.as_str().into()), None, Thread::Main);
     let record = |line: u32, span: Span, ts: Option<Ms>, name: &str, op: Op| {
         Record {
             ts,
             ..Record::new(line, span, Body::Fn(FnCall::new(name, op)))
         }
-        .from(Some(me.name.as_str().into()), None, Thread::Main)
+        .from_origin(origin.clone())
     };
     // A transcript does not show when an agent joined. One the header
     // names is in the call from the first line on; any other hears the
