@@ -399,28 +399,27 @@ impl Names<'_> {
         scratch: &mut (String, Vec<usize>),
     ) -> Option<Tokens<'t>> {
         let initial = first_lower(tok);
-        let try_name = |name: &str| {
-            if first_lower(name) != initial {
-                return None;
-            }
-            match_name(tokens, tok, name)
+        // A name whose first letter (`first`) the word does not start with
+        // is not matched.
+        let try_name = |first: Option<char>, name: &str| {
+            (first == initial).then(|| match_name(tokens, tok, name))?
         };
         let found = match self {
-            Names::List(names) => names.iter().find_map(|name| try_name(name)),
+            Names::List(names) => names
+                .iter()
+                .find_map(|name| try_name(first_lower(name), name)),
             Names::Index(index) => index
                 .starting(tok, scratch)
                 .iter()
-                .find_map(|&i| try_name(index.names[i])),
+                .find_map(|&i| try_name(first_lower(index.names[i]), index.names[i])),
         };
-        // The voicebot's names, only for a word with the first letter of
-        // one (a test of every word against every name was a tenth of the
-        // work of a line).
+        // The voicebot's initials are worked out once: every word of every
+        // line is tried against its names.
         found.or_else(|| {
             VOICEBOT_NAMES
                 .iter()
                 .zip(VOICEBOT_INITIALS.iter())
-                .filter(|&(_, &first)| first == initial)
-                .find_map(|(name, _)| match_name(tokens, tok, name))
+                .find_map(|(name, &first)| try_name(first, name))
         })
     }
 }
