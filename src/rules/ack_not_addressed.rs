@@ -76,8 +76,19 @@ impl Rule for Check {
 
 /// The text is nothing but acknowledgement phrases (and names).
 pub(crate) fn bare_ack(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bool {
-    let w = crate::text::phrases::words(text);
     let list = lex.phrases("speech.acknowledgements");
+    // Most says open with a word that is neither a name nor the start of an
+    // acknowledgement: the rest of them need not be split into words.
+    if text.is_ascii() {
+        let Some(first) = crate::text::words::first_ascii_word(text) else {
+            return false;
+        };
+        let first = first.to_ascii_lowercase();
+        if !names.contains(&first) && !list.starts_any(&first) {
+            return false;
+        }
+    }
+    let w = crate::text::phrases::words(text);
     let mut i = 0;
     let mut phrases = 0;
     while let Some(first) = w.get(i) {
@@ -141,5 +152,45 @@ mod tests {
         ] {
             assert!(!bare_ack(lex, t, &names), "{t}");
         }
+    }
+
+    /// The look at the first word alone answers as splitting the whole
+    /// text does.
+    #[test]
+    fn first_word_shortcut_agrees_with_the_whole_split() {
+        let lex = Lexicon::get();
+        let list = lex.phrases("speech.acknowledgements");
+        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()].into_iter().collect();
+        let whole = |text: &str| {
+            let w = crate::text::phrases::words(text);
+            let (mut i, mut phrases) = (0, 0);
+            while let Some(first) = w.get(i) {
+                if names.contains(first) {
+                    i += 1;
+                } else if let Some(n) = list.len_at(&w, i) {
+                    i += n;
+                    phrases += 1;
+                } else {
+                    return false;
+                }
+            }
+            phrases > 0
+        };
+        let parts = [
+            "", " ", "Got it", "got", "OK", "ok_", "_ok", "Okay", "Promo", "PROMO,", "oliver:",
+            "thanks", "on it", "the build", "...", "1.5", "it's", "Mach ich", "alles klar", "?",
+        ];
+        let mut n = 0;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for t in [format!("{a} {b}. {c}"), format!("{a}{b}, {c}!")] {
+                        assert_eq!(bare_ack(lex, &t, &names), whole(&t), "{t:?}");
+                        n += usize::from(whole(&t));
+                    }
+                }
+            }
+        }
+        assert!(n > 100, "too few acknowledgements among the texts: {n}");
     }
 }

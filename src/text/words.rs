@@ -140,6 +140,17 @@ impl WordList for Vec<String> {
 }
 
 /// The lower-cased words of a text, in one buffer.
+/// The first word of the ASCII text `s`, as written (not lower-cased),
+/// where [`Words::fill_lexical`] would find it; None when `s` has no word.
+/// For a check that most texts fail at their first word, without
+/// splitting the rest.
+pub fn first_ascii_word(s: &str) -> Option<&str> {
+    debug_assert!(s.is_ascii());
+    ascii_word_ranges(s.as_bytes())
+        .next()
+        .map(|(a, b)| &s[a..b])
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Words {
     buf: String,
@@ -358,6 +369,10 @@ pub struct Phrases {
     by_first_long: FastMap<Box<str>, Vec<u32>>,
     /// Phrases whose text begins with `*`.
     star_first: Vec<u32>,
+    /// The first bytes of the phrases, as a set of 256 bits: most words
+    /// begin with a byte no phrase begins with, and are turned away
+    /// before they are hashed.
+    leads: [u64; 4],
     /// Every phrase, whole: up to seven bytes packed (see [`packed`]), the
     /// longer ones as text.
     short: FastSet<u64>,
@@ -422,6 +437,9 @@ impl Phrases {
         for (i, s) in list.iter().enumerate() {
             let toks: Vec<Box<str>> = s.split(' ').map(Box::from).collect();
             let i = i as u32;
+            if let Some(&b) = s.as_bytes().first() {
+                p.leads[usize::from(b >> 6)] |= 1 << (b & 63);
+            }
             match packed(&toks[0]) {
                 Some(k) => p.by_first.entry(k).or_default().push(i),
                 None => p.by_first_long.entry(toks[0].clone()).or_default().push(i),
@@ -439,8 +457,20 @@ impl Phrases {
         p
     }
 
+    /// Some phrase may begin with the first byte of `word` (every phrase
+    /// may begin with what an empty word begins with).
+    #[inline]
+    fn may_lead(&self, word: &str) -> bool {
+        word.as_bytes()
+            .first()
+            .is_none_or(|&b| self.leads[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+    }
+
     /// The phrases whose first word is `word`.
     fn firsts(&self, word: &str) -> &[u32] {
+        if !self.may_lead(word) {
+            return &[];
+        }
         let found = match packed(word) {
             Some(k) => self.by_first.get(&k),
             None => self.by_first_long.get(word),
@@ -448,8 +478,16 @@ impl Phrases {
         found.map_or(&[], Vec::as_slice)
     }
 
+    /// Some phrase begins with the word `word`.
+    pub fn starts_any(&self, word: &str) -> bool {
+        !self.firsts(word).is_empty()
+    }
+
     /// True if `word` is one of the phrases, whole.
     pub fn has(&self, word: &str) -> bool {
+        if !self.may_lead(word) {
+            return false;
+        }
         match packed(word) {
             Some(k) => self.short.contains(&k),
             None => self.long.contains(word),
@@ -555,6 +593,51 @@ mod tests {
 
     fn list(s: &[&str]) -> Vec<String> {
         s.iter().map(|x| x.to_string()).collect()
+    }
+
+    /// The set of first bytes turns away only words no phrase begins with
+    /// or is: every byte, the empty word and words of many bytes included.
+    #[test]
+    fn first_bytes_turn_away_only_what_no_phrase_holds() {
+        let phrases = list(&[
+            "got it",
+            "on it",
+            "ok",
+            "über alles",
+            "* nichts an",
+            "kommt * an",
+            "a",
+            "z",
+            "extraordinarily long first word",
+            "\u{7f}x",
+        ]);
+        let p = Phrases::new(&phrases);
+        let mut words: Vec<String> = (0..=255u8)
+            .filter_map(|b| std::str::from_utf8(&[b]).ok().map(str::to_string))
+            .collect();
+        for w in [
+            "",
+            "got",
+            "gotten",
+            "on",
+            "ok",
+            "über",
+            "*",
+            "kommt",
+            "extraordinarily",
+            "got it",
+            "ok ",
+            "\u{7f}x",
+        ] {
+            words.push(w.to_string());
+        }
+        for w in &words {
+            let starts = phrases
+                .iter()
+                .any(|s| s.split(' ').next() == Some(w.as_str()));
+            assert_eq!(p.starts_any(w), starts, "{w:?}");
+            assert_eq!(p.has(w), phrases.contains(w), "{w:?}");
+        }
     }
 
     #[test]
