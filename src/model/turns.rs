@@ -45,6 +45,7 @@ pub fn verdicts<'c>(call: &'c Call<'_>) -> &'c [TurnBreach] {
 
 fn compute(call: &Call<'_>) -> Vec<TurnBreach> {
     let lex = Lexicon::get();
+    let greetings = lex.list("turns.greetings");
     let heard = heard_says(call);
     let names = call.name_words();
     // Whether a line asks something is worked out only for the lines a
@@ -90,7 +91,7 @@ fn compute(call: &Call<'_>) -> Vec<TurnBreach> {
             Who::Agent => {
                 if roles.names_me(u) {
                     st.woken = Some(st.woken.map_or(u.record(), |r| r.min(u.record())));
-                } else if roles.speaks_to_human(u) && !is_greeting(lex, u) {
+                } else if roles.speaks_to_human(u) && !greets(greetings, u.speaker, u.text) {
                     st.lines_to_human.push(k);
                     // Only the speaker's latest line stays: the one before
                     // is left as a gap, found through `latest`.
@@ -327,7 +328,7 @@ pub fn heard_says(call: &Call<'_>) -> HashSet<usize> {
 /// say of the call when it is a greeting naming itself (a log that does not
 /// show the moment of joining, such as a transcript's, still shows that).
 pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
-    let lex = Lexicon::get();
+    let greetings = Lexicon::get().list("turns.greetings");
     let mut out = HashSet::default();
     let mut fresh = false;
     let mut first = true;
@@ -339,7 +340,9 @@ pub fn greeting_says(call: &Call<'_>) -> HashSet<usize> {
             Op::Say(s) => {
                 let greets = first
                     && call.recorder.is_some_and(|me| {
-                        s.text.as_ref().is_some_and(|t| greets(lex, me, t.as_str()))
+                        s.text
+                            .as_ref()
+                            .is_some_and(|t| greets(greetings, me, t.as_str()))
                     });
                 if fresh || greets {
                     out.insert(i);
@@ -425,19 +428,21 @@ pub fn speaks_to_human(call: &Call<'_>, u: &Utterance<'_>) -> bool {
 /// speaker ("Hi, this is Claude, I'm in and listening. What's up?"). Its
 /// question is a formula, not one for the human to decide.
 pub fn is_greeting(lex: &Lexicon, u: &Utterance<'_>) -> bool {
-    greets(lex, u.speaker, u.text)
+    greets(lex.list("turns.greetings"), u.speaker, u.text)
 }
 
-/// `text` opens with a greeting and names `speaker`.
-fn greets(lex: &Lexicon, speaker: &str, text: &str) -> bool {
+/// `text` opens with one of `greetings` (the lexicon's `turns.greetings`)
+/// and names `speaker`.
+fn greets(greetings: &[String], speaker: &str, text: &str) -> bool {
     let text = text.trim_start();
-    let greetings = lex.list("turns.greetings");
     let opens = if text.is_ascii() {
-        // Lower case of ASCII is ASCII, byte for byte: compare in place.
+        // Lower case of ASCII is ASCII, byte for byte: compare in place,
+        // the first byte on its own first, which turns most greetings away.
         let t = text.as_bytes();
         greetings.iter().any(|g| {
             let g = g.as_bytes();
             t.len() >= g.len()
+                && g.first().is_none_or(|b| b.eq_ignore_ascii_case(&t[0]))
                 && t[..g.len()].eq_ignore_ascii_case(g)
                 && !t.get(g.len()).is_some_and(u8::is_ascii_alphanumeric)
         })
