@@ -673,6 +673,10 @@ fn check(mut args: CheckArgs) -> u8 {
             (o.format, report::pretty::Style { color, width })
         })
         .collect();
+    if batch.len() == 1 {
+        // The process ends when this one file is done.
+        crate::lint::engine::leave_records_to_exit();
+    }
     let progress = Progress::new(batch.len(), args.quiet);
     let render = Rendered {
         outs: &what,

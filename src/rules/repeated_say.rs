@@ -53,10 +53,10 @@ impl Rule for Check {
         // look back at it: kept for the lines a say can still reach, in a
         // ring with a slot per line of the look-back.
         let content = Content::new(lex, &names);
-        let mut seen: [(usize, Option<Words>); LOOK_BACK + 1] =
-            std::array::from_fn(|_| (usize::MAX, None));
+        // The lines looked back at, by index: each is looked back at by up
+        // to LOOK_BACK says, and its text read once.
+        let mut seen: [Seen; LOOK_BACK + 1] = std::array::from_fn(|_| Seen::default());
         let mut mine = Words::default();
-        let mut low = String::new();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
             if u.who != Who::Me || u.via != Via::Say || !cx.judges(u.record()) {
@@ -82,28 +82,28 @@ impl Rule for Check {
                         break;
                     }
                 }
-                if !matches!(p.who, Who::Agent | Who::Voicebot) || p.text.trim_end().ends_with('?')
-                {
+                if !matches!(p.who, Who::Agent | Who::Voicebot) {
+                    continue;
+                }
+                let slot = &mut seen[j % (LOOK_BACK + 1)];
+                if slot.line != j {
+                    slot.look(j, p.text);
+                }
+                if slot.question {
                     continue;
                 }
                 let enough =
                     |shared: usize| shared >= 2 && shared as f64 >= min_overlap * mine.len() as f64;
-                let slot = &mut seen[j % (LOOK_BACK + 1)];
-                if slot.0 != j {
-                    *slot = (j, None);
-                }
-                if slot.1.is_none() && p.text.is_ascii() {
+                if slot.words.is_none() && slot.ascii {
                     // A shared word is a word of the line, or the stem of
                     // one, so it appears in the line's lower-cased text:
                     // when too few do, the line's words need no splitting.
-                    low.clear();
-                    low.push_str(p.text);
-                    low.make_ascii_lowercase();
+                    let low = slot.low.as_str();
                     if !enough(mine.iter().filter(|m| low.contains(m)).count()) {
                         continue;
                     }
                 }
-                let theirs = slot.1.get_or_insert_with(|| {
+                let theirs = slot.words.get_or_insert_with(|| {
                     let mut c = Words::default();
                     content.fill(&mut c, p.text);
                     c
@@ -133,6 +133,47 @@ impl Rule for Check {
 
 /// The words of a line that carry its content: no stop words, no names,
 /// plural `s` dropped.
+/// A line looked back at: what the says after it ask of it, worked out
+/// once.
+struct Seen {
+    /// Its index in the call's utterances (`usize::MAX`: none yet).
+    line: usize,
+    /// It asks something: a say like it answers it, it does not repeat it.
+    question: bool,
+    /// Its text is ASCII, and `low` its lower case.
+    ascii: bool,
+    low: String,
+    /// Its content words, once a say shares enough of them by `low`.
+    words: Option<Words>,
+}
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
+            line: usize::MAX,
+            question: false,
+            ascii: false,
+            low: String::new(),
+            words: None,
+        }
+    }
+}
+
+impl Seen {
+    /// Look at line `line`, of text `text`, keeping the buffers.
+    fn look(&mut self, line: usize, text: &str) {
+        self.line = line;
+        self.question = text.trim_end().ends_with('?');
+        self.ascii = text.is_ascii();
+        self.low.clear();
+        if self.ascii && !self.question {
+            self.low.push_str(text);
+            self.low.make_ascii_lowercase();
+        }
+        self.words = None;
+    }
+}
+
 #[cfg(test)]
 fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String> {
     let mut out = Words::default();
