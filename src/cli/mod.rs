@@ -792,11 +792,9 @@ impl crate::app::batch::Render for Rendered<'_> {
 
     fn needs(&self) -> crate::app::batch::Needs {
         use crate::app::batch::Needs;
-        // Only the pretty output shows the lines around a finding; the
-        // others, and the fingerprints, read the lines of the findings.
-        if self.outs.iter().any(|&(f, _)| f == Format::Pretty) {
-            Needs::Whole
-        } else if !self.outs.is_empty() || self.post.active() {
+        // Every output, the pretty one too (it shows no lines around a
+        // finding's), and the fingerprints read the lines of the findings.
+        if !self.outs.is_empty() || self.post.active() {
             Needs::Lines
         } else {
             Needs::Nothing

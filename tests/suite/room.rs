@@ -206,8 +206,8 @@ fn one_job_and_many_give_the_same_bytes() {
 }
 
 /// A log larger than the part that tells its format is read a block at a
-/// time and read again only to show its findings (whole for the pretty
-/// output, else only the lines they point into). The same bytes give the
+/// time and read again only to show its findings, and then only the lines
+/// they point into (the pretty output shows no lines around them). The same bytes give the
 /// same report either way: with blank lines padding two logs of one call
 /// past that size (a log ignores blank lines), every finding of each log's
 /// own pass and of the room is still there, at the same lines and columns,
@@ -238,9 +238,17 @@ fn a_large_log_read_block_by_block_reports_what_a_small_one_does() {
     // One log alone: the small one is shown from its bytes held whole, the
     // large one from the lines its findings point into.
     for format in [
-        "json", "jsonl", "concise", "sarif", "github", "junit", "gitlab",
+        "json", "jsonl", "concise", "sarif", "github", "junit", "gitlab", "pretty",
     ] {
-        let args = ["check", "wren.jsonl", "--no-merge", "--format", format];
+        let args = [
+            "check",
+            "wren.jsonl",
+            "--no-merge",
+            "--format",
+            format,
+            "--color",
+            "never",
+        ];
         let (a, b) = (callint_in(&small, &args), callint_in(&large, &args));
         assert!(stdout(&a).contains("spoke-for-addressed"), "{format}");
         assert_eq!(stdout(&a), stdout(&b), "{format}");
