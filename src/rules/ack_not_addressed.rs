@@ -9,6 +9,7 @@ use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
 use crate::model::{Call, Utterance, Via, Who};
 use crate::core::escape::quote;
+use crate::text::words::{Phrases, Words};
 
 pub struct Check;
 
@@ -88,13 +89,18 @@ pub(crate) fn bare_ack(lex: &Lexicon, text: &str, names: &HashSet<String>) -> bo
             return false;
         }
     }
-    let w = crate::text::phrases::words(text);
+    only_acks(&crate::text::phrases::words(text), list, names)
+}
+
+/// The words are acknowledgement phrases of `list` and names, at least
+/// one phrase.
+fn only_acks(w: &Words, list: &Phrases, names: &HashSet<String>) -> bool {
     let mut i = 0;
     let mut phrases = 0;
     while let Some(first) = w.get(i) {
         if names.contains(first) {
             i += 1;
-        } else if let Some(n) = list.len_at(&w, i) {
+        } else if let Some(n) = list.len_at(w, i) {
             i += n;
             phrases += 1;
         } else {
@@ -161,21 +167,7 @@ mod tests {
         let lex = Lexicon::get();
         let list = lex.phrases("speech.acknowledgements");
         let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()].into_iter().collect();
-        let whole = |text: &str| {
-            let w = crate::text::phrases::words(text);
-            let (mut i, mut phrases) = (0, 0);
-            while let Some(first) = w.get(i) {
-                if names.contains(first) {
-                    i += 1;
-                } else if let Some(n) = list.len_at(&w, i) {
-                    i += n;
-                    phrases += 1;
-                } else {
-                    return false;
-                }
-            }
-            phrases > 0
-        };
+        let whole = |text: &str| only_acks(&crate::text::phrases::words(text), list, &names);
         let parts = [
             "", " ", "Got it", "got", "OK", "ok_", "_ok", "Okay", "Promo", "PROMO,", "oliver:",
             "thanks", "on it", "the build", "...", "1.5", "it's", "Mach ich", "alles klar", "?",
