@@ -248,13 +248,17 @@ struct Role {
 /// [`Role`]s of the names lines address, each name worked out once.
 struct Roles<'c, 'a> {
     call: &'c Call<'a>,
-    memo: HashMap<&'c str, Role>,
+    /// Keyed by where a name is held, not by its text: the names of a log
+    /// are shared, so that most lines' names hash as two numbers. Two
+    /// copies of one name are worked out once each, alike.
+    memo: HashMap<(usize, usize), Role>,
 }
 
 impl<'c> Roles<'c, '_> {
     fn of(&mut self, name: &'c str) -> Role {
         let call = self.call;
-        *self.memo.entry(name).or_insert_with(|| Role {
+        let at = (name.as_ptr() as usize, name.len());
+        *self.memo.entry(at).or_insert_with(|| Role {
             me: is_me(call, name),
             human: is_human(call, name),
             voicebot: call.is_voicebot(name),
