@@ -460,14 +460,17 @@ fn greets(greetings: &[String], speaker: &str, text: &str) -> bool {
     if !opens {
         return false;
     }
-    let fold = |s: &str| -> String {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let me = fold(speaker);
-    !me.is_empty() && fold(text).contains(&me)
+    let me = folded_text(speaker);
+    !me.is_empty() && folded_text(text).contains(&me)
+}
+
+/// `s`'s letters and digits, lower-cased: an ASCII text byte by byte.
+fn folded_text(s: &str) -> String {
+    if s.is_ascii() {
+        ascii_folded(s).map(char::from).collect()
+    } else {
+        folded(s).collect()
+    }
 }
 
 /// A token with the punctuation around it stripped and lower-cased (into
@@ -737,6 +740,15 @@ pub fn addressed_others<'u>(call: &Call<'_>, u: &'u Utterance<'_>) -> Vec<&'u st
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        /// The byte-by-byte fold of an ASCII text is its fold char by char.
+        #[test]
+        fn ascii_fold_is_the_char_fold(s in "[ -~\t\n]{0,80}") {
+            let chars: String = super::folded(&s).collect();
+            proptest::prop_assert_eq!(super::folded_text(&s), chars);
+        }
+    }
+
     #[test]
     fn name_keys_are_equal_exactly_for_the_same_names() {
         let names = [
