@@ -621,8 +621,6 @@ pub fn next_event(r: &Record) -> Option<&Event> {
     }
 }
 
-/// Reorder `v` in place so that position `i` holds what was at `order[i]`
-/// (`order` a permutation of the indices), without a second vector of `T`.
 /// The places `0..keys.len()` in the order of their keys, equal keys in
 /// place order (a stable sort by key).
 ///
@@ -658,6 +656,8 @@ fn order_by(keys: &[i64]) -> Vec<usize> {
 /// sorts the rest as a whole.
 const MOVES_PER_LINE: usize = 8;
 
+/// Reorder `v` in place so that position `i` holds what was at `order[i]`
+/// (`order` a permutation of the indices), without a second vector of `T`.
 fn permute<T>(v: &mut [T], order: &[usize]) {
     let mut done = vec![false; v.len()];
     for start in 0..v.len() {

@@ -382,7 +382,7 @@ pub fn same_name(a: &str, b: &str) -> bool {
 /// A key of `s` for maps of names: two names have the same key exactly
 /// when [`same_name`] holds for them.
 pub fn name_key(s: &str) -> String {
-    let key: String = folded(s).collect();
+    let key = folded_text(s);
     if key.is_empty() {
         // Nothing to fold: compared as written, apart from the folded ones.
         format!("\u{0}{}", s.trim())

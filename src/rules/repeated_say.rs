@@ -131,8 +131,6 @@ impl Rule for Check {
     }
 }
 
-/// The words of a line that carry its content: no stop words, no names,
-/// plural `s` dropped.
 /// A line looked back at: what the says after it ask of it, worked out
 /// once.
 struct Seen {
@@ -174,6 +172,8 @@ impl Seen {
     }
 }
 
+/// The words of a line that carry its content: no stop words, no names,
+/// plural `s` dropped.
 #[cfg(test)]
 fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String> {
     let mut out = Words::default();

@@ -32,6 +32,14 @@ pub fn lowercase_into<'b>(word: &str, buf: &'b mut [u8; MAX_WORD_BYTES]) -> Opti
         out.make_ascii_lowercase();
         return std::str::from_utf8(out).ok();
     }
+    lowercase_chars_into(word, buf)
+}
+
+/// [`lowercase_into`] character by character, for any text.
+pub(crate) fn lowercase_chars_into<'b>(
+    word: &str,
+    buf: &'b mut [u8; MAX_WORD_BYTES],
+) -> Option<&'b str> {
     let mut len = 0;
     for c in word.chars() {
         let c = if c == '’' { '\'' } else { c };

@@ -139,7 +139,6 @@ impl WordList for Vec<String> {
     }
 }
 
-/// The lower-cased words of a text, in one buffer.
 /// The first word of the ASCII text `s`, as written (not lower-cased),
 /// where [`Words::fill_lexical`] would find it; None when `s` has no word.
 /// For a check that most texts fail at their first word, without
@@ -151,6 +150,7 @@ pub fn first_ascii_word(s: &str) -> Option<&str> {
         .map(|(a, b)| &s[a..b])
 }
 
+/// The lower-cased words of a text, in one buffer.
 #[derive(Clone, Debug, Default)]
 pub struct Words {
     buf: String,
