@@ -8,6 +8,8 @@
 //! Field readers work on both trees through [`Node`], so the inputs that
 //! build `serde_json::Value`s (MCP traces, boards, prompts) share them.
 
+mod scan;
+
 use std::fmt;
 
 use bumpalo::collections::Vec as BumpVec;
@@ -106,7 +108,17 @@ impl<'a> J<'a> {
     /// The JSON value `text` holds (and nothing after it but whitespace),
     /// as `serde_json::from_str` reads it: the same errors at the same
     /// places, nesting limit included. Its nodes are allocated in `arena`.
+    /// Most lines are read directly ([`scan`]); what that reader gives up
+    /// on is read again by `serde_json`, which says what is wrong.
     pub fn parse(text: &'a str, arena: &'a Bump) -> serde_json::Result<J<'a>> {
+        match scan::parse(text, arena) {
+            Some(value) => Ok(value),
+            None => J::parse_with_serde(text, arena),
+        }
+    }
+
+    /// [`J::parse`] through `serde_json` alone.
+    fn parse_with_serde(text: &'a str, arena: &'a Bump) -> serde_json::Result<J<'a>> {
         let mut de = serde_json::Deserializer::from_str(text);
         let value = In(arena).deserialize(&mut de)?;
         de.end()?;
