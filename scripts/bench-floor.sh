@@ -3,9 +3,11 @@
 # run on this machine:
 #   - lint / parse: the full lint (every rule, JSON output) of a large
 #     generated log against a bare serde_json parse of the same lines
-#     (examples/parse_floor.rs), best of three wall-clock runs each;
+#     (examples/parse_floor.rs), the least wall and the least CPU time of
+#     five runs each;
 #   - scaling: the lint of a 4x larger log against the first;
-#   - peak memory (maximum resident set) against the file's size;
+#   - peak memory (the highest maximum resident set of the five runs)
+#     against the file's size;
 #   - a room of 5,000 speakers alike against one of 20,000;
 #   - with --instructions, also the instruction counts of both on the first
 #     log (valgrind's callgrind): the same figure on a busy machine.
@@ -35,22 +37,23 @@ if [ -z "${BIN_DIR:-}" ]; then
 fi
 bin=${BIN_DIR:-target/release}
 
+# the least wall seconds, the least CPU seconds (user and system) and
+# the highest peak KiB of five runs: the least time is the run the
+# machine disturbed least, each measure on its own
+run5() {
+  local line wall= cpu= most=0 w u s m c
+  for _ in 1 2 3 4 5; do
+    line=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -1)
+    read -r w u s m <<< "$line"
+    c=$(echo "$u+$s" | bc -l)
+    if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc -l)" = 1 ]; then wall=$w; fi
+    if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc -l)" = 1 ]; then cpu=$c; fi
+    if [ "$m" -gt "$most" ]; then most=$m; fi
+  done
+  echo "$wall $cpu $most"
+}
+
 if [ -n "$matrix" ]; then
-  # the least wall seconds, the least CPU seconds (user and system) and
-  # the highest peak KiB of five runs: the least time is the run the
-  # machine disturbed least, each measure on its own
-  run5() {
-    local line wall= cpu= most=0 w u s m c
-    for _ in 1 2 3 4 5; do
-      line=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -1)
-      read -r w u s m <<< "$line"
-      c=$(echo "$u+$s" | bc -l)
-      if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc -l)" = 1 ]; then wall=$w; fi
-      if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc -l)" = 1 ]; then cpu=$c; fi
-      if [ "$m" -gt "$most" ]; then most=$m; fi
-    done
-    echo "$wall $cpu $most"
-  }
   row() { # name file
     local size pw pc pm lw lc lm
     size=$(stat -c %s "$2")
@@ -82,7 +85,6 @@ fi
 # shellcheck source=scripts/best.sh
 . scripts/best.sh
 lint() { "$bin/callint" check --no-cache "$1" --format json --exit-zero; }
-peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 # instructions executed by a command, counted by callgrind
 instr() {
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
@@ -91,17 +93,17 @@ instr() {
 
 for f in small large; do
   size=$(stat -c %s "$dir/$f.jsonl")
-  p=$(best 3 "$bin/examples/parse_floor" "$dir/$f.jsonl")
-  l=$(best 3 lint "$dir/$f.jsonl")
-  m=$(peak "$bin/callint" check --no-cache "$dir/$f.jsonl" --format json --exit-zero)
-  pm=$(peak "$bin/examples/parse_floor" "$dir/$f.jsonl")
-  printf '%-6s %8.1f MB  parse %7.3f s  lint %7.3f s  lint/parse %5.2f  peak %7.1f MB (2 x file + 30 MB = %.1f; file x %.2f; parse alone %.1f MB)\n' \
-    "$f" "$(echo "$size/1000000" | bc -l)" "$(echo "$p/1000000" | bc -l)" "$(echo "$l/1000000" | bc -l)" \
-    "$(echo "$l/$p" | bc -l)" "$(echo "$m/1024" | bc -l)" "$(echo "(2*$size)/1048576+30" | bc -l)" \
-    "$(echo "$m*1024/$size" | bc -l)" "$(echo "$pm/1024" | bc -l)"
-  eval "lint_$f=$l"
+  read -r pw pc pm <<< "$(run5 "$bin/examples/parse_floor" "$dir/$f.jsonl")"
+  read -r lw lc lm <<< "$(run5 "$bin/callint" check --no-cache "$dir/$f.jsonl" --format json --exit-zero)"
+  printf '%-6s %8.1f MB  parse %6.2f s (cpu %6.2f)  lint %6.2f s (cpu %6.2f)  lint/parse %5.2f (cpu %5.2f)  peak %7.1f MB (2 x file + 30 MB = %.1f; file x %.2f; parse alone %.1f MB)\n' \
+    "$f" "$(echo "$size/1000000" | bc -l)" "$pw" "$pc" "$lw" "$lc" "$(echo "$lw/$pw" | bc -l)" "$(echo "$lc/$pc" | bc -l)" \
+    "$(echo "$lm/1024" | bc -l)" "$(echo "(2*$size)/1048576+30" | bc -l)" \
+    "$(echo "$lm*1024/$size" | bc -l)" "$(echo "$pm/1024" | bc -l)"
+  eval "wall_$f=$lw cpu_$f=$lc"
 done
-printf 'scaling: 4x the log costs %.2fx the time\n' "$(echo "$lint_large/$lint_small" | bc -l)"
+# shellcheck disable=SC2154 # set by the eval above
+printf 'scaling: 4x the log costs %.2fx the wall time, %.2fx the CPU time\n' \
+  "$(echo "$wall_large/$wall_small" | bc -l)" "$(echo "$cpu_large/$cpu_small" | bc -l)"
 # A room of many speakers alike, and one four times as large: work over
 # pairs of participants would show as a ratio far above 4.
 "$bin/examples/genlog" --speakers 5000 "$dir/speakers.jsonl"
