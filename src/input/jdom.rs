@@ -12,6 +12,19 @@ mod scan;
 
 use std::fmt;
 
+/// How many bytes the tree of a line of `len` bytes may take in its arena:
+/// the line's size and 8 MiB more. A record is a few kilobytes, its tree
+/// about as large, and a long one is long for its texts, which the tree
+/// borrows; a line of millions of tiny values would take ten times its
+/// size, which a reader of logs of any size cannot afford.
+pub fn tree_limit(len: usize) -> usize {
+    (8 << 20) + len
+}
+
+/// The message of the error a line whose tree would pass [`tree_limit`]
+/// is read with.
+pub const TOO_MANY_VALUES: &str = "more values than the tree of one record may hold";
+
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -108,19 +121,30 @@ impl<'a> J<'a> {
     /// The JSON value `text` holds (and nothing after it but whitespace),
     /// as `serde_json::from_str` reads it: the same errors at the same
     /// places, nesting limit included. Its nodes are allocated in `arena`.
-    /// Most lines are read directly ([`scan`]); what that reader gives up
-    /// on is read again by `serde_json`, which says what is wrong.
+    /// Most lines are read directly ([`J::read_direct`]); what that reader
+    /// gives up on is read again by `serde_json`, which says what is wrong.
     pub fn parse(text: &'a str, arena: &'a Bump) -> serde_json::Result<J<'a>> {
-        match scan::parse(text, arena) {
+        match J::read_direct(text, arena) {
             Some(value) => Ok(value),
             None => J::parse_with_serde(text, arena),
         }
     }
 
+    /// `text` read in one direct pass when it is well-formed and plain
+    /// enough ([`scan`]), else `None`; what it is then is for
+    /// [`J::parse_with_serde`] to say.
+    pub fn read_direct(text: &'a str, arena: &'a Bump) -> Option<J<'a>> {
+        scan::parse(text, arena)
+    }
+
     /// [`J::parse`] through `serde_json` alone.
-    fn parse_with_serde(text: &'a str, arena: &'a Bump) -> serde_json::Result<J<'a>> {
+    pub fn parse_with_serde(text: &'a str, arena: &'a Bump) -> serde_json::Result<J<'a>> {
         let mut de = serde_json::Deserializer::from_str(text);
-        let value = In(arena).deserialize(&mut de)?;
+        let value = In {
+            arena,
+            limit: tree_limit(text.len()),
+        }
+        .deserialize(&mut de)?;
         de.end()?;
         Ok(value)
     }
@@ -145,9 +169,22 @@ impl<'a> J<'a> {
     }
 }
 
-/// Reads a value into an arena.
+/// Reads a value into an arena, as long as the arena holds at most
+/// `limit` bytes.
 #[derive(Clone, Copy)]
-struct In<'a>(&'a Bump);
+struct In<'a> {
+    arena: &'a Bump,
+    limit: usize,
+}
+
+impl In<'_> {
+    fn over<E: serde::de::Error>(&self) -> Result<(), E> {
+        match self.arena.allocated_bytes() > self.limit {
+            true => Err(E::custom(TOO_MANY_VALUES)),
+            false => Ok(()),
+        }
+    }
+}
 
 impl<'de: 'a, 'a> DeserializeSeed<'de> for In<'a> {
     type Value = J<'a>;
@@ -187,20 +224,22 @@ impl<'de: 'a, 'a> Visitor<'de> for In<'a> {
         Ok(J::Str(s))
     }
     fn visit_str<E>(self, s: &str) -> Result<J<'a>, E> {
-        Ok(J::Str(self.0.alloc_str(s)))
+        Ok(J::Str(self.arena.alloc_str(s)))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J<'a>, A::Error> {
-        let mut items = BumpVec::with_capacity_in(seq.size_hint().unwrap_or(0).min(64), self.0);
+        let mut items = BumpVec::with_capacity_in(seq.size_hint().unwrap_or(0).min(64), self.arena);
         while let Some(v) = seq.next_element_seed(self)? {
             items.push(v);
+            self.over()?;
         }
         Ok(J::Arr(items.into_bump_slice()))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J<'a>, A::Error> {
         let cap = map.size_hint().unwrap_or(0).clamp(4, 64);
-        let mut pairs = BumpVec::with_capacity_in(cap, self.0);
-        while let Some(k) = map.next_key_seed(Key(self.0))? {
+        let mut pairs = BumpVec::with_capacity_in(cap, self.arena);
+        while let Some(k) = map.next_key_seed(Key(self.arena))? {
             pairs.push((k, map.next_value_seed(self)?));
+            self.over()?;
         }
         Ok(J::Obj(pairs.into_bump_slice()))
     }
@@ -266,6 +305,24 @@ mod tests {
             v["args"]["n"][3] = Value::Null;
             v
         });
+    }
+
+    #[test]
+    fn a_tree_stops_at_its_limit_on_either_reader() {
+        let arena = Bump::new();
+        // 2 bytes a value: the tree would be a dozen times the line.
+        let dense = format!("[{}0]", "0,".repeat(1 << 20));
+        let e = J::parse(&dense, &arena).unwrap_err();
+        assert!(e.to_string().starts_with(TOO_MANY_VALUES), "{e}");
+        assert!(J::read_direct(&dense, &Bump::new()).is_none());
+        // Objects too, and what the direct reader leaves to serde_json
+        // (a number it does not read) stops as well.
+        let objects = format!("[{}1e999]", "{},".repeat(1 << 20));
+        let e = J::parse(&objects, &Bump::new()).unwrap_err();
+        assert!(e.to_string().starts_with(TOO_MANY_VALUES), "{e}");
+        // Below the limit, the same line is read, and not left to serde_json.
+        let fewer = format!("[{}0]", "0,".repeat(1 << 16));
+        assert!(J::read_direct(&fewer, &Bump::new()).is_some());
     }
 
     #[test]

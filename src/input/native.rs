@@ -420,11 +420,19 @@ impl Lines {
         } else {
             arena.reset();
         }
-        let obj = match J::parse(text, arena) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(json_problem(&e, text, offset, is_last));
-                return;
+        let obj = match J::read_direct(text, arena) {
+            Some(v) => v,
+            None => {
+                // What the direct reader built before it gave up is not
+                // kept beside serde_json's tree of the same line.
+                arena.reset();
+                match J::parse_with_serde(text, arena) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        problems.push(json_problem(&e, text, offset, is_last));
+                        return;
+                    }
+                }
             }
         };
         let J::Obj(_) = obj else {
@@ -560,6 +568,13 @@ fn json_problem(e: &serde_json::Error, text: &str, offset: usize, is_last: bool)
             )
         };
         return Problem::new(anchor, msg.into(), Some(help.into()));
+    }
+    if what.starts_with(super::jdom::TOO_MANY_VALUES) {
+        return Problem::new(
+            anchor,
+            "this line holds more values than a call record can: reading them all would take several times its size in memory".into(),
+            Some("a record is one call with its answer, a few kilobytes; this line was skipped and the rest of the file was still linted".into()),
+        );
     }
     if what.contains("recursion limit") {
         return Problem::new(
@@ -1091,6 +1106,39 @@ mod tests {
             buf[..n].copy_from_slice(&self.bytes[..n]);
             self.bytes = &self.bytes[n..];
             Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_line_of_millions_of_tiny_values_is_skipped_not_held() {
+        let ok = r#"{"ts":"2026-10-10T10:00:00.000Z","fn":"leave"}"#;
+        // Five bytes a value, a tree node of 24 bytes each: far more than
+        // the line's size and the 8 MiB beside it.
+        let dense = format!(
+            r#"{{"fn":"say","args":{{"text":"hi","x":[{}0]}}}}"#,
+            "1,2,".repeat(600_000)
+        );
+        let (log, problems) = parse(
+            format!(
+                "{ok}
+{dense}
+{ok}
+"
+            )
+            .as_bytes(),
+        );
+        assert_eq!(log.records.len(), 2, "the lines around it are read");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0]
+            .message
+            .contains("more values than a call record can"));
+        // A long line of text is read: its tree borrows the text (or holds
+        // it unescaped, shorter).
+        for text in ["word ".repeat(3_000_000), "line\\n".repeat(2_000_000)] {
+            let long = format!(r#"{{"fn":"say","args":{{"text":"{text}"}}}}"#);
+            let (log, problems) = parse(long.as_bytes());
+            assert!(problems.is_empty(), "{problems:?}");
+            assert_eq!(log.records.len(), 1);
         }
     }
 

@@ -2,7 +2,8 @@
 //! lines of a log: one pass over the bytes, no visitor in between. It takes
 //! only what it is sure `serde_json` reads the same way and gives up
 //! (`None`) on anything else: any error, numbers `serde_json` could find out
-//! of range, lone surrogates, nesting deeper than [`MAX_DEPTH`]. The caller
+//! of range, lone surrogates, nesting deeper than [`MAX_DEPTH`], a tree
+//! larger than [`super::tree_limit`]. The caller
 //! then reads the text with `serde_json`, which says what is wrong and
 //! where, so the two agree on every text by construction (a property test
 //! compares them).
@@ -10,7 +11,7 @@
 use bumpalo::collections::{String as BumpString, Vec as BumpVec};
 use bumpalo::Bump;
 
-use super::J;
+use super::{tree_limit, J};
 
 /// Nesting beyond this is left to `serde_json`, whose limit (128) is
 /// higher: it says where the limit was passed.
@@ -24,6 +25,7 @@ pub(super) fn parse<'a>(text: &'a str, arena: &'a Bump) -> Option<J<'a>> {
         at: 0,
         arena,
         depth: 0,
+        limit: tree_limit(text.len()),
     };
     s.space();
     let value = s.value()?;
@@ -37,6 +39,8 @@ struct Scan<'a> {
     at: usize,
     arena: &'a Bump,
     depth: u32,
+    /// The most bytes the arena may hold.
+    limit: usize,
 }
 
 impl<'a> Scan<'a> {
@@ -80,6 +84,13 @@ impl<'a> Scan<'a> {
         (self.depth <= MAX_DEPTH).then_some(())
     }
 
+    /// Has the tree outgrown its limit? Asked as each container closes and
+    /// at every 1,024th item of a long one, so no line of any length grows
+    /// its tree far past the limit.
+    fn over(&self, items: usize) -> bool {
+        items.is_multiple_of(1024) && self.arena.allocated_bytes() > self.limit
+    }
+
     fn object(&mut self) -> Option<J<'a>> {
         self.nest()?;
         let mut pairs = BumpVec::with_capacity_in(8, self.arena);
@@ -100,6 +111,9 @@ impl<'a> Scan<'a> {
                 self.at += 1;
                 self.space();
                 pairs.push((key, self.value()?));
+                if self.over(pairs.len()) {
+                    return None;
+                }
                 self.space();
                 match self.peek()? {
                     b',' => {
@@ -115,6 +129,9 @@ impl<'a> Scan<'a> {
             }
         }
         self.depth -= 1;
+        if self.over(0) {
+            return None;
+        }
         Some(J::Obj(pairs.into_bump_slice()))
     }
 
@@ -127,6 +144,9 @@ impl<'a> Scan<'a> {
         } else {
             loop {
                 items.push(self.value()?);
+                if self.over(items.len()) {
+                    return None;
+                }
                 self.space();
                 match self.peek()? {
                     b',' => {
@@ -142,6 +162,9 @@ impl<'a> Scan<'a> {
             }
         }
         self.depth -= 1;
+        if self.over(0) {
+            return None;
+        }
         Some(J::Arr(items.into_bump_slice()))
     }
 
