@@ -92,58 +92,43 @@ impl<'a> Scan<'a> {
     }
 
     fn object(&mut self) -> Option<J<'a>> {
-        self.nest()?;
-        let mut pairs = BumpVec::with_capacity_in(8, self.arena);
-        self.space();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-        } else {
-            loop {
-                if self.peek()? != b'"' {
-                    return None;
-                }
-                self.at += 1;
-                let key = self.string()?;
-                self.space();
-                if self.peek()? != b':' {
-                    return None;
-                }
-                self.at += 1;
-                self.space();
-                pairs.push((key, self.value()?));
-                if self.over(pairs.len()) {
-                    return None;
-                }
-                self.space();
-                match self.peek()? {
-                    b',' => {
-                        self.at += 1;
-                        self.space();
-                    }
-                    b'}' => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => return None,
-                }
+        let pairs = self.items(b'}', 8, |s| {
+            if s.peek()? != b'"' {
+                return None;
             }
-        }
-        self.depth -= 1;
-        if self.over(0) {
-            return None;
-        }
-        Some(J::Obj(pairs.into_bump_slice()))
+            s.at += 1;
+            let key = s.string()?;
+            s.space();
+            if s.peek()? != b':' {
+                return None;
+            }
+            s.at += 1;
+            s.space();
+            Some((key, s.value()?))
+        })?;
+        Some(J::Obj(pairs))
     }
 
     fn array(&mut self) -> Option<J<'a>> {
+        Some(J::Arr(self.items(b']', 4, Scan::value)?))
+    }
+
+    /// The items of the object or array whose opening byte is the next,
+    /// each read by `item`, up to its closing byte `close`.
+    fn items<T>(
+        &mut self,
+        close: u8,
+        capacity: usize,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<&'a [T]> {
         self.nest()?;
-        let mut items = BumpVec::with_capacity_in(4, self.arena);
+        let mut items = BumpVec::with_capacity_in(capacity, self.arena);
         self.space();
-        if self.peek() == Some(b']') {
+        if self.peek() == Some(close) {
             self.at += 1;
         } else {
             loop {
-                items.push(self.value()?);
+                items.push(item(self)?);
                 if self.over(items.len()) {
                     return None;
                 }
@@ -153,7 +138,7 @@ impl<'a> Scan<'a> {
                         self.at += 1;
                         self.space();
                     }
-                    b']' => {
+                    c if c == close => {
                         self.at += 1;
                         break;
                     }
@@ -165,7 +150,7 @@ impl<'a> Scan<'a> {
         if self.over(0) {
             return None;
         }
-        Some(J::Arr(items.into_bump_slice()))
+        Some(items.into_bump_slice())
     }
 
     /// The string whose opening quote was just read: borrowed from the text
