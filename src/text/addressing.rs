@@ -803,12 +803,7 @@ impl Iterator for Sentences<'_> {
         let bytes = t.as_bytes();
         loop {
             // Skip plain ASCII that neither ends a sentence nor breaks a line.
-            while i < bytes.len()
-                && bytes[i].is_ascii()
-                && !matches!(bytes[i], b'\n' | b'\r' | 0x0B | 0x0C | b'.' | b'!' | b'?')
-            {
-                i += 1;
-            }
+            i += plain_ascii(&bytes[i..]);
             let Some(c) = t[i..].chars().next() else {
                 break;
             };
@@ -835,6 +830,39 @@ impl Iterator for Sentences<'_> {
         self.pos = t.len();
         Some(start..t.len())
     }
+}
+
+/// How many bytes from the start of `bytes` are ASCII that neither ends a
+/// sentence (`.`, `!`, `?`) nor breaks a line (0x0A to 0x0D), eight at a
+/// time: each test sets the high bit of the bytes it finds (the equality
+/// tests may also flag bytes above one they found, never below, so the
+/// lowest flag is exact).
+fn plain_ascii(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+    // Bytes below `n`, for bytes below 0x80 (no borrow crosses a byte).
+    let below = |w: u64, n: u64| !((w | HIGH) - ONES * n);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let flags = (w
+            | zero(w ^ (ONES * u64::from(b'.')))
+            | zero(w ^ (ONES * u64::from(b'!')))
+            | zero(w ^ (ONES * u64::from(b'?')))
+            | (below(w, 0x0E) & !below(w, 0x0A)))
+            & HIGH;
+        if flags != 0 {
+            return at + (flags.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    let rest = chunks.remainder();
+    at + rest
+        .iter()
+        .position(|&b| !b.is_ascii() || matches!(b, 0x0A..=0x0D | b'.' | b'!' | b'?'))
+        .unwrap_or(rest.len())
 }
 
 fn is_line_break(c: char) -> bool {
@@ -1025,6 +1053,30 @@ fn match_greeting(text: &str, p: usize, e: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::strategy::Just as J;
+
+    proptest::proptest! {
+        /// Eight bytes at a time, the run is the one byte by byte finds.
+        #[test]
+        fn a_plain_ascii_run_is_found_as_byte_by_byte(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    J(b'.'), J(b'!'), J(b'?'), 0x09u8..=0x0E, b'a'..=b'z', 0x20u8..=0x7F,
+                    0x80u8..=0xFF, J(0x2F), J(0x3E), J(0x40),
+                ],
+                0..40,
+            ),
+            skip in 0usize..40,
+        ) {
+            let bytes = &bytes[skip.min(bytes.len())..];
+            let slow = bytes
+                .iter()
+                .position(|&b| !b.is_ascii() || matches!(b, b'\n' | b'\r' | 0x0B | 0x0C | b'.' | b'!' | b'?'))
+                .unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(plain_ascii(bytes), slow);
+        }
+    }
 
     /// The seed's call: Oliver, Delta, opencode, Promo, Claude.
     fn seed() -> Roster {
