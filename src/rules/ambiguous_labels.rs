@@ -2,7 +2,7 @@
 //! so the server resolves addressing to either of them to no one (seed
 //! rule 5, and the server's addressing).
 
-use crate::core::hash::HashMap;
+use crate::core::hash::{HashMap, HashSet};
 
 use crate::text::addressing::{compared_with, LabelKeys};
 use crate::core::diagnostic::{Finding, Severity};
@@ -41,6 +41,38 @@ struct Part<'a> {
     name: &'a str,
     kind: Kind,
     first: Option<(usize, Anchor)>,
+}
+
+/// Everyone seen so far, each once per role.
+#[derive(Default)]
+struct Cast<'a> {
+    parts: Vec<Part<'a>>,
+    // Keyed by names from the log: a hasher seeded anew in each process
+    // (`core::hash`).
+    index: HashMap<(&'a str, Kind), usize>,
+}
+
+impl<'a> Cast<'a> {
+    /// `name` seen in `kind`; where it shows up first is worked out only
+    /// while not known (a long call names its few participants on every
+    /// line).
+    fn see(&mut self, name: &'a str, kind: Kind, first: &dyn Fn() -> Option<(usize, Anchor)>) {
+        match self.index.get(&(name, kind)) {
+            Some(&k) => {
+                if self.parts[k].first.is_none() {
+                    self.parts[k].first = first();
+                }
+            }
+            None => {
+                self.index.insert((name, kind), self.parts.len());
+                self.parts.push(Part {
+                    name,
+                    kind,
+                    first: first(),
+                });
+            }
+        }
+    }
 }
 
 impl Rule for Check {
@@ -104,30 +136,15 @@ fn collide(voicebot: &str, keys: &LabelKeys, parts: &[Part<'_>], i: usize, j: us
 
 /// Everyone in the call, each once per role, in order of appearance.
 fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
-    let mut parts: Vec<Part<'a>> = Vec::new();
-    // Keyed by names from the log: a hasher seeded anew in each process (`core::hash`).
-    let mut index: HashMap<(&'a str, Kind), usize> = HashMap::default();
-    let mut see = |name: &'a str, kind: Kind, first: Option<(usize, Anchor)>| match index
-        .get(&(name, kind))
-    {
-        Some(&k) => {
-            if parts[k].first.is_none() {
-                parts[k].first = first;
-            }
-        }
-        None => {
-            index.insert((name, kind), parts.len());
-            parts.push(Part { name, kind, first });
-        }
-    };
+    let mut cast = Cast::default();
     if let Some(h) = call.human {
-        see(h, Kind::Human, None);
+        cast.see(h, Kind::Human, &|| None);
     }
-    see(call.voicebot, Kind::Voicebot, None);
+    cast.see(call.voicebot, Kind::Voicebot, &|| None);
     let me = call.recorder;
     // The recorder's own lines, to tell an echo of them from another agent
     // that took the same label.
-    let mine: Vec<&str> = call
+    let mine: HashSet<&str> = call
         .fn_calls()
         .filter_map(|(_, f)| match &f.op {
             Op::Say(s) => s.text.as_ref().map(|t| t.as_str()),
@@ -143,7 +160,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
             if let Op::Join(j) = &f.op {
                 if let (true, Some(l)) = (f.ok(), &j.label) {
                     if Some(l.as_str()) == me {
-                        see(l.as_str(), Kind::Me, Some((i, r.text(l))));
+                        cast.see(l.as_str(), Kind::Me, &|| Some((i, r.text(l))));
                     }
                 }
             }
@@ -156,7 +173,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
                 for t in &b.listed {
                     let n = t.as_str();
                     if Some(n) != me && Some(n) != call.human && !is_voicebot(call.voicebot, n) {
-                        see(n, Kind::Agent, Some((i, r.text(t))));
+                        cast.see(n, Kind::Agent, &|| Some((i, r.text(t))));
                     }
                 }
             }
@@ -172,7 +189,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
         };
         for l in &ev.agent_said {
             if let Some(s) = l.speaker.as_deref() {
-                see(s, Kind::Voicebot, Some((i, speaker_at(l))));
+                cast.see(s, Kind::Voicebot, &|| Some((i, speaker_at(l))));
             }
         }
         let op_line = match &ev.kind {
@@ -185,12 +202,12 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
             };
             let echo = Some(s) == me && l.text.as_ref().is_some_and(|t| mine.contains(&t.as_str()));
             if !echo {
-                see(s, Kind::Agent, Some((i, speaker_at(l))));
+                cast.see(s, Kind::Agent, &|| Some((i, speaker_at(l))));
             }
         }
         if let EventKind::User(l) = &ev.kind {
             if let Some(s) = l.speaker.as_deref() {
-                see(s, Kind::Human, Some((i, speaker_at(l))));
+                cast.see(s, Kind::Human, &|| Some((i, speaker_at(l))));
             }
         }
     }
@@ -198,6 +215,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
     // gives it is one participant.
     let vb = call.voicebot;
     let mut seen_vb = false;
+    let mut parts = cast.parts;
     parts.retain(|p| {
         if p.kind != Kind::Voicebot || !is_voicebot(vb, p.name) {
             return true;
