@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --example benchgen -- [--agents N] [--others PCT] [--says N]
 //!     [--boards PCT] [--decisions PCT] [--lang en|de|mix] [--spaced] [--calls N]
-//!     TURNS OUT.jsonl
+//!     [--echo PCT] TURNS OUT.jsonl
 //! ```
 //!
 //! `--agents`: agents besides the recording one (2 to 19, default 4);
@@ -13,7 +13,8 @@
 //! percent of answers with a board update (default 60); `--decisions`:
 //! percent of turns with a decision (default 5); `--spaced`: JSON with a
 //! space after `:` and `,`; `--calls`: calls of TURNS turns each, one
-//! after the other (default 1).
+//! after the other (default 1); `--echo`: percent of the recording agent's
+//! says the server echoes back among the others' lines (default 0).
 
 use std::io::BufWriter;
 
@@ -37,6 +38,7 @@ fn main() {
             "--boards" => knobs.boards = num("--boards"),
             "--decisions" => knobs.decisions = num("--decisions"),
             "--calls" => knobs.calls = num("--calls"),
+            "--echo" => knobs.echo = num("--echo"),
             "--lang" => {
                 knobs.lang = args
                     .next()

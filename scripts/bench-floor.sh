@@ -13,8 +13,9 @@
 #     log (valgrind's callgrind): the same figure on a busy machine.
 # With --matrix, instead a matrix of logs unlike each other (genlog's, and
 # examples/benchgen.rs's with 5 and 12 agents whose lines come on most
-# turns, each compact and with spaces, and one of many calls in German and
-# English), each linted and parsed in the same run: the least wall and the
+# turns, each compact and with spaces, one where the server echoes the
+# recorder's says back, and one of many calls in German and English), each
+# linted and parsed in the same run: the least wall and the
 # least CPU time of five runs each, lint/parse of both, and the highest
 # peak memory of the five lints against twice the file plus 30 MB (the
 # peak moves by a few MB from run to run with how the rules' threads
@@ -74,6 +75,10 @@ if [ -n "$matrix" ]; then
       row "$agents agents, $form" "$f"
     done
   done
+  # The server echoing the recorder's own says back among the others'.
+  f="$dir/echoes.jsonl"
+  "$bin/examples/benchgen" --agents 5 --others 90 --echo 100 "$turns" "$f"
+  row "5 agents, echoes" "$f"
   f="$dir/many-calls.jsonl"
   "$bin/examples/benchgen" --agents 5 --lang mix --calls 50 "$((turns / 50))" "$f"
   row "50 calls, en+de" "$f"

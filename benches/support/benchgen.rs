@@ -34,6 +34,9 @@ pub struct Knobs {
     pub spaced: bool,
     /// Calls, one after the other in the same file.
     pub calls: u64,
+    /// Percent of the recording agent's says the server echoes back among
+    /// the other agents' lines of the next event, under its own name.
+    pub echo: u64,
 }
 
 impl Default for Knobs {
@@ -48,6 +51,7 @@ impl Default for Knobs {
             lang: "en".into(),
             spaced: false,
             calls: 1,
+            echo: 0,
         }
     }
 }
@@ -226,12 +230,25 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
             out.line(&json!({"ts": ts(t), "call": call_id, "fn": "next",
                 "result": {"type": "user", "speaker": "Oliver", "text": text,
                     "addressed_to": to.map_or(vec![], |n| vec![n]), "addressed_to_you": to == Some(ME)}}))?;
+            let mut mine = Vec::new();
             if to == Some(ME) {
                 for _ in 0..1 + rng.below(knobs.says.max(1)) {
                     t += 600 + rng.below(900);
                     say_id += 1;
+                    // With echoes on, each say is its own (real says
+                    // seldom repeat word for word; echoes of a few alike
+                    // ones would hide what a log of distinct ones costs).
+                    // Asked only then: the other knobs' logs stay as they
+                    // were.
+                    let mut text = rng.pick(words.answers).to_string();
+                    if knobs.echo > 0 {
+                        text = format!("{text} Ref {say_id}.");
+                        if rng.chance(knobs.echo) {
+                            mine.push((text.clone(), t));
+                        }
+                    }
                     out.line(&json!({"ts": ts(t), "call": call_id, "fn": "say",
-                        "args": {"text": rng.pick(words.answers)},
+                        "args": {"text": text},
                         "result": {"say_id": format!("s{say_id}"), "say_status": "queued"}}))?;
                 }
                 if rng.chance(knobs.boards) {
@@ -269,6 +286,13 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
                         "ts": ts(t - 1500 + k * 300), "addressed_to": ["Oliver"],
                         "addressed_to_you": false, "to_human": true}));
                 }
+            }
+            for (text, at) in mine {
+                said.push(
+                    json!({"speaker": ME, "op": format!("op-{ME}"), "model": "m", "text": text,
+                    "ts": ts(at + 200), "addressed_to": ["Oliver"],
+                    "addressed_to_you": false, "to_human": true}),
+                );
             }
             let mut result = json!({"type": "timeout", "operators_said": said});
             if to == Some("Delta") {

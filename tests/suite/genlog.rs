@@ -47,7 +47,12 @@ mod benchgen;
 /// gives the same findings at the same lines.
 #[test]
 fn the_bench_generator_writes_valid_logs_alike_in_either_serialisation() {
-    for (agents, lang, calls) in [(5, "en", 1), (12, "de", 1), (5, "mix", 3)] {
+    for (agents, lang, calls, echo) in [
+        (5, "en", 1, 0),
+        (12, "de", 1, 0),
+        (5, "mix", 3, 0),
+        (5, "en", 1, 100),
+    ] {
         let mut findings = Vec::new();
         for spaced in [false, true] {
             let knobs = benchgen::Knobs {
@@ -56,6 +61,7 @@ fn the_bench_generator_writes_valid_logs_alike_in_either_serialisation() {
                 lang: lang.into(),
                 calls,
                 spaced,
+                echo,
                 ..benchgen::Knobs::default()
             };
             let mut log = Vec::new();
@@ -76,6 +82,12 @@ fn the_bench_generator_writes_valid_logs_alike_in_either_serialisation() {
                 .collect();
             assert!(
                 !got.iter().any(|(_, r)| *r == "invalid-record"),
+                "{knobs:?}: {got:?}"
+            );
+            // The recorder's says echoed back are its own, not another
+            // agent's under its label.
+            assert!(
+                !got.iter().any(|(_, r)| *r == "ambiguous-labels"),
                 "{knobs:?}: {got:?}"
             );
             findings.push(format!("{got:?}"));
