@@ -265,7 +265,7 @@ impl<'a> Call<'a> {
         if call.human.is_none() {
             call.human = meta.and_then(|m| m.human.as_deref());
         }
-        call.find_cast();
+        let said = call.find_cast();
         let labels: Vec<&str> = call.agents.iter().map(|a| a.label.as_str()).collect();
         // A client's log is of a voicehook call, which has a voicebot; a
         // transcript's shows one only where it names it.
@@ -280,14 +280,22 @@ impl<'a> Call<'a> {
             &labels,
             voicebot_known,
         );
-        call.collect_utterances();
+        call.collect_utterances(said);
         call.compute_turns();
         call
     }
 
-    fn find_cast(&mut self) {
+    /// The call's id, its recorder, human, agents and language settings,
+    /// in one pass over the records (a long call's events are each a
+    /// pointer away from its record, and every pass follows them all).
+    /// Returns how many lines at most the records hold said.
+    fn find_cast(&mut self) -> usize {
         let records = self.records;
         let mut created = false;
+        let mut said = 0usize;
+        // The other speakers in order of their first line.
+        let mut speakers: Vec<&'a str> = Vec::new();
+        let mut seen: HashMap<&'a str, ()> = HashMap::default();
         for (i, r) in records.iter().enumerate() {
             if self.call_id.is_none() {
                 self.call_id = r.call();
@@ -303,7 +311,12 @@ impl<'a> Call<'a> {
                         self.call_id = c.call_id.as_deref();
                     }
                 }
-                Op::Join(j) if f.ok() => {
+                Op::Say(_) => said += 1,
+                Op::Join(j) => {
+                    said += 1;
+                    if !f.ok() {
+                        continue;
+                    }
                     if let Some(l) = &j.label {
                         self.recorder.get_or_insert(l.as_str());
                     }
@@ -321,6 +334,18 @@ impl<'a> Call<'a> {
                     }
                 }
                 Op::Next(Some(ev)) => {
+                    said += 1 + ev.agent_said.len() + ev.operators_said.len();
+                    let op_line = match &ev.kind {
+                        EventKind::Operator(l) => Some(&**l),
+                        _ => None,
+                    };
+                    for l in ev.operators_said.iter().chain(op_line) {
+                        if let Some(s) = l.speaker.as_deref() {
+                            if seen.insert(s, ()).is_none() {
+                                speakers.push(s);
+                            }
+                        }
+                    }
                     if let EventKind::User(l) = &ev.kind {
                         if self.human.is_none() {
                             self.human = l.speaker.as_deref();
@@ -342,38 +367,20 @@ impl<'a> Call<'a> {
         if created {
             self.recorder_role = Some(Role::Owner);
         }
+        // The recorder first, then everyone else in order of their first
+        // line.
         if let Some(me) = self.recorder {
             self.agents.push(Agent {
                 label: me.to_string(),
                 role: self.recorder_role,
             });
         }
-        let mut seen: HashMap<&str, ()> = HashMap::default();
-        if let Some(me) = self.recorder {
-            seen.insert(me, ());
-        }
-        for r in records {
-            let Some(Event {
-                kind,
-                operators_said,
-                ..
-            }) = next_event(r)
-            else {
-                continue;
-            };
-            let op_line = match kind {
-                EventKind::Operator(l) => Some(&**l),
-                _ => None,
-            };
-            for l in operators_said.iter().chain(op_line) {
-                if let Some(s) = l.speaker.as_deref() {
-                    if seen.insert(s, ()).is_none() {
-                        self.agents.push(Agent {
-                            label: s.to_string(),
-                            role: None,
-                        });
-                    }
-                }
+        for s in speakers {
+            if Some(s) != self.recorder {
+                self.agents.push(Agent {
+                    label: s.to_string(),
+                    role: None,
+                });
             }
         }
         // A log without `call` keys names its call by the join that
@@ -381,6 +388,7 @@ impl<'a> Call<'a> {
         if self.call_id.is_none() {
             self.call_id = call_id(records.iter());
         }
+        said
     }
 
     /// True for the voicebot's name and the names speech recognition hears
@@ -389,19 +397,12 @@ impl<'a> Call<'a> {
         is_voicebot(self.voicebot, name)
     }
 
-    fn collect_utterances(&mut self) {
+    /// The lines said in the call, of which there are at most `bound`
+    /// ([`Call::find_cast`]): sized once, as a long call has many.
+    fn collect_utterances(&mut self, bound: usize) {
         let records = self.records;
         let roster = &self.roster;
         let (me, human, voicebot) = (self.recorder, self.human, self.voicebot);
-        // At most this many: sized once, as a long call has many.
-        let bound: usize = records
-            .iter()
-            .map(|r| match r.as_fn().map(|f| &f.op) {
-                Some(Op::Say(_) | Op::Join(_)) => 1,
-                Some(Op::Next(Some(ev))) => 1 + ev.agent_said.len() + ev.operators_said.len(),
-                _ => 0,
-            })
-            .sum();
         let mut out: Vec<Utterance<'a>> = Vec::with_capacity(bound);
         for (i, r) in records.iter().enumerate() {
             let Body::Fn(f) = &r.body else { continue };
