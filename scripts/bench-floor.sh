@@ -23,7 +23,10 @@
 # Usage: scripts/bench-floor.sh [--instructions | --matrix] [TURNS]
 #   (default 100000 human turns: about 80 MB, and 320 MB for the 4x log)
 # With BIN_DIR set, its callint and examples are measured instead of a
-# fresh release build (to compare two builds on one machine).
+# fresh release build. With --matrix and BASE_DIR set too, the callint and
+# parse floor in BASE_DIR are measured on each row just before BIN_DIR's
+# (the logs are made by BIN_DIR's generators): two builds compared on a
+# machine whose speed drifts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 instructions=
@@ -55,15 +58,23 @@ run5() {
 }
 
 if [ -n "$matrix" ]; then
+  # one line per build: with BASE_DIR set, its build is measured on each
+  # row just before this one's, so that both see the machine alike
   row() { # name file
-    local size pw pc pm lw lc lm
+    local size pw pc pm lw lc lm b label
     size=$(stat -c %s "$2")
-    read -r pw pc pm <<< "$(run5 "$bin/examples/parse_floor" "$2")"
-    read -r lw lc lm <<< "$(run5 "$bin/callint" check --no-cache "$2" --format json --exit-zero)"
-    printf '%-22s %7.1f MB  parse %6.2f s (cpu %6.2f)  lint %6.2f s (cpu %6.2f)  lint/parse %5.2f (cpu %5.2f)  peak %6.1f MB (bound %6.1f)\n' \
-      "$1" "$(echo "$size/1000000" | bc -l)" "$pw" "$pc" "$lw" "$lc" \
-      "$(echo "$lw/$pw" | bc -l)" "$(echo "$lc/$pc" | bc -l)" "$(echo "$lm/1024" | bc -l)" \
-      "$(echo "(2*$size)/1048576+30" | bc -l)"
+    for b in ${BASE_DIR:+"$BASE_DIR"} "$bin"; do
+      label=$1
+      if [ -n "${BASE_DIR:-}" ]; then
+        label="$1 ($([ "$b" = "$bin" ] && echo new || echo base))"
+      fi
+      read -r pw pc pm <<< "$(run5 "$b/examples/parse_floor" "$2")"
+      read -r lw lc lm <<< "$(run5 "$b/callint" check --no-cache "$2" --format json --exit-zero)"
+      printf '%-29s %7.1f MB  parse %6.2f s (cpu %6.2f)  lint %6.2f s (cpu %6.2f)  lint/parse %5.2f (cpu %5.2f)  peak %6.1f MB (bound %6.1f)\n' \
+        "$label" "$(echo "$size/1000000" | bc -l)" "$pw" "$pc" "$lw" "$lc" \
+        "$(echo "$lw/$pw" | bc -l)" "$(echo "$lc/$pc" | bc -l)" "$(echo "$lm/1024" | bc -l)" \
+        "$(echo "(2*$size)/1048576+30" | bc -l)"
+    done
   }
   "$bin/examples/genlog" "$turns" "$dir/genlog.jsonl"
   row "genlog" "$dir/genlog.jsonl"
