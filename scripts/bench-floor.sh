@@ -107,6 +107,7 @@ instr() {
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
+declare -A wall cpu
 for f in small large; do
   size=$(stat -c %s "$dir/$f.jsonl")
   read -r pw pc pm <<< "$(run5 "$bin/examples/parse_floor" "$dir/$f.jsonl")"
@@ -115,11 +116,10 @@ for f in small large; do
     "$f" "$(echo "$size/1000000" | bc -l)" "$pw" "$pc" "$lw" "$lc" "$(echo "$lw/$pw" | bc -l)" "$(echo "$lc/$pc" | bc -l)" \
     "$(echo "$lm/1024" | bc -l)" "$(echo "(2*$size)/1048576+30" | bc -l)" \
     "$(echo "$lm*1024/$size" | bc -l)" "$(echo "$pm/1024" | bc -l)"
-  eval "wall_$f=$lw cpu_$f=$lc"
+  wall[$f]=$lw cpu[$f]=$lc
 done
-# shellcheck disable=SC2154 # set by the eval above
 printf 'scaling: 4x the log costs %.2fx the wall time, %.2fx the CPU time\n' \
-  "$(echo "$wall_large/$wall_small" | bc -l)" "$(echo "$cpu_large/$cpu_small" | bc -l)"
+  "$(echo "${wall[large]}/${wall[small]}" | bc -l)" "$(echo "${cpu[large]}/${cpu[small]}" | bc -l)"
 # A room of many speakers alike, and one four times as large: work over
 # pairs of participants would show as a ratio far above 4.
 "$bin/examples/genlog" --speakers 5000 "$dir/speakers.jsonl"

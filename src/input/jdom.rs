@@ -12,6 +12,11 @@ mod scan;
 
 use std::fmt;
 
+use bumpalo::collections::Vec as BumpVec;
+use bumpalo::Bump;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
 /// How many bytes the tree of a line of `len` bytes may take in its arena:
 /// the line's size and 8 MiB more. A record is a few kilobytes, its tree
 /// about as large, and a long one is long for its texts, which the tree
@@ -24,11 +29,6 @@ pub fn tree_limit(len: usize) -> usize {
 /// The message of the error a line whose tree would pass [`tree_limit`]
 /// is read with.
 pub const TOO_MANY_VALUES: &str = "more values than the tree of one record may hold";
-
-use bumpalo::collections::Vec as BumpVec;
-use bumpalo::Bump;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 
 /// A JSON value read from a line. Its arrays, objects and escaped strings
 /// live in the arena it was read into ([`J::parse`]), so dropping it costs

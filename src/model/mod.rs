@@ -8,7 +8,7 @@ pub mod digest;
 mod record;
 pub mod turns;
 
-use crate::core::hash::HashMap;
+use crate::core::hash::HashSet;
 
 pub use crate::core::name::{Interner, Name};
 pub use crate::core::span::{Anchor, Ms, Path, Seg, Segs, Span};
@@ -295,7 +295,7 @@ impl<'a> Call<'a> {
         let mut said = 0usize;
         // The other speakers in order of their first line.
         let mut speakers: Vec<&'a str> = Vec::new();
-        let mut seen: HashMap<&'a str, ()> = HashMap::default();
+        let mut seen: HashSet<&'a str> = HashSet::default();
         for (i, r) in records.iter().enumerate() {
             if self.call_id.is_none() {
                 self.call_id = r.call();
@@ -341,7 +341,7 @@ impl<'a> Call<'a> {
                     };
                     for l in ev.operators_said.iter().chain(op_line) {
                         if let Some(s) = l.speaker.as_deref() {
-                            if seen.insert(s, ()).is_none() {
+                            if seen.insert(s) {
                                 speakers.push(s);
                             }
                         }

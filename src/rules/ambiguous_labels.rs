@@ -56,7 +56,7 @@ impl<'a> Cast<'a> {
     /// `name` seen in `kind`; where it shows up first is worked out only
     /// while not known (a long call names its few participants on every
     /// line).
-    fn see(&mut self, name: &'a str, kind: Kind, first: &dyn Fn() -> Option<(usize, Anchor)>) {
+    fn see(&mut self, name: &'a str, kind: Kind, first: impl FnOnce() -> Option<(usize, Anchor)>) {
         match self.index.get(&(name, kind)) {
             Some(&k) => {
                 if self.parts[k].first.is_none() {
@@ -138,9 +138,9 @@ fn collide(voicebot: &str, keys: &LabelKeys, parts: &[Part<'_>], i: usize, j: us
 fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
     let mut cast = Cast::default();
     if let Some(h) = call.human {
-        cast.see(h, Kind::Human, &|| None);
+        cast.see(h, Kind::Human, || None);
     }
-    cast.see(call.voicebot, Kind::Voicebot, &|| None);
+    cast.see(call.voicebot, Kind::Voicebot, || None);
     let me = call.recorder;
     // The recorder's own lines, to tell an echo of them from another agent
     // that took the same label.
@@ -160,7 +160,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
             if let Op::Join(j) = &f.op {
                 if let (true, Some(l)) = (f.ok(), &j.label) {
                     if Some(l.as_str()) == me {
-                        cast.see(l.as_str(), Kind::Me, &|| Some((i, r.text(l))));
+                        cast.see(l.as_str(), Kind::Me, || Some((i, r.text(l))));
                     }
                 }
             }
@@ -173,7 +173,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
                 for t in &b.listed {
                     let n = t.as_str();
                     if Some(n) != me && Some(n) != call.human && !is_voicebot(call.voicebot, n) {
-                        cast.see(n, Kind::Agent, &|| Some((i, r.text(t))));
+                        cast.see(n, Kind::Agent, || Some((i, r.text(t))));
                     }
                 }
             }
@@ -189,7 +189,7 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
         };
         for l in &ev.agent_said {
             if let Some(s) = l.speaker.as_deref() {
-                cast.see(s, Kind::Voicebot, &|| Some((i, speaker_at(l))));
+                cast.see(s, Kind::Voicebot, || Some((i, speaker_at(l))));
             }
         }
         let op_line = match &ev.kind {
@@ -202,12 +202,12 @@ fn participants<'a>(call: &Call<'a>) -> Vec<Part<'a>> {
             };
             let echo = Some(s) == me && l.text.as_ref().is_some_and(|t| mine.contains(&t.as_str()));
             if !echo {
-                cast.see(s, Kind::Agent, &|| Some((i, speaker_at(l))));
+                cast.see(s, Kind::Agent, || Some((i, speaker_at(l))));
             }
         }
         if let EventKind::User(l) = &ev.kind {
             if let Some(s) = l.speaker.as_deref() {
-                cast.see(s, Kind::Human, &|| Some((i, speaker_at(l))));
+                cast.see(s, Kind::Human, || Some((i, speaker_at(l))));
             }
         }
     }

@@ -833,36 +833,20 @@ impl Iterator for Sentences<'_> {
 }
 
 /// How many bytes from the start of `bytes` are ASCII that neither ends a
-/// sentence (`.`, `!`, `?`) nor breaks a line (0x0A to 0x0D), eight at a
-/// time: each test sets the high bit of the bytes it finds (the equality
-/// tests may also flag bytes above one they found, never below, so the
-/// lowest flag is exact).
+/// sentence (`.`, `!`, `?`) nor breaks a line (0x0A to 0x0D).
 fn plain_ascii(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-    // Bytes below `n`, for bytes below 0x80 (no borrow crosses a byte).
-    let below = |w: u64, n: u64| !((w | HIGH) - ONES * n);
-    let mut chunks = bytes.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut chunks {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let flags = (w
-            | zero(w ^ (ONES * u64::from(b'.')))
-            | zero(w ^ (ONES * u64::from(b'!')))
-            | zero(w ^ (ONES * u64::from(b'?')))
-            | (below(w, 0x0E) & !below(w, 0x0A)))
-            & HIGH;
-        if flags != 0 {
-            return at + (flags.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    let rest = chunks.remainder();
-    at + rest
-        .iter()
-        .position(|&b| !b.is_ascii() || matches!(b, 0x0A..=0x0D | b'.' | b'!' | b'?'))
-        .unwrap_or(rest.len())
+    use crate::core::bytes::{below, first_equal, non_ascii, run_until};
+    run_until(
+        bytes,
+        |w| {
+            non_ascii(w)
+                | first_equal(w, b'.')
+                | first_equal(w, b'!')
+                | first_equal(w, b'?')
+                | (below(w, 0x0E) & !below(w, 0x0A))
+        },
+        |b| !b.is_ascii() || matches!(b, 0x0A..=0x0D | b'.' | b'!' | b'?'),
+    )
 }
 
 fn is_line_break(c: char) -> bool {

@@ -87,8 +87,8 @@ impl<'a> Scan<'a> {
     /// Has the tree outgrown its limit? Asked as each container closes and
     /// at every 1,024th item of a long one, so no line of any length grows
     /// its tree far past the limit.
-    fn over(&self, items: usize) -> bool {
-        items.is_multiple_of(1024) && self.arena.allocated_bytes() > self.limit
+    fn over(&self) -> bool {
+        self.arena.allocated_bytes() > self.limit
     }
 
     fn object(&mut self) -> Option<J<'a>> {
@@ -129,7 +129,7 @@ impl<'a> Scan<'a> {
         } else {
             loop {
                 items.push(item(self)?);
-                if self.over(items.len()) {
+                if items.len().is_multiple_of(1024) && self.over() {
                     return None;
                 }
                 self.space();
@@ -147,7 +147,7 @@ impl<'a> Scan<'a> {
             }
         }
         self.depth -= 1;
-        if self.over(0) {
+        if self.over() {
             return None;
         }
         Some(items.into_bump_slice())
@@ -312,33 +312,14 @@ fn hex4(digits: &[u8]) -> Option<u32> {
 }
 
 /// How many bytes from the start of `bytes` need no attention inside a
-/// string: up to the first quote, backslash or control character. Eight
-/// bytes at a time: a byte of a word is flagged when it equals `"`, equals
-/// `\` or is below 0x20 (each test sets the high bit of such a byte; a
-/// borrow can flag bytes above one that is flagged, never below, so the
-/// lowest flag is exact).
+/// string: up to the first quote, backslash or control character.
 fn plain_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-    let mut at = 0;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let flags = (zero(w ^ (ONES * u64::from(b'"')))
-            | zero(w ^ (ONES * u64::from(b'\\')))
-            | (w.wrapping_sub(ONES * 0x20) & !w))
-            & HIGH;
-        if flags != 0 {
-            return at + (flags.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    at + chunks
-        .remainder()
-        .iter()
-        .position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f))
-        .unwrap_or(chunks.remainder().len())
+    use crate::core::bytes::{first_below, first_equal, run_until};
+    run_until(
+        bytes,
+        |w| first_equal(w, b'"') | first_equal(w, b'\\') | first_below(w, 0x20),
+        |b| matches!(b, b'"' | b'\\' | 0..=0x1f),
+    )
 }
 
 #[cfg(test)]
