@@ -465,8 +465,9 @@ fn follow(args: CheckArgs) -> u8 {
 /// kilobytes.
 const MAX_HOOK_INPUT: u64 = 16 << 20;
 
-/// `callint guard`: exit 0 always; a denial (and for Cursor an allowance
-/// too) is the client's JSON on standard output, everything else (what
+/// `callint guard`: exit 0 always; a denial is the client's JSON on
+/// standard output, and a call not denied gets no output at all (never a
+/// grant); everything else (what
 /// would be denied in a dry run, why a call was let through unjudged, what
 /// was not judged) goes to standard error.
 fn guard(args: GuardArgs) -> u8 {
@@ -485,13 +486,9 @@ fn guard(args: GuardArgs) -> u8 {
             // nothing else to do, and no reason to block.
             emit(out.as_bytes(), code)
         }
-        None => match client.allow() {
-            Some(mut out) => {
-                out.push('\n');
-                emit(out.as_bytes(), 0)
-            }
-            None => 0,
-        },
+        // Nothing on standard output: no client takes silence as a grant,
+        // so the call goes on to whatever approval the user configured.
+        None => 0,
     }
 }
 

@@ -312,7 +312,7 @@ fn cursor(tool: &str, input: Value) -> String {
 }
 
 #[test]
-fn cursor_reads_permission_allow_or_deny() {
+fn cursor_reads_permission_deny() {
     let dir = scratch();
     let run = |input: &str| guard_in(&dir, &["--client", "cursor"], input.as_bytes());
     // the arguments as a JSON string, the tool by its own name: the
@@ -324,19 +324,79 @@ fn cursor_reads_permission_allow_or_deny() {
     assert!(r.starts_with("callint long-say:"), "{r}");
     assert_eq!(v["user_message"], v["agent_message"]);
     assert_eq!(v.as_object().unwrap().len(), 3);
-    // an allowed call is said to be allowed
-    let o = run(&cursor("MCP:voicehook:say", json!({"text": "Done."})));
-    assert_eq!(answer(&o), json!({"permission": "allow"}));
-    // so is one the guard cannot read
-    let o = run("{not json");
-    assert_eq!(answer(&o), json!({"permission": "allow"}));
-    assert!(err(&o).contains("allowed"), "{}", err(&o));
     // a board, named MCP:server:tool
     let o = run(&cursor("MCP:voicehook:status", board()));
     assert!(answer(&o)["agent_message"]
         .as_str()
         .unwrap()
         .starts_with("callint board-bundle:"));
+}
+
+/// Cursor's hook contract (<https://cursor.com/docs/agent/hooks>): a
+/// `beforeMCPExecution` hook answers `{"permission": "allow" | "deny" |
+/// "ask"}`, and an `"allow"` approves the call in the user's stead. A hook
+/// that prints nothing decides nothing, and Cursor goes on to the user's own
+/// approval. So the guard answers only with a denial, and is silent on
+/// every other call: its own server's calls that break no rule, another
+/// server's, another event's, input it cannot read.
+#[test]
+fn cursor_never_grants_what_it_was_not_asked() {
+    let dir = scratch();
+    let run = |input: &str| guard_in(&dir, &["--client", "cursor"], input.as_bytes());
+    let github = json!({
+        "conversation_id": "conv-1",
+        "generation_id": "gen-1",
+        "hook_event_name": "beforeMCPExecution",
+        "workspace_roots": ["/w"],
+        "tool_name": "create_issue",
+        "tool_input": {},
+        "command": "npx -y @modelcontextprotocol/server-github",
+    })
+    .to_string();
+    let shell = json!({
+        "conversation_id": "conv-1",
+        "hook_event_name": "beforeShellExecution",
+        "command": "rm -rf build",
+        "cwd": "/w",
+    })
+    .to_string();
+    let inputs = [
+        // the voicehook server's calls that break no rule
+        cursor("MCP:voicehook:say", json!({"text": "Done."})),
+        cursor("say", json!(json!({"text": "Done."}).to_string())),
+        cursor(
+            "MCP:voicehook:status",
+            json!({"emoji": "🔧", "doing": "Release notes", "open": [], "done": []}),
+        ),
+        // another server's call, as the issue's report gave it
+        github,
+        // another server's say-shaped tool, named as Cursor names it
+        cursor("MCP:github:say", json!({"text": LONG})).replace("voicehook-mcp", "gh-mcp"),
+        // another event
+        shell,
+        // input the guard cannot read
+        "{not json".to_string(),
+        String::new(),
+        "[]".to_string(),
+        json!({"hook_event_name": "beforeMCPExecution"}).to_string(),
+    ];
+    for input in &inputs {
+        let o = run(input);
+        assert_eq!(o.status.code(), Some(0), "{input}: {}", err(&o));
+        assert_eq!(out(&o), "", "no answer, so no grant, for {input}");
+    }
+    // the same holds without a configuration and in a dry run
+    for flags in [&["--no-config"][..], &["--dry-run"][..]] {
+        let mut args = vec!["--client", "cursor"];
+        args.extend_from_slice(flags);
+        for input in &inputs {
+            let o = guard_in(&dir, &args, input.as_bytes());
+            assert_eq!(out(&o), "", "{flags:?} {input}");
+        }
+        let o = guard_in(&dir, &args, cursor("say", json!({"text": LONG})).as_bytes());
+        let text = out(&o);
+        assert!(!text.contains("allow") && !text.contains("ask"), "{text}");
+    }
 }
 
 #[test]
@@ -446,6 +506,9 @@ fn install_merges_once_backs_up_and_uninstalls_exactly() {
         assert!(text.contains(cmd), "{client}: {v}");
         if client == "cursor" {
             assert_eq!(v["version"], 1);
+            // a silent guard must not count as a failed one, which
+            // `failClosed` would turn into a refusal of every MCP call
+            assert!(!text.contains("failClosed"), "{v}");
         } else {
             assert!(
                 text.contains("mcp_"),

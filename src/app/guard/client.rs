@@ -3,7 +3,9 @@
 //! input (JSON on standard input) to the guard's [`Hook`] and says where
 //! the session so far can be read ([`History`]); the same judge decides
 //! for all of them ([`judge`]), and the adapter writes the client's own
-//! answer ([`Client::deny`], [`Client::allow`]).
+//! answer ([`Client::deny`]). A call the guard does not deny gets no answer
+//! at all, in every client: the guard never grants what the client would
+//! otherwise ask its user for.
 //!
 //! | client | hook | session read |
 //! |---|---|---|
@@ -116,18 +118,9 @@ impl Client {
                 "reason": reason,
             })
             .to_string(),
-            Client::Cursor => cursor::answer("deny", Some(reason)),
+            Client::Cursor => cursor::deny(reason),
         };
         (out, 0)
-    }
-
-    /// What the guard writes on standard output to let the call through
-    /// (nothing, for most clients).
-    pub fn allow(self) -> Option<String> {
-        match self {
-            Client::Cursor => Some(cursor::answer("allow", None)),
-            _ => None,
-        }
     }
 }
 

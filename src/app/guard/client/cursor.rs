@@ -4,9 +4,21 @@
 //! string of one), the server by how it is reached (`url`, or the
 //! `command` that starts it), the conversation (`conversation_id`) and the
 //! project (`workspace_roots`). Cursor reads `{"permission": "allow" |
-//! "deny", "user_message", "agent_message"}` on standard output. Its hook
-//! input names no session callint reads: the call is judged by itself
-//! ([`super::alone`]).
+//! "deny" | "ask", "user_message", "agent_message"}` on standard output
+//! (<https://cursor.com/docs/agent/hooks>, "beforeShellExecution /
+//! beforeMCPExecution"). Its hook input names no session callint reads:
+//! the call is judged by itself ([`super::alone`]).
+//!
+//! The guard only ever writes `"deny"`. In Cursor an `"allow"` from a hook
+//! approves the call in the user's stead (the user's own approval of an MCP
+//! tool is skipped), and `"ask"` forces a prompt the user may have turned
+//! off; either would change what the user chose. For every call it does not
+//! deny (another server's, one it cannot read, one that breaks no rule) the
+//! guard writes nothing and exits 0: Cursor's hook contract takes a hook
+//! that gives no decision as one that did not decide (it fails open), and
+//! the call goes on to the approval the user configured, exactly as without
+//! the hook. `guard install` never sets `failClosed` on its entry, since
+//! with it Cursor would refuse a hook that answers nothing.
 
 use std::path::PathBuf;
 
@@ -59,16 +71,13 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
     })
 }
 
-/// Cursor's answer: `permission`, and with a denial the reason for the
-/// user and for the agent.
-pub(super) fn answer(permission: &str, reason: Option<&str>) -> String {
-    match reason {
-        Some(r) => json!({
-            "permission": permission,
-            "user_message": r,
-            "agent_message": r,
-        }),
-        None => json!({ "permission": permission }),
-    }
+/// Cursor's denial, with the reason for the user and for the agent. There
+/// is no allowing counterpart, on purpose (see the module's note).
+pub(super) fn deny(reason: &str) -> String {
+    json!({
+        "permission": "deny",
+        "user_message": reason,
+        "agent_message": reason,
+    })
     .to_string()
 }
