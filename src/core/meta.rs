@@ -28,6 +28,11 @@ pub struct RuleMeta {
     pub when: When,
     /// What a format must carry for the rule to fire on it.
     pub needs: Evidence,
+    /// The instruction form of the rule, when an instruction in a prompt or
+    /// skill can make an agent break it: what such an instruction tells
+    /// the agent to do. Rules with one judge the instructions of a
+    /// document ([`Evidence::INSTRUCTIONS`]).
+    pub instruction: Option<&'static str>,
 }
 
 impl RuleMeta {
@@ -171,11 +176,14 @@ impl Evidence {
     /// knows it from its headers or the configuration, file by file, and
     /// the engine tells which (`unknown-roles`).
     pub const ROLES: Evidence = Evidence(1 << 11);
-    /// Everything.
+    /// Every kind a record of a call can carry.
     pub const ALL: Evidence = Evidence((1 << 12) - 1);
+    /// What a prompt, skill or instruction file tells an agent to do, in
+    /// its prose: no record of a call, but what makes the agent's records.
+    pub const INSTRUCTIONS: Evidence = Evidence(1 << 12);
 
     /// Every kind, with its name, in the order they are listed.
-    pub const KINDS: [(Evidence, &'static str); 12] = [
+    pub const KINDS: [(Evidence, &'static str); 13] = [
         (Evidence::SPEECH, "speech"),
         (Evidence::CHAT, "chat"),
         (Evidence::THREADS, "threads"),
@@ -188,6 +196,7 @@ impl Evidence {
         (Evidence::SAY_OUTCOMES, "say-outcomes"),
         (Evidence::TIMES, "times"),
         (Evidence::ROLES, "roles"),
+        (Evidence::INSTRUCTIONS, "instructions"),
     ];
 
     /// Both sets together.

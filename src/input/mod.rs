@@ -257,7 +257,10 @@ impl Format {
                 Evidence::SPEECH.and(Evidence::TIMES).and(Evidence::ROLES)
             }
             // Examples, not a call: nothing follows a join there.
-            Format::Prompt => Evidence::ALL.without(Evidence::JOIN_FLOW),
+            // Their prose tells an agent what to do.
+            Format::Prompt => Evidence::ALL
+                .without(Evidence::JOIN_FLOW)
+                .and(Evidence::INSTRUCTIONS),
             // A board shows itself and its label.
             Format::Board => Evidence::BOARDS.and(Evidence::LABELS).and(Evidence::ROLES),
             Format::Code(_) => Evidence::CODE,
@@ -270,6 +273,8 @@ impl Format {
 #[derive(Debug, Default)]
 pub struct Parsed {
     pub logs: Vec<Log>,
+    /// What a prompt or skill tells an agent to do, sentence by sentence.
+    pub instructions: Vec<crate::text::instructions::Instruction>,
     pub problems: Vec<Problem>,
     /// Set when heard speech does not say who is who: the rules that need
     /// the roles ([`Evidence::ROLES`]) are not run on its logs.

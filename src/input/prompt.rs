@@ -26,9 +26,12 @@ use crate::model::*;
 /// bytes of the record's span.
 pub const CODE_TOOL: &str = "callint:code";
 
-/// Read a prompt or skill: its fenced blocks.
+/// Read a prompt or skill: the instructions of its prose
+/// ([`crate::text::instructions`]) and its fenced blocks, those of its
+/// example sections left out.
 pub fn parse(bytes: &[u8]) -> Parsed {
     let mut out = Parsed::default();
+    let doc = crate::text::instructions::read(&as_text(bytes));
     let ls = lines(bytes);
     let starts = LineStarts::new(bytes);
     let text_of = |k: usize| std::str::from_utf8(&bytes[ls[k].span.start..ls[k].span.end]).ok();
@@ -56,14 +59,43 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         while j < ls.len() && !text_of(j).is_some_and(|t| closing_fence(t, ch, len)) {
             j += 1;
         }
-        if j > i + 1 {
+        if j > i + 1 && !doc.in_example(ls[i].span.start) {
             let span = Span::new(ls[i + 1].span.start, ls[j - 1].span.end);
             let first = ls[i + 1].no;
             block(bytes, &info, span, first, &starts, &mut out);
         }
         i = j + 1;
     }
+    out.instructions = doc.instructions;
     out
+}
+
+/// The document as text, each byte that is not UTF-8 read as `?` so that
+/// every offset stays that of the file (the bad line is reported once).
+fn as_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.into(),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len());
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                match std::str::from_utf8(rest) {
+                    Ok(s) => {
+                        out.push_str(s);
+                        break;
+                    }
+                    Err(e) => {
+                        let ok = e.valid_up_to();
+                        out.push_str(std::str::from_utf8(&rest[..ok]).unwrap_or_default());
+                        let bad = e.error_len().unwrap_or(rest.len() - ok);
+                        out.extend(std::iter::repeat_n('?', bad));
+                        rest = &rest[ok + bad..];
+                    }
+                }
+            }
+            out.into()
+        }
+    }
 }
 
 /// Read a helper file: one piece of code.
@@ -258,12 +290,17 @@ fn record(
     let tool_call = |p: &Map<String, Value>| -> Option<(String, Value)> {
         let name = super::mcp::function_name(p.get("name")?.as_str()?);
         json::FUNCTIONS.contains(&name).then(|| {
-            (
-                name.to_string(),
-                p.get("arguments")
-                    .cloned()
-                    .unwrap_or(Value::Object(Map::new())),
-            )
+            let args = match p.get("arguments") {
+                // a function call's arguments as JSON text, as model APIs
+                // and some clients' logs keep them
+                Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| Value::String(s.clone())),
+                Some(v) => v.clone(),
+                None => Value::Object(Map::new()),
+            };
+            (name.to_string(), args)
         })
     };
     let (name, obj, places) =

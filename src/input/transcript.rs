@@ -157,6 +157,7 @@ pub(crate) fn views(
         logs,
         problems,
         unknown_roles: cast.unknown,
+        ..Parsed::default()
     }
 }
 

@@ -530,9 +530,11 @@ impl Linter {
             logs,
             problems,
             unknown_roles,
+            instructions,
         } = parsed;
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
+        self.instructions(&instructions, &mut diagnostics);
         // What this file fails to show beyond what its format cannot: the
         // rules that need it are not run on it.
         let lacking = if unknown_roles.is_some() {
@@ -665,6 +667,29 @@ impl Linter {
         };
         d.bound();
         out.push(d);
+    }
+
+    /// What the instructions of a prompt or skill would make an agent
+    /// break: every active rule with an instruction form judges each
+    /// instruction sentence.
+    fn instructions(
+        &self,
+        instructions: &[crate::text::instructions::Instruction],
+        out: &mut Vec<Diagnostic>,
+    ) {
+        if instructions.is_empty() {
+            return;
+        }
+        for a in &self.active {
+            if a.rule.meta().instruction.is_none() {
+                continue;
+            }
+            for ins in instructions {
+                if let Some(f) = a.rule.instruction(ins) {
+                    out.push(rules::instruction_diagnostic(a.rule.meta(), a.severity, f));
+                }
+            }
+        }
     }
 
     /// One `no-times` finding, at the first record, when a log, trace or

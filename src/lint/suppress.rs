@@ -70,7 +70,36 @@ pub fn directives(src: &[u8], format: Format) -> Vec<Directive> {
         });
         start += piece.len() + 1;
     }
-    let parsed: Vec<Option<(Named, bool)>> = lines.iter().map(|l| parse_line(l, openers)).collect();
+    let mut parsed: Vec<Option<(Named, bool)>> =
+        lines.iter().map(|l| parse_line(l, openers)).collect();
+    if format == Format::Prompt {
+        // A comment shown as text is no directive: one inside inline code,
+        // or in a fenced block of markdown (an example of a document).
+        let mut open: Option<(u8, usize, bool)> = None;
+        for (k, l) in lines.iter().enumerate() {
+            let t = l.text.trim();
+            if let Some((ch, n, md)) = open {
+                if t.len() >= n && t.bytes().all(|b| b == ch) {
+                    open = None;
+                } else if md {
+                    parsed[k] = None;
+                }
+                continue;
+            }
+            if t.starts_with("```") || t.starts_with("~~~") {
+                let ch = t.as_bytes()[0];
+                let n = t.bytes().take_while(|&b| b == ch).count();
+                let tag = t[n..].trim().to_ascii_lowercase();
+                open = Some((ch, n, matches!(tag.as_str(), "markdown" | "md")));
+                continue;
+            }
+            if let Some(at) = l.text.find(MARK) {
+                if l.text[..at].bytes().filter(|&b| b == b'`').count() % 2 == 1 {
+                    parsed[k] = None;
+                }
+            }
+        }
+    }
     let fence = |t: &str| {
         let t = t.trim_start();
         (t.starts_with("```") || t.starts_with("~~~")).then(|| {

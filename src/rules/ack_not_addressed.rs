@@ -4,11 +4,11 @@
 use crate::core::hash::HashSet;
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::{Call, Utterance, Via, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::model::{Call, Utterance, Via, Who};
-use crate::core::escape::quote;
 use crate::text::words::{Phrases, Words};
 
 pub struct Check;
@@ -19,6 +19,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("acknowledging every line, whoever it was for"),
     default_severity: Severity::Warning,
     summary:
         "a bare acknowledgement or filler (\"On it\", \"Got it\", \"Mach ich\") while not addressed",
@@ -28,6 +29,31 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let every = i.tells().any(|c| {
+            (c.has(ACK)
+                || c.has(&[
+                    "say",
+                    "sag",
+                    "sage",
+                    "respond with",
+                    "antworte mit",
+                    "reply with",
+                ]) && !i.quoted.is_empty())
+                && c.has(EVERY)
+                && c.has(LINES)
+        });
+        if !every || i.has(ADDRESSED_ME) || i.if_any(&["addressed", "angesprochen"]) {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent acknowledge every line; only the addressed one acknowledges", "say to acknowledge only when addressed, with one short line, and otherwise to stay silent"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -47,7 +73,9 @@ impl Rule for Check {
             if addressed_before(call, me, k) {
                 continue;
             }
-            let turn = u.turn.map(|t| &call.utterances[call.turns[t as usize].start]);
+            let turn = u
+                .turn
+                .map(|t| &call.utterances[call.turns[t as usize].start]);
             let human = call.human.unwrap_or("the human");
             let mut f = Finding::new(
                 u.anchor(),
@@ -137,7 +165,9 @@ mod tests {
     #[test]
     fn bare_acknowledgements() {
         let lex = Lexicon::get();
-        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()].into_iter().collect();
+        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()]
+            .into_iter()
+            .collect();
         for t in [
             "Got it.",
             "On it, one moment.",
@@ -166,11 +196,31 @@ mod tests {
     fn first_word_shortcut_agrees_with_the_whole_split() {
         let lex = Lexicon::get();
         let list = lex.phrases("speech.acknowledgements");
-        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()].into_iter().collect();
+        let names: HashSet<String> = ["oliver".to_string(), "promo".to_string()]
+            .into_iter()
+            .collect();
         let whole = |text: &str| only_acks(&crate::text::phrases::words(text), list, &names);
         let parts = [
-            "", " ", "Got it", "got", "OK", "ok_", "_ok", "Okay", "Promo", "PROMO,", "oliver:",
-            "thanks", "on it", "the build", "...", "1.5", "it's", "Mach ich", "alles klar", "?",
+            "",
+            " ",
+            "Got it",
+            "got",
+            "OK",
+            "ok_",
+            "_ok",
+            "Okay",
+            "Promo",
+            "PROMO,",
+            "oliver:",
+            "thanks",
+            "on it",
+            "the build",
+            "...",
+            "1.5",
+            "it's",
+            "Mach ich",
+            "alles klar",
+            "?",
         ];
         let mut n = 0;
         for a in parts {

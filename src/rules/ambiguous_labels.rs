@@ -4,13 +4,13 @@
 
 use crate::core::hash::{HashMap, HashSet};
 
-use crate::text::addressing::{compared_with, LabelKeys};
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::model::turns::name_key;
 use crate::model::{is_voicebot, next_event, Anchor, Call, EventKind, Greet, Line, Op};
-use crate::core::escape::quote;
+use crate::rules::{Cx, Rule};
+use crate::text::addressing::{compared_with, LabelKeys};
 
 pub struct Check;
 
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "two participants' labels are equal or similar, so addressing resolves to no one",
     options: &[],

@@ -2,11 +2,11 @@
 //! answered that agent (seed rule 2).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::model::turns;
 use crate::model::Breach;
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("replying to what another agent says to the human"),
     default_severity: Severity::Warning,
     summary: "another agent spoke to the human, and this agent answered that agent",
     options: &[],
@@ -24,6 +25,41 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.tells_any(ANSWER)
+            || !i.has(OTHER_AGENT)
+            || i.has(QUESTION)
+            || i.has(DELTA)
+            || i.has(ADDRESSED_ME)
+        {
+            return None;
+        }
+        if !i.has(&[
+            "tell*",
+            "says",
+            "speaks",
+            "sagt",
+            "spricht",
+            "erzählt",
+            "statement*",
+            "update*",
+            "announce*",
+            "line*",
+            "report*",
+            "berichtet",
+            "meldet",
+        ]) || !i.has(HUMAN)
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent reply to another agent's line to the human", "say to leave other agents' lines to the human alone, unless the agent is addressed by label"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -52,7 +88,7 @@ impl Rule for Check {
             .help(format!(
                 "when another agent speaks to {human}, let {human} react; if {other} needs you, it will address you by name"
             ));
-                        cx.report(v.with_repeats(call, f, "and answered it again here"));
+            cx.report(v.with_repeats(call, f, "and answered it again here"));
         }
     }
 }

@@ -2,11 +2,11 @@
 //! the recorder spoke before the human could answer (seed rule 3).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::model::turns;
 use crate::model::Breach;
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("answering questions another agent put to the human"),
     default_severity: Severity::Warning,
     summary: "another agent asked the human a question, and this agent spoke before the human did",
     options: &[],
@@ -24,6 +25,27 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.tells_any(ANSWER) || !i.has(OTHER_AGENT) || !i.has(QUESTION) || i.has(DELTA) {
+            return None;
+        }
+        if !(i.has(HUMAN) || i.has(&["know the answer", "die antwort weißt", "die antwort kennst"]))
+            || i.has(ADDRESSED_ME)
+        {
+            return None;
+        }
+        Some(at_instruction(
+            i,
+            "this instruction has the agent answer a question another agent asked the human",
+            "say to leave another agent's question to the human, even when the answer is known",
+        ))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -46,7 +68,7 @@ impl Rule for Check {
             .help(format!(
                 "a question to {human} is {human}'s to answer, however sure you are of the answer: stay silent and let {human} decide"
             ));
-                        cx.report(v.with_repeats(call, f, "and spoke again before the answer here"));
+            cx.report(v.with_repeats(call, f, "and spoke again before the answer here"));
         }
     }
 }

@@ -2,11 +2,11 @@
 //! the human (seed rule 4).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
-use crate::model::{Via, Who};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::model::turns;
+use crate::model::{Via, Who};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("asking Delta something"),
     default_severity: Severity::Warning,
     summary: "this agent addressed Delta, which answers only the human",
     options: &[],
@@ -24,6 +25,30 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let ask = i.tells().any(|c| {
+            let verb = c.find(&[
+                "ask", "query", "request", "frag", "frage", "tell", "have", "get", "bitte",
+                "befrag*",
+            ]);
+            let delta = c.find(DELTA);
+            matches!((verb, delta), (Some(v), Some(d)) if v < d)
+        });
+        if !ask {
+            return None;
+        }
+        Some(at_instruction(
+            i,
+            "this instruction has the agent ask Delta; Delta does not answer agents",
+            "say to read the board and the call's data itself, and to leave Delta to the human",
+        ))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

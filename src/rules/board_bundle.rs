@@ -5,11 +5,11 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::Once;
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::core::escape::quote;
-use crate::rules::Once;
 use crate::text::phrases::strip_bullet;
 use crate::text::words::{Phrases, Slice, WordList, Words};
 
@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Record,
     needs: Evidence::BOARDS,
+    instruction: Some("bundling several things into one board item"),
     default_severity: Severity::Warning,
     summary:
         "a board `open`/`done` item that bundles several things (\"6 decisions\", \"A, B and C\")",
@@ -30,6 +31,30 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let bundles = i.tells().any(|c| c.has(BUNDLE) && c.has(THINGS)) && i.has(BOARD);
+        if !bundles
+            || i.has(&[
+                "per",
+                "pro",
+                "each",
+                "jede*",
+                "separate*",
+                "einzeln",
+                "one item per",
+                "ein eintrag pro",
+            ])
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction bundles several things into one board item; nobody can tell from it what they are", "say to write one item per thing, each with the thing and the place"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -150,7 +175,10 @@ const PRONOUNS: &[&str] = &[
 
 /// The list's words of a part, joined by spaces.
 fn joined(p: &Slice<'_>) -> String {
-    (0..p.count()).map(|i| p.word(i)).collect::<Vec<_>>().join(" ")
+    (0..p.count())
+        .map(|i| p.word(i))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A part that is a task of its own: led by an action verb (or, in German,
@@ -223,7 +251,10 @@ pub fn bundle(item: &str) -> Option<Bundle> {
         .chars()
         .next_back()
         .is_some_and(|c| c == ')' || c.is_numeric());
-    if let Some(c) = counted.then(|| trailing_count_re().captures(item)).flatten() {
+    if let Some(c) = counted
+        .then(|| trailing_count_re().captures(item))
+        .flatten()
+    {
         let n: u32 = c
             .name("a")
             .or(c.name("b"))

@@ -1,10 +1,10 @@
 //! `board-missing-emoji`: a board without an emoji (seed rule 9).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
-use crate::model::Path;
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::Path;
+use crate::rules::{Cx, Rule};
 use crate::text::phrases::has_emoji;
 
 pub struct Check;
@@ -15,6 +15,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Record,
     needs: Evidence::BOARDS,
+    instruction: Some("leaving the board's emoji out"),
     default_severity: Severity::Warning,
     summary: "a board set without an `emoji` that shows the agent's current state",
     options: &[],
@@ -23,6 +24,26 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.has(EMOJI) {
+            return None;
+        }
+        let leaves = i.forbids().any(|c| c.has(EMOJI) && c.has(SET))
+            || i.tells().any(|c| c.has(EMOJI) && c.has(OMIT));
+        if !leaves
+            || i.tells()
+                .any(|c| c.has(EMOJI) && c.has(SET) && !c.has(OMIT))
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction leaves the board's emoji out; it shows the human the agent's state at a glance", "say to set an `emoji` on every `status` that shows the current state"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

@@ -1,14 +1,14 @@
 //! `contradicted-claim`: a claim about the call or the agent itself that
 //! the agent's own data contradicts (rulebook rule 8).
 
-use crate::text::addressing::sentences;
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::{Call, Utterance, Via, Who};
 use crate::rules::{Cx, Rule};
+use crate::text::addressing::sentences;
 use crate::text::language::{claimed_language, Lang};
 use crate::text::lexicon::Lexicon;
-use crate::model::{Call, Utterance, Via, Who};
-use crate::core::escape::quote;
 use crate::text::phrases::{find_phrase, lower_words};
 use crate::text::words::Words;
 
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("announcing a fault of the call as fact, before checking the data"),
     default_severity: Severity::Warning,
     summary: "a claim about the call or itself that its own data contradicts",
     options: &[],
@@ -28,6 +29,21 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.tells_any(ANNOUNCE) || !i.has(CALL_FAULT) || !i.has(AT_ONCE) {
+            return None;
+        }
+        if i.tells_any(CHECK_FIRST) || i.if_any(CHECK_FIRST) {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent state a fault of the call before it looked at its data", "say to check `operators_said`, `status` and `lang` first, and until then to say only that it will check"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -112,8 +128,7 @@ fn reception_claim(
         })
         .collect();
     let everyone = named.is_empty()
-        && (lex.phrases("conduct.all-agents").occurs(w)
-            || lex.phrases("reading.groups").occurs(w));
+        && (lex.phrases("conduct.all-agents").occurs(w) || lex.phrases("reading.groups").occurs(w));
     if named.is_empty() && !everyone && lex.phrases("reading.second-person").occurs(w) {
         // "I can't hear you": the agent the say addresses.
         named.extend(

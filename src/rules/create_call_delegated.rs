@@ -3,8 +3,8 @@
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::model::{Op, Path};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Record,
     needs: Evidence::THREADS,
+    instruction: Some("creating the call in a subagent, a fork or a background job"),
     default_severity: Severity::Error,
     summary: "`create_call` recorded from a thread other than `main` (a subagent, a fork, a background job)",
     options: &[],
@@ -22,6 +23,23 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let off_main = i.tells_both(CREATE_CALL, SIDE_THREAD)
+            || i.tells_both(
+                &["delegat*", "delegier*", "hand off", "übergib"],
+                CREATE_CALL,
+            );
+        if !off_main {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the call created off the main thread; its link would never reach the user", "say to create the call in the main thread, the one the user talks to, and to end that turn with share_text"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

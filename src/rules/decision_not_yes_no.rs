@@ -1,10 +1,10 @@
 //! `decision-not-yes-no`: an open-ended `decide` question (seed rule 9).
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::core::escape::quote;
 use crate::text::phrases::{lower_words, starts_with_any};
 
 pub struct Check;
@@ -15,6 +15,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Record,
     needs: Evidence::DECISIONS,
+    instruction: None,
     default_severity: Severity::Info,
     summary: "an open-ended `decide` question with no options where a yes/no question would do",
     options: &[],

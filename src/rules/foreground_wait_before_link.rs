@@ -4,9 +4,9 @@
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::model::{Op, Record};
 use crate::rules::link_not_last::{assistant_turns, chat_text, created_calls, records_chat};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::CHAT,
+    instruction: Some("waiting for the human (join, next) before the call's link is out"),
     default_severity: Severity::Error,
     summary:
         "`join` or `next` in the main thread after `create_call`, before the link reached the user",
@@ -25,6 +26,38 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.tells_any(WAIT) {
+            return None;
+        }
+        let w = i.find(WAIT)?;
+        let link = i.find(LINK)?;
+        let before = link > w
+            && i.find(&[
+                "then",
+                "before",
+                "only then",
+                "afterwards",
+                "after that",
+                "dann",
+                "bevor",
+                "erst dann",
+                "danach",
+                "erst",
+            ])
+            .is_some_and(|t| t > w && t < link)
+            || i.if_any(LINK) && i.conditions().any(|c| c.has(&["before", "bevor"]));
+        if !before || i.has(&["background", "hintergrund*"]) || i.forbids_any(WAIT) {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent wait in the foreground before the user has the call's link", "give the user share_text first and end the turn with it; join when the user says they opened the link, or in the background where the client can"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

@@ -4,9 +4,9 @@
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::model::{Board, Op};
 use crate::rules::no_greeting::entering_joins;
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::JOIN_FLOW,
+    instruction: None,
     default_severity: Severity::Warning,
     summary:
         "after joining: `status` (doing/open/done), `activity` and `show` missing or out of order",
@@ -174,7 +175,8 @@ mod tests {
     #[test]
     fn missing_or_out_of_order_fires_once_at_the_join() {
         // The log goes on past the window, and no `show` came.
-        const LATER: &str = r#"{"ts":"2026-10-10T09:01:30.000Z","fn":"next","result":{"type":"timeout"}}"#;
+        const LATER: &str =
+            r#"{"ts":"2026-10-10T09:01:30.000Z","fn":"next","result":{"type":"timeout"}}"#;
         assert_eq!(
             fired("join-sequence", &log(&[JOIN, STATUS, ACTIVITY, LATER])),
             [1]

@@ -1,10 +1,10 @@
 //! `label-too-long`: a label over the server's limit (seed rule 9).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
-use crate::model::{Op, Text};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::model::{Op, Text};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Record,
     needs: Evidence::LABELS.and(Evidence::ROLES),
+    instruction: Some("joining with a label of more than 22 characters"),
     default_severity: Severity::Error,
     summary: "a label over 22 characters, which the server refuses with 422",
     options: &[OptionMeta {
@@ -26,6 +27,23 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.has(LABEL) || i.forbids_any(LABEL) {
+            return None;
+        }
+        let long = i.quoted.iter().find(|q| {
+            q.chars().count() > 22
+                && !q.contains(char::is_whitespace)
+                && !q.contains(['/', '.', '(', '{', '='])
+        })?;
+        Some(at_instruction(i, &format!("this instruction gives a label of {} characters; the server refuses labels over 22", long.chars().count()), "give a label of at most 22 characters, such as the agent's short name"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

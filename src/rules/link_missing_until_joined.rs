@@ -3,13 +3,13 @@
 //! `create_call` is `link-not-last`'s; this rule looks at the turns after it.
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
-use crate::model::{EventKind, Op, Record};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::{EventKind, Op, Record};
 use crate::rules::link_not_last::{
     assistant_turns, chat_anchor, chat_text, created_calls, records_chat,
 };
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -19,6 +19,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::CHAT,
+    instruction: None,
     default_severity: Severity::Warning,
     summary:
         "a turn to the user that ends without the call link while the human has not joined yet",

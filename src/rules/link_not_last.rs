@@ -7,10 +7,10 @@
 //! `link-missing-until-joined`.
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
-use crate::model::{Anchor, Body, Op, Record, Text};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::{Anchor, Body, Op, Record, Text};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::CHAT,
+    instruction: Some("going on after the call's link: a summary, further steps or tool calls after share_text"),
     default_severity: Severity::Error,
     summary: "the turn after `create_call` does not end with `share_text` verbatim as its last line, or something follows the link",
     options: &[],
@@ -28,6 +29,59 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let link = i.find(LINK)?;
+        let trails = i.tells().any(|c| {
+            c.has(TRAILER)
+                || c.has(&[
+                    "keep working",
+                    "continue working",
+                    "weiterarbeit*",
+                    "mach weiter",
+                ])
+        });
+        let after = i.find(THEN).is_some_and(|t| t > link)
+            || i.if_any(LINK)
+                && i.conditions()
+                    .any(|c| c.has(&["after", "once", "nachdem", "sobald"]));
+        let last = i.has(&[
+            "last",
+            "final",
+            "finally",
+            "end your turn",
+            "end the turn",
+            "nothing after",
+            "zuletzt",
+            "als letztes",
+            "am ende",
+            "beende",
+        ]) && i
+            .find(&[
+                "last",
+                "final",
+                "finally",
+                "end your turn",
+                "end the turn",
+                "zuletzt",
+                "als letztes",
+                "am ende",
+                "beende",
+            ])
+            .is_some_and(|l| l > link);
+        if !(trails && after)
+            || last
+            || i.find(TRAILER).is_some_and(|t| t < link) && !i.if_any(LINK)
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction puts more after the call's link; a user who sees only the last message loses the link", "make share_text the very last thing of the turn: whatever else there is to say comes before it"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

@@ -2,8 +2,8 @@
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::model::{Via, Who};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -13,6 +13,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Record,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("narrating every step at length"),
     default_severity: Severity::Warning,
     summary: "a `say` over 30 words or 2 sentences",
     options: &[
@@ -32,6 +33,23 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.tells().any(|c| c.has(NARRATE) && c.has(AT_LENGTH))
+            || !i.has(IN_CALL)
+                && !i.has(&[
+                    "out loud", "aloud", "laut", "human", "mensch*", "user", "nutzer*",
+                ])
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent speak at length; every sentence is one the human must listen to", "say to keep says to one short thought, and to show the steps on the board and in the activity feed"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

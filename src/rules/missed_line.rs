@@ -11,14 +11,13 @@
 //! as `user` events, and "I didn't get that" after the human's speech is
 //! about understanding, not delivery.
 
-
 use crate::core::hash::HashMap;
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::{Call, Utterance, Via, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::model::{Call, Utterance, Via, Who};
 use crate::text::phrases::words;
 use crate::text::words::Phrases;
 use crate::text::words::Words;
@@ -31,6 +30,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "the agent claims a line did not reach it that its own events delivered (often inside a `timeout` event)",
     options: &[],
@@ -75,7 +75,10 @@ impl Rule for Check {
                     me,
                     u,
                     &target,
-                    (&call.utterances[line], call.event_of(&call.utterances[line])),
+                    (
+                        &call.utterances[line],
+                        call.event_of(&call.utterances[line]),
+                    ),
                     n,
                     claim.question,
                 ));
@@ -172,7 +175,6 @@ impl<'a> Seen<'a> {
         }
     }
 }
-
 
 /// Position and length of the first phrase of `list` in `w`.
 fn find_any(w: &[String], list: &Phrases) -> Option<(usize, usize)> {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use crate::core::diagnostic::{Diagnostic, Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, RuleMeta, Scope, When};
 use crate::model::{record_at, Call};
+use crate::text::instructions::Instruction;
 
 // What a rule is to the engine: the `Rule` trait, and the context `Cx` a
 // rule checks one call through. A rule reads the call model and reports
@@ -16,6 +17,47 @@ pub trait Rule: Sync {
     fn meta(&self) -> &'static RuleMeta;
     /// Look at the call and report findings through `cx`. Never prints.
     fn check(&self, cx: &mut Cx<'_, '_>);
+    /// The rule's instruction form ([`RuleMeta::instruction`]): a finding
+    /// at an instruction of a prompt or skill that would make an agent
+    /// break the rule, judged with the shared analysis of
+    /// [`crate::text::instructions`]. `None` when following it breaks
+    /// nothing.
+    fn instruction(&self, _ins: &Instruction) -> Option<Finding> {
+        None
+    }
+}
+
+/// The diagnostic of a finding at an instruction (no call, no agent).
+pub fn instruction_diagnostic(
+    meta: &'static RuleMeta,
+    severity: Severity,
+    f: Finding,
+) -> Diagnostic {
+    let mut d = Diagnostic {
+        rule: meta.name,
+        severity,
+        message: f.message,
+        agent: None,
+        primary: f.primary,
+        labels: f.labels,
+        help: f.help,
+        call: None,
+        ts: None,
+        fingerprint: None,
+        about: None,
+    };
+    d.bound();
+    d
+}
+
+/// A finding at instruction `ins`: `message`, and `help` that says how to
+/// write the instruction instead.
+pub fn at_instruction(ins: &Instruction, message: &str, help: &str) -> Finding {
+    Finding::new(
+        crate::model::Anchor::bytes(crate::model::Span::new(ins.span.start, ins.span.end)),
+        message,
+    )
+    .help(help)
 }
 
 /// What a rule sees while it checks one call.
@@ -164,6 +206,7 @@ pub static INVALID_RECORD: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Elsewhere,
     needs: Evidence::NONE,
+    instruction: None,
     default_severity: Severity::Error,
     summary:
         "a line that breaks the log format (not JSON, not an object, a value of the wrong type)",
@@ -178,6 +221,7 @@ pub static NO_TIMES: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Elsewhere,
     needs: Evidence::NONE,
+    instruction: None,
     default_severity: Severity::Info,
     summary:
         "an input whose records carry no times, so the rules that measure time could not judge it",
@@ -193,6 +237,7 @@ pub static UNKNOWN_ROLES: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Elsewhere,
     needs: Evidence::NONE,
+    instruction: None,
     default_severity: Severity::Info,
     summary: "a transcript or captions that do not say who the human is, so the rules that need to know who is who could not judge it",
     options: &[],
@@ -206,6 +251,7 @@ pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Elsewhere,
     needs: Evidence::NONE,
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "a `callint: ignore[rule]` comment in a prompt or helper code that suppressed no finding, or names no rule",
     options: &[],

@@ -3,8 +3,8 @@
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::model::{Greet, Join, Op, Path, Record};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::JOIN_FLOW,
+    instruction: Some("keeping silent after joining instead of greeting"),
     default_severity: Severity::Warning,
     summary: "after joining: no `greet` on the join and no `say` within 3 seconds",
     options: &[
@@ -33,6 +34,32 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.has(JOIN) {
+            return None;
+        }
+        let silent = i.tells_any(SILENT) || i.forbids_any(GREET);
+        if !silent
+            || i.tells_any(GREET)
+            || i.has(ADDRESSED_ME)
+            || i.has(&[
+                "not addressed",
+                "nicht angesprochen",
+                "unless",
+                "außer",
+                "es sei denn",
+            ])
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction keeps the agent silent after it joins; it should greet at once and lead", "say to greet right after joining (`greet: true`, or one short say in the call language), then keep quiet unless addressed"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

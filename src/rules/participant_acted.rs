@@ -2,11 +2,11 @@
 //! without being asked (rulebook rule 7).
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::one_line;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::{Body, Call, Op, Tool, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::model::{Body, Call, Op, Tool, Who};
-use crate::core::escape::one_line;
 use crate::text::phrases::{lower_words, starts_with_any};
 
 pub struct Check;
@@ -17,6 +17,9 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Elsewhere,
     needs: Evidence::TOOLS,
+    instruction: Some(
+        "acting (editing, deploying, forwarding) on what is heard in a call, unasked",
+    ),
     default_severity: Severity::Warning,
     summary: "a participant ran tools (edit, shell, deploy, forward) it was not asked for by name",
     options: &[],
@@ -25,6 +28,20 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let acts = i.tells_any(ACT);
+        let heard = i.if_any(HEARS) || i.tells().any(|c| c.has(ACT) && c.has(HEARS));
+        if !acts || !heard || i.has(ASKED_EXPLICITLY) || i.tells_any(OFFER) || i.has(ADDRESSED_ME) {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has a participant act on what it hears, unasked", "say to note such work on the board and to act only when the human asks the agent by name"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

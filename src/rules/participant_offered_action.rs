@@ -1,12 +1,12 @@
 //! `participant-offered-action`: a participant offers to change, fix or
 //! forward something nobody asked it for (rulebook rule 7).
 
-use crate::text::addressing::sentences;
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
-use crate::text::lexicon::Lexicon;
 use crate::model::{Via, Who};
+use crate::rules::{Cx, Rule};
+use crate::text::addressing::sentences;
+use crate::text::lexicon::Lexicon;
 use crate::text::words::{WordList, Words};
 
 pub struct Check;
@@ -17,6 +17,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("offering to change, fix or forward things, unasked"),
     default_severity: Severity::Info,
     summary: "a participant offered to change, fix, edit or forward something, unasked",
     options: &[],
@@ -25,6 +26,22 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if !i.tells_any(OFFER)
+            || !i.has(ACT) && !i.has(&["take over", "handle it", "übernehmen", "kümmern"])
+            || i.has(ASKED_EXPLICITLY)
+            || i.if_any(&["asked", "gefragt", "gebeten"])
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has a participant offer work nobody asked it for", "say to note the idea on the board, and to offer nothing unless the human asks the agent by name"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -40,12 +57,17 @@ impl Rule for Check {
             if u.who != Who::Me || u.via != Via::Say || !offers_action(lex, u.text) {
                 continue;
             }
-            let turn = u.turn.map(|t| &call.utterances[call.turns[t as usize].start]);
+            let turn = u
+                .turn
+                .map(|t| &call.utterances[call.turns[t as usize].start]);
             if turn.is_some_and(|h| h.addressed_to.iter().any(|n| n.eq_ignore_ascii_case(me))) {
                 continue;
             }
-            let mut f = Finding::new(u.anchor(), format!("participant {me} offers to act, unasked"))
-                .here("an offer nobody asked for");
+            let mut f = Finding::new(
+                u.anchor(),
+                format!("participant {me} offers to act, unasked"),
+            )
+            .here("an offer nobody asked for");
             if let Some(h) = turn {
                 f = f.label(h.anchor(), format!("{human} did not ask {me} here"));
             }

@@ -4,11 +4,11 @@
 use crate::core::hash::HashMap;
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::rules::Once;
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::core::escape::quote;
-use crate::rules::Once;
 use crate::text::phrases::{lower_words, strip_bullet};
 use crate::text::words::WordList;
 
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Record,
     needs: Evidence::BOARDS,
+    instruction: Some("putting questions for the human on the board instead of `decide`"),
     default_severity: Severity::Warning,
     summary: "a question only the human can decide, put on the board instead of into `decide`",
     options: &[],
@@ -28,6 +29,30 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let puts = i.tells().any(|c| {
+            c.has(PUT)
+                && c.has(&["question*", "frage*", "decision*", "entscheidung*"])
+                && c.has(OPEN_LIST)
+                && !c.has(DECIDE)
+        });
+        let for_human =
+            i.has(HUMAN) || i.has(&["to decide", "zu entscheiden", "decision*", "entscheidung*"]);
+        let also = i.has(DECIDE)
+            && i.tells()
+                .any(|c| c.has(&["also", "as well", "auch", "zusätzlich"]) && c.has(OPEN_LIST));
+        let parked = puts && for_human && !i.tells_any(DECIDE);
+        if !parked && !also {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction puts questions for the human on the board; they belong on the Decision Board", "say to ask the human with `decide` (a yes/no question first), and to keep such questions out of `open`"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -97,7 +122,11 @@ fn normal(s: &str) -> String {
 /// product.
 fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize> {
     use aho_corasick::AhoCorasick;
-    let mut distinct: Vec<&'q str> = items.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+    let mut distinct: Vec<&'q str> = items
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !n.is_empty())
+        .collect();
     distinct.sort_unstable();
     distinct.dedup();
     let mut out: HashMap<&'q str, usize> = HashMap::default();
@@ -131,7 +160,11 @@ fn twins<'q>(questions: &[&str], items: &'q [String]) -> HashMap<&'q str, usize>
     ids.sort_unstable();
     if let Ok(ac) = AhoCorasick::new(ids.iter().map(|&i| questions[i])) {
         for &n in &distinct {
-            if let Some(q) = ac.find_overlapping_iter(n).map(|m| ids[m.pattern().as_usize()]).min() {
+            if let Some(q) = ac
+                .find_overlapping_iter(n)
+                .map(|m| ids[m.pattern().as_usize()])
+                .min()
+            {
                 best(n, q);
             }
         }
@@ -238,18 +271,40 @@ mod tests {
     #[test]
     fn twins_are_the_first_question_either_way() {
         let questions = ["ship 2 4 today", "", "release notes", "notes", "ship"];
-        let items: Vec<String> = ["ship", "release notes for 2 4", "notes", "today", "x", "", "ship 2 4 today or not"]
-            .iter()
-            .map(|s| s.to_string())
+        let items: Vec<String> = [
+            "ship",
+            "release notes for 2 4",
+            "notes",
+            "today",
+            "x",
+            "",
+            "ship 2 4 today or not",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let long: Vec<String> = (0..3000)
+            .map(|i| format!("{i} ship 2 4 today or not {}", "x".repeat(40)))
             .collect();
-        let long: Vec<String> = (0..3000).map(|i| format!("{i} ship 2 4 today or not {}", "x".repeat(40))).collect();
         let long: Vec<&str> = long.iter().map(String::as_str).collect();
         // The same question asked over and over, another after it.
-        let again: Vec<&str> = ["notes"; 2000].into_iter().chain(["ship", "", "notes"]).collect();
-        for qs in [&questions[..], &questions[2..], &questions[..1], &[][..], &long[..], &again[..]] {
+        let again: Vec<&str> = ["notes"; 2000]
+            .into_iter()
+            .chain(["ship", "", "notes"])
+            .collect();
+        for qs in [
+            &questions[..],
+            &questions[2..],
+            &questions[..1],
+            &[][..],
+            &long[..],
+            &again[..],
+        ] {
             let got = twins(qs, &items);
             for n in items.iter().filter(|n| !n.is_empty()) {
-                let plain = qs.iter().position(|q| q.contains(n.as_str()) || n.contains(q));
+                let plain = qs
+                    .iter()
+                    .position(|q| q.contains(n.as_str()) || n.contains(q));
                 assert_eq!(got.get(n.as_str()).copied(), plain, "{n:?} in {qs:?}");
             }
         }

@@ -4,11 +4,11 @@
 use crate::core::hash::HashSet;
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::model::{Via, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::model::{Via, Who};
-use crate::core::escape::quote;
 use crate::text::words::{NameList, Phrases, Words};
 
 pub struct Check;
@@ -19,6 +19,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "a `say` that repeats what another participant said just before",
     options: &[
@@ -225,7 +226,10 @@ mod tests {
             "Yes, Promo: the build is green, the release is ready.",
             &names,
         );
-        assert_eq!(a, ["build", "green"].map(String::from).into_iter().collect());
+        assert_eq!(
+            a,
+            ["build", "green"].map(String::from).into_iter().collect()
+        );
         assert_eq!(a.intersection(&b).count(), 2);
         let c = content(lex, "Der Build ist grün, das Release kann raus.", &names);
         assert!(c.contains("build") && c.contains("grün") && !c.contains("der"));

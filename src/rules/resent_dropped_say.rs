@@ -6,10 +6,10 @@
 use crate::core::hash::{HashMap, HashSet};
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
-use crate::model::{next_event, Anchor, Call, EventKind, Ms, Op, Path, Record, Revise, Via, Who};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::model::{next_event, Anchor, Call, EventKind, Ms, Op, Path, Record, Revise, Via, Who};
+use crate::rules::{Cx, Rule};
 use crate::text::phrases::lower_words;
 
 pub struct Check;
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::SAY_OUTCOMES).and(Evidence::ROLES),
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "a `say` dropped for `addressed_other` sent again while still not addressed",
     options: &[OptionMeta {

@@ -3,8 +3,8 @@
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::model::{next_event, Body, EventKind, Op, Record, Utterance, Who};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::SPEECH.and(Evidence::TIMES).and(Evidence::ROLES),
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "addressed by the human, the first `say` comes later than 3 s, or other work comes before it",
     options: &[OptionMeta {

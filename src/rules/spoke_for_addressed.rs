@@ -2,11 +2,11 @@
 //! recorder spoke in that turn (seed rule 2).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::model::turns;
 use crate::model::Breach;
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("answering every line or question, those meant for someone else included"),
     default_severity: Severity::Warning,
     summary: "the human addressed another agent by name, and this agent spoke in that turn",
     options: &[],
@@ -24,6 +25,37 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let all = i.tells().any(|c| {
+            c.has(ANSWER)
+                && c.has(EVERY)
+                && c.has(&[
+                    "question*",
+                    "line*",
+                    "request*",
+                    "frage*",
+                    "anfrage*",
+                    "everything",
+                    "alles",
+                    "anything",
+                ])
+        });
+        let others = i.tells_any(ANSWER) && i.has(OTHERS) && !i.has(OTHER_AGENT);
+        if !(all || others)
+            || i.has(ADDRESSED_ME)
+            || i.if_any(&["addressed", "angesprochen"])
+            || i.has(DELTA)
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent answer lines meant for others; only the one addressed answers", "say to answer only when addressed by label (`addressed_to_you`), and to stay silent when someone else is"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -46,7 +78,7 @@ impl Rule for Check {
             .help(format!(
                 "when {human} names another agent, only that agent answers: stay silent until {human} speaks again, and put what you have on your board"
             ));
-                        cx.report(v.with_repeats(call, f, "and spoke again in that turn here"));
+            cx.report(v.with_repeats(call, f, "and spoke again in that turn here"));
         }
     }
 }

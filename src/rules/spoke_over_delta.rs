@@ -2,11 +2,11 @@
 //! spoke in that turn (seed rule 4).
 
 use crate::core::diagnostic::{Finding, Severity};
-use crate::core::meta::{Evidence, RuleMeta, Scope, When};
-use crate::rules::{Cx, Rule};
 use crate::core::escape::quote;
+use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::model::turns;
 use crate::model::Breach;
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("speaking when the human has asked Delta"),
     default_severity: Severity::Warning,
     summary:
         "the human addressed Delta (or Data, Della, Delter), and this agent spoke in that turn",
@@ -25,6 +26,48 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let asked_delta = i.conditions().any(|c| c.has(DELTA) && c.has(ADDRESSED))
+            || i.has(&[
+                "for delta",
+                "instead of delta",
+                "in delta's place",
+                "statt delta",
+                "für delta",
+            ]);
+        let speaks = i.tells().any(|c| {
+            c.has(ANSWER)
+                || c.has(&[
+                    "give*",
+                    "provide*",
+                    "tell*",
+                    "summar*",
+                    "say",
+                    "read out",
+                    "report*",
+                    "gib",
+                    "sag*",
+                    "fasse",
+                    "berichte*",
+                    "nenne*",
+                    "lies",
+                ])
+        });
+        if !asked_delta
+            || !speaks
+            || i.tells_any(SILENT)
+            || i.tells_any(&["let delta", "lass delta", "leave it to delta", "überlass*"])
+        {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent speak when the human asked Delta", "say to stay silent when Delta is addressed and to keep the board fresh, which is what Delta reads from"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -54,7 +97,7 @@ impl Rule for Check {
             .help(format!(
                 "when {human} asks {bot}, every agent stays silent and lets {bot} answer; keep your board and activity current, that is what {bot} reads from"
             ));
-                        cx.report(v.with_repeats(call, f, "and spoke again in that turn here"));
+            cx.report(v.with_repeats(call, f, "and spoke again in that turn here"));
         }
     }
 }

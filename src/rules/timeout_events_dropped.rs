@@ -28,10 +28,10 @@ use serde_json::Value;
 
 use crate::core::diagnostic::{Finding, Severity};
 use crate::core::meta::{Evidence, RuleMeta, When};
-use crate::rules::{Cx, Rule};
 use crate::input::prompt::CODE_TOOL;
 use crate::input::CodeLang;
 use crate::model::{Anchor, Body, Path, Span};
+use crate::rules::{Cx, Rule};
 
 pub struct Check;
 
@@ -41,6 +41,7 @@ static META: RuleMeta = RuleMeta {
     scope: crate::core::meta::Scope::Own,
     when: When::Elsewhere,
     needs: Evidence::CODE,
+    instruction: Some("reading only some of the `next` events (skipping `timeout` events)"),
     default_severity: Severity::Error,
     summary: "helper code that skips `timeout` events before reading their `operators_said`",
     options: &[],
@@ -66,6 +67,30 @@ const CODE_ARGS: &[(&str, Option<CodeLang>)] = &[
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        let skips_timeouts = i.tells_both(SKIP, &["timeout*", "time-out*", "time out"]);
+        let only_user = i.tells().any(|c| {
+            c.has(&["only", "nur", "just", "ausschließlich"])
+                && c.has(&[
+                    "user",
+                    "type user",
+                    "user events",
+                    "user-events",
+                    "user-ereignis*",
+                ])
+                && c.has(EVENTS)
+        });
+        if !(skips_timeouts || only_user) {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction drops `next` events; other agents' lines arrive in `timeout` events too", "say to read `operators_said` and `agent_said` in every `next` event, whatever its type"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

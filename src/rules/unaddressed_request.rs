@@ -2,11 +2,11 @@
 //! names no one, in a call where several could take it (seed rule 5).
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, RuleMeta, Scope, When};
+use crate::model::{Call, Utterance, Via, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::model::{Call, Utterance, Via, Who};
-use crate::core::escape::quote;
 use crate::text::phrases::words;
 
 pub struct Check;
@@ -17,6 +17,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "a request or question in the second person, addressed to no one, with two or more possible addressees",
     options: &[],
@@ -153,7 +154,11 @@ fn finding(
         [a, b] => format!("{a} and {b}"),
         // A room of dozens is named by its first few.
         [first @ .., _] if first.len() > NAMED => {
-            format!("{}, and {} others", first[..NAMED].join(", "), could.len() - NAMED)
+            format!(
+                "{}, and {} others",
+                first[..NAMED].join(", "),
+                could.len() - NAMED
+            )
         }
         [rest @ .., last] => format!("{}, and {last}", rest.join(", ")),
         [] => String::new(),

@@ -3,11 +3,11 @@
 //! wake-up on address).
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::model::{next_event, Call, EventKind, Line, Ms, Op, Record};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::model::{next_event, Call, EventKind, Line, Ms, Op, Record};
-use crate::core::escape::quote;
 use crate::text::phrases::{phrase_at, words};
 use crate::text::words::Words;
 
@@ -19,6 +19,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::After,
     needs: Evidence::SPEECH.and(Evidence::TIMES).and(Evidence::ROLES),
+    instruction: None,
     default_severity: Severity::Warning,
     summary: "an `operator` event (another agent addressed this agent by name) that got no `say`",
     options: &[OptionMeta {
@@ -53,7 +54,9 @@ impl Rule for Check {
             let text = line.text.as_ref().map(|t| t.as_str()).unwrap_or("");
             // Thanks, or a line that asks nothing (an answer to this
             // agent's own question: "Tarn, the port is 8443.").
-            if needs_no_reply(lex, &names, text) || !crate::model::turns::asks(lex, text, &name_words) {
+            if needs_no_reply(lex, &names, text)
+                || !crate::model::turns::asks(lex, text, &name_words)
+            {
                 continue;
             }
             let Some(end) = marks.unanswered(call, i, window) else {
@@ -311,16 +314,17 @@ mod tests {
             "2026-10-10T10:01:00.000Z",
             "Lumen, which branch has the script?",
         );
-        let later = |ts: &str| {
-            format!(r#"{{"ts":"{ts}","fn":"next","result":{{"type":"timeout"}}}}"#)
-        };
+        let later =
+            |ts: &str| format!(r#"{{"ts":"{ts}","fn":"next","result":{{"type":"timeout"}}}}"#);
         let log = [
             JOIN.to_string(),
             ask.clone(),
             later("2026-10-10T10:01:40.000Z"),
         ]
-        .join("
-");
+        .join(
+            "
+",
+        );
         assert_eq!(run(&log).len(), 1);
         // The recording stopped before anyone could have answered.
         for tail in [vec![], vec![later("2026-10-10T10:01:20.000Z")]] {
@@ -335,9 +339,13 @@ mod tests {
         let after = |text: &str| {
             [
                 JOIN.to_string(),
-                say("2026-10-10T10:00:50.000Z", "Orca, which port does staging use?"),
+                say(
+                    "2026-10-10T10:00:50.000Z",
+                    "Orca, which port does staging use?",
+                ),
                 op("2026-10-10T10:01:00.000Z", text),
-                r#"{"ts":"2026-10-10T10:02:00.000Z","fn":"next","result":{"type":"timeout"}}"#.to_string(),
+                r#"{"ts":"2026-10-10T10:02:00.000Z","fn":"next","result":{"type":"timeout"}}"#
+                    .to_string(),
             ]
             .join("\n")
         };
@@ -373,7 +381,8 @@ mod tests {
         let log = [
             JOIN.to_string(),
             op("2026-10-10T10:01:00.000Z", "Thanks, Lumen. Which branch?"),
-            r#"{"ts":"2026-10-10T10:01:40.000Z","fn":"next","result":{"type":"timeout"}}"#.to_string(),
+            r#"{"ts":"2026-10-10T10:01:40.000Z","fn":"next","result":{"type":"timeout"}}"#
+                .to_string(),
         ]
         .join("\n");
         assert_eq!(run(&log).len(), 1);

@@ -2,11 +2,11 @@
 //! rule 6).
 
 use crate::core::diagnostic::{Finding, Severity};
+use crate::core::escape::quote;
 use crate::core::meta::{Evidence, OptValue, OptionMeta, RuleMeta, Scope, When};
+use crate::model::{Via, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::language::{identify, identify_in_call, Lang, NameIndex, Verdict};
-use crate::model::{Via, Who};
-use crate::core::escape::quote;
 
 pub struct Check;
 
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
+    instruction: Some("a fixed language for the call, or the language of the agent's own user instead of `context.lang`"),
     default_severity: Severity::Warning,
     summary: "a `say` or greeting not in the call language (which `context` events may change)",
     options: &[OptionMeta {
@@ -30,6 +31,27 @@ impl Rule for Check {
         &META
     }
 
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        if i.has(CALL_LANGUAGE) && !i.has(USER_LANGUAGE) {
+            return None;
+        }
+        let fixed = i.tells().any(|c| {
+            c.has(LANGUAGE)
+                && c.has(SPEAK)
+                && c.has(&["in", "auf", "only", "nur", "always", "immer"])
+        });
+        let users = i.tells().any(|c| c.has(USER_LANGUAGE)) && i.has(IN_CALL);
+        if !users && (!fixed || i.has(CALL_LANGUAGE)) {
+            return None;
+        }
+        Some(at_instruction(i, if users { "this instruction takes the call's language from the agent's own user, not from the call" } else { "this instruction fixes the language the agent speaks, whatever the call's language" }, "say to speak the call's language as `context.lang` gives it at join (and as `context` events change it)"))
+    }
+
     fn check(&self, cx: &mut Cx<'_, '_>) {
         let others = cx.flag("other-languages");
         let call = cx.call;
@@ -42,7 +64,8 @@ impl Rule for Check {
         // A call language callint does not know is said once, where it was set.
         let mut notes: Vec<Finding> = Vec::new();
         for u in &call.utterances {
-            if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) || !cx.judges(u.record()) {
+            if u.who != Who::Me || !matches!(u.via, Via::Say | Via::Greet) || !cx.judges(u.record())
+            {
                 continue;
             }
             let Some(setting) = call.lang_at(u.record()) else {

@@ -3,6 +3,7 @@
 
 pub mod addressing;
 pub mod claims;
+pub mod instructions;
 // Building and encoding the tables run in build.rs (and in the test that
 // checks the embedded copy); the library itself only reads them.
 #[cfg_attr(not(test), allow(dead_code))]

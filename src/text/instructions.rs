@@ -1,0 +1,2289 @@
+//! What a prompt, skill or instruction file tells an agent to do: its
+//! instruction sentences, found in the prose of a markdown or text
+//! document, each split into clauses with their polarity and conditions.
+//!
+//! The analysis is shared: each rule that an instruction can break asks it
+//! what a sentence tells the agent ([`Instruction::tells`]) and decides with
+//! its own words whether following that would break the rule. What is not
+//! an instruction is left out here, once for every rule:
+//!
+//! - everything under a heading or a label that presents examples or
+//!   mistakes ("Bad", "Don't", "Avoid", "Anti-patterns", "Falsch",
+//!   "Schlecht", "Nicht so", "Examples", "Beispiel", "What happened" ...),
+//!   up to the next heading of the same level or a label that presents the
+//!   right way;
+//! - lines of an example transcript (`Oliver: "..."`), blockquotes that an
+//!   example label or a colon introduces, and quoted speech inside a
+//!   sentence (it is what someone says, not what the agent is told);
+//! - sentences that tell nobody anything (a description, a narrative in
+//!   the past tense): an instruction is an imperative, a modal said to the
+//!   agent ("you must", "du sollst", "agents should"), or a sentence with
+//!   "always", "never", "immer", "nie", "grundsätzlich" and the like;
+//! - YAML front matter, HTML comments, fenced blocks (the fenced payloads
+//!   and helper code are read by the prompt reader as before; those in an
+//!   example section are left out the same way, see [`Doc::examples`]).
+
+use std::ops::Range;
+
+/// A document's instructions, and the parts of it that are examples.
+#[derive(Debug, Default)]
+pub struct Doc {
+    pub instructions: Vec<Instruction>,
+    /// Byte ranges of the document that present examples or mistakes:
+    /// nothing in them is an instruction, fenced blocks included.
+    pub examples: Vec<Range<usize>>,
+}
+
+impl Doc {
+    /// True when byte `at` of the document lies in an example section.
+    pub fn in_example(&self, at: usize) -> bool {
+        self.examples.iter().any(|r| r.contains(&at))
+    }
+}
+
+/// One sentence that tells the agent something.
+#[derive(Clone, Debug)]
+pub struct Instruction {
+    /// Where it is in the document, in bytes.
+    pub span: Range<usize>,
+    /// German rather than English.
+    pub german: bool,
+    /// Its clauses, in order.
+    pub clauses: Vec<Clause>,
+    /// The quoted and code parts of the sentence, as written (without
+    /// their quotes or backticks).
+    pub quoted: Vec<String>,
+    /// The whole sentence in lower case, words separated by one space,
+    /// quoted speech replaced by `"…"` (code spans are kept: a function
+    /// name is an instruction's word).
+    pub words: String,
+}
+
+/// A clause of an instruction.
+#[derive(Clone, Debug)]
+pub struct Clause {
+    /// Lower case, words separated by one space, with a space at each end
+    /// (so that a word is found as ` word `).
+    pub words: String,
+    /// It holds a negation ("never", "don't", "no", "nicht", "kein"),
+    /// two negations ("never ... without") cancelling out.
+    pub negated: bool,
+    /// It states a condition ("when you are addressed", "wenn ...",
+    /// "unless ...") rather than what to do.
+    pub condition: bool,
+}
+
+impl Clause {
+    /// True when the clause holds any of `pats` ([`mentions`]).
+    pub fn has(&self, pats: &[&str]) -> bool {
+        mentions(&self.words, pats)
+    }
+
+    /// Where in the clause the first of `pats` stands, if any.
+    pub fn find(&self, pats: &[&str]) -> Option<usize> {
+        find(&self.words, pats)
+    }
+}
+
+impl Instruction {
+    /// The clauses that tell the agent to do something (neither a
+    /// condition nor negated).
+    pub fn tells(&self) -> impl Iterator<Item = &Clause> {
+        self.clauses.iter().filter(|c| !c.condition && !c.negated)
+    }
+
+    /// The clauses that tell the agent not to do something.
+    pub fn forbids(&self) -> impl Iterator<Item = &Clause> {
+        self.clauses.iter().filter(|c| !c.condition && c.negated)
+    }
+
+    /// The conditions the sentence sets.
+    pub fn conditions(&self) -> impl Iterator<Item = &Clause> {
+        self.clauses.iter().filter(|c| c.condition)
+    }
+
+    /// True when the whole sentence holds any of `pats`.
+    pub fn has(&self, pats: &[&str]) -> bool {
+        mentions(&self.words, pats)
+    }
+
+    /// True when a clause that tells the agent to do something holds any of
+    /// `pats`.
+    pub fn tells_any(&self, pats: &[&str]) -> bool {
+        self.tells().any(|c| c.has(pats))
+    }
+
+    /// True when a clause that forbids something holds any of `pats`.
+    pub fn forbids_any(&self, pats: &[&str]) -> bool {
+        self.forbids().any(|c| c.has(pats))
+    }
+
+    /// True when one clause that tells the agent to do something holds one
+    /// of `a` and one of `b`.
+    pub fn tells_both(&self, a: &[&str], b: &[&str]) -> bool {
+        self.tells().any(|c| c.has(a) && c.has(b))
+    }
+
+    /// True when a condition holds any of `pats`.
+    pub fn if_any(&self, pats: &[&str]) -> bool {
+        self.conditions().any(|c| c.has(pats))
+    }
+
+    /// Where the first of `pats` stands in the sentence's words.
+    pub fn find(&self, pats: &[&str]) -> Option<usize> {
+        find(&self.words, pats)
+    }
+}
+
+/// True when `words` (lower case, single spaces) holds one of `pats`: a
+/// word or a run of words, matched at word boundaries; a pattern ending in
+/// `*` matches any word that starts with it (`greet*`: greet, greets,
+/// greeting); one starting with `*` any word that ends with it.
+pub fn mentions(words: &str, pats: &[&str]) -> bool {
+    find(words, pats).is_some()
+}
+
+/// Where in `words` the first match of any of `pats` starts ([`mentions`]).
+pub fn find(words: &str, pats: &[&str]) -> Option<usize> {
+    pats.iter().filter_map(|p| find_one(words, p)).min()
+}
+
+fn find_one(words: &str, pat: &str) -> Option<usize> {
+    let (suffix, pat) = match pat.strip_prefix('*') {
+        Some(p) => (true, p),
+        None => (false, pat),
+    };
+    let (prefix, pat) = match pat.strip_suffix('*') {
+        Some(p) => (true, p),
+        None => (false, pat),
+    };
+    if pat.is_empty() {
+        return None;
+    }
+    let b = words.as_bytes();
+    let mut from = 0;
+    while let Some(i) = words[from..].find(pat) {
+        let at = from + i;
+        let end = at + pat.len();
+        let starts = at == 0 || !is_word_byte(b[at - 1]);
+        let ends = end == b.len() || !is_word_byte(b[end]);
+        if (starts || suffix) && (ends || prefix) {
+            return Some(at);
+        }
+        from = at + words[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Words of what instructions speak of, English and German (lower case,
+/// [`mentions`] patterns): the vocabulary the rules' instruction forms
+/// share.
+pub mod concept {
+    /// Creating the call.
+    pub const CREATE_CALL: &[&str] = &[
+        "create_call",
+        "create the call",
+        "create a call",
+        "creating the call",
+        "start the call",
+        "start a call",
+        "open the call",
+        "open a call",
+        "set up the call",
+        "make the call",
+        "call erstellen",
+        "call anlegen",
+        "call starten",
+        "call eröffnen",
+        "erstelle den call",
+        "erstelle einen call",
+        "lege den call",
+        "starte den call",
+        "den call erstellen",
+        "einen call erstellen",
+    ];
+    /// A thread other than the one the user talks to.
+    pub const SIDE_THREAD: &[&str] = &[
+        "subagent*",
+        "sub-agent*",
+        "background",
+        "background job*",
+        "background task*",
+        "in the background",
+        "fork*",
+        "worker*",
+        "side thread",
+        "separate thread",
+        "another thread",
+        "parallel agent*",
+        "task tool",
+        "helper agent*",
+        "hintergrund*",
+        "unteragent*",
+        "nebenthread*",
+        "delegat*",
+        "delegier*",
+        "hilfsagent*",
+    ];
+    /// The call's link for the user.
+    pub const LINK: &[&str] = &[
+        "share_text",
+        "share text",
+        "link",
+        "call link",
+        "invite link",
+        "the invite",
+        "einladungslink",
+        "call-link",
+    ];
+    /// Going on after something.
+    pub const THEN: &[&str] = &[
+        "then",
+        "afterwards",
+        "after that",
+        "followed by",
+        "and then",
+        "next",
+        "danach",
+        "anschließend",
+        "dann",
+        "hinterher",
+        "im anschluss",
+    ];
+    /// Text after the link.
+    pub const TRAILER: &[&str] = &[
+        "summar*",
+        "recap*",
+        "explain*",
+        "list*",
+        "describe*",
+        "report*",
+        "add a note",
+        "add notes",
+        "follow up",
+        "keep working",
+        "continue",
+        "next steps",
+        "what you did",
+        "zusammenfass*",
+        "fasse",
+        "erkläre*",
+        "beschreib*",
+        "berichte*",
+        "liste*",
+        "weiterarbeit*",
+        "mach weiter",
+        "nächsten schritte",
+        "was du getan",
+    ];
+    /// Waiting in the foreground for the call.
+    pub const WAIT: &[&str] = &[
+        "wait*",
+        "call join",
+        "calling join",
+        "run join",
+        "join and next",
+        "call next",
+        "poll*",
+        "block*",
+        "warte*",
+        "join aufrufen",
+        "rufe join",
+        "ruf join",
+        "rufe next",
+    ];
+    /// Joining.
+    pub const JOIN: &[&str] = &[
+        "join*",
+        "joined",
+        "after joining",
+        "beitreten",
+        "beigetreten",
+        "beitritt",
+        "dem beitritt",
+        "nach dem join",
+        "reinkommen",
+    ];
+    /// Greeting.
+    pub const GREET: &[&str] = &[
+        "greet*",
+        "say hello",
+        "say hi",
+        "introduce yourself",
+        "introduce",
+        "begrüß*",
+        "begrüss*",
+        "grüß*",
+        "grüss*",
+        "stell dich vor",
+        "vorstellen",
+        "hallo sagen",
+    ];
+    /// Keeping silent.
+    pub const SILENT: &[&str] = &[
+        "stay silent",
+        "stay quiet",
+        "remain silent",
+        "remain quiet",
+        "keep quiet",
+        "keep silent",
+        "wait quietly",
+        "wait silently",
+        "say nothing",
+        "silently",
+        "quietly",
+        "until the human speaks",
+        "until someone speaks",
+        "until oliver speaks",
+        "until the user speaks",
+        "until you are spoken to",
+        "speaks first",
+        "talks first",
+        "schweig*",
+        "still",
+        "sag nichts",
+        "bis der mensch spricht",
+        "bis jemand spricht",
+        "bis der nutzer spricht",
+        "zuerst spricht",
+        "abwarten",
+        "stumm",
+    ];
+    /// Speaking in the call.
+    pub const SPEAK: &[&str] = &[
+        "greet*",
+        "speak*",
+        "talk*",
+        "say",
+        "says",
+        "answer*",
+        "reply",
+        "replies",
+        "respond*",
+        "begrüß*",
+        "grüß*",
+        "sprich",
+        "sprechen",
+        "sprichst",
+        "rede*",
+        "antworte*",
+        "sag",
+        "sage",
+        "formulier*",
+    ];
+    /// A language named.
+    pub const LANGUAGE: &[&str] = &[
+        "german",
+        "english",
+        "french",
+        "spanish",
+        "italian",
+        "dutch",
+        "deutsch",
+        "englisch",
+        "französisch",
+        "spanisch",
+        "italienisch",
+        "niederländisch",
+        "auf deutsch",
+        "auf englisch",
+    ];
+    /// The call's own language.
+    pub const CALL_LANGUAGE: &[&str] = &[
+        "context.lang",
+        "lang",
+        "call language",
+        "call's language",
+        "language of the call",
+        "call-sprache",
+        "callsprache",
+        "sprache des calls",
+        "sprache des gesprächs",
+        "gesprächssprache",
+        "anrufsprache",
+        "context",
+    ];
+    /// The language of the agent's own user.
+    pub const USER_LANGUAGE: &[&str] = &[
+        "user's language",
+        "users language",
+        "language of the user",
+        "language your user",
+        "language the user",
+        "your user's language",
+        "their language",
+        "user writes",
+        "user speaks",
+        "language of your chat",
+        "chat language",
+        "sprache des nutzers",
+        "sprache des users",
+        "sprache deines nutzers",
+        "sprache des benutzers",
+        "sprache deines users",
+        "in der dein nutzer",
+        "in der der nutzer",
+    ];
+    /// Inside the call (not the chat with the agent's own user).
+    pub const IN_CALL: &[&str] = &[
+        "call",
+        "calls",
+        "greet*",
+        "say",
+        "says",
+        "voice",
+        "speak*",
+        "aloud",
+        "out loud",
+        "im call",
+        "begrüß*",
+        "grüß*",
+        "sprich",
+        "laut",
+    ];
+    /// Events the agent reads.
+    pub const EVENTS: &[&str] = &["event*", "next", "ereignis*", "type", "types", "typ"];
+    /// Leaving something out.
+    pub const SKIP: &[&str] = &[
+        "skip*",
+        "ignore*",
+        "discard*",
+        "drop*",
+        "filter out",
+        "filter* them out",
+        "throw away",
+        "throw* out",
+        "disregard*",
+        "pass over",
+        "überspring*",
+        "ignorier*",
+        "verwirf",
+        "verwerfen",
+        "wegwerfen",
+        "aussortier*",
+        "herausfilter*",
+        "rausfilter*",
+    ];
+    /// Answering.
+    pub const ANSWER: &[&str] = &[
+        "answer*",
+        "reply",
+        "replies",
+        "respond*",
+        "beantworte*",
+        "antworte*",
+        "react*",
+        "reagier*",
+        "chime in",
+        "jump in",
+        "step in",
+        "weigh in",
+        "comment*",
+        "kommentier*",
+        "spring ein",
+        "springe ein",
+        "misch dich ein",
+        "übernimm",
+    ];
+    /// All of something.
+    pub const EVERY: &[&str] = &[
+        "every",
+        "all",
+        "any",
+        "each",
+        "everything",
+        "whatever",
+        "jede",
+        "jeden",
+        "jeder",
+        "jedes",
+        "alle",
+        "alles",
+        "sämtliche",
+    ];
+    /// Lines meant for somebody else.
+    pub const OTHERS: &[&str] = &[
+        "someone else",
+        "somebody else",
+        "another agent*",
+        "other agent*",
+        "others",
+        "another participant",
+        "meant for",
+        "not for you",
+        "not addressed",
+        "not meant for you",
+        "even if",
+        "even when",
+        "no matter who",
+        "whoever it",
+        "jemand anderen",
+        "jemand anders",
+        "andere* agent*",
+        "anderen",
+        "nicht an dich",
+        "auch wenn",
+        "selbst wenn",
+        "egal an wen",
+        "egal wer",
+        "für wen",
+    ];
+    /// The agent itself is addressed.
+    pub const ADDRESSED_ME: &[&str] = &[
+        "addressed to you",
+        "you are addressed",
+        "you're addressed",
+        "addressed_to_you",
+        "your label",
+        "by name",
+        "by your name",
+        "asks you",
+        "speaks to you",
+        "talks to you",
+        "an dich",
+        "dich anspricht",
+        "angesprochen wirst",
+        "du angesprochen",
+        "mit namen",
+        "beim namen",
+        "dein label",
+        "deinen namen",
+        "dich fragt",
+        "dich direkt",
+    ];
+    /// The human.
+    pub const HUMAN: &[&str] = &[
+        "human",
+        "the user",
+        "user",
+        "oliver",
+        "person",
+        "mensch*",
+        "nutzer*",
+        "benutzer*",
+        "user",
+    ];
+    /// Another agent.
+    pub const OTHER_AGENT: &[&str] = &[
+        "another agent*",
+        "other agent*",
+        "an agent",
+        "agents",
+        "peer*",
+        "anderer agent",
+        "andere agent*",
+        "anderen agent*",
+        "ein agent",
+        "agenten",
+    ];
+    /// Asking.
+    pub const QUESTION: &[&str] = &[
+        "question*",
+        "asks",
+        "ask",
+        "asked",
+        "frage*",
+        "fragt",
+        "gefragt",
+    ];
+    /// The voicebot.
+    pub const DELTA: &[&str] = &[
+        "delta",
+        "delta's",
+        "data",
+        "della",
+        "delter",
+        "voicebot",
+        "voice bot",
+        "voice-bot",
+    ];
+    /// Addressing someone.
+    pub const ADDRESSED: &[&str] = &[
+        "addressed",
+        "asked",
+        "asks",
+        "ask",
+        "spoken to",
+        "speaks to",
+        "talks to",
+        "called",
+        "angesprochen",
+        "gefragt",
+        "fragt",
+        "anspricht",
+        "redet",
+    ];
+    /// Acting on the code or the call's work.
+    pub const ACT: &[&str] = &[
+        "edit*",
+        "change the code",
+        "change code",
+        "change the file",
+        "change files",
+        "change the skill",
+        "modify*",
+        "fix it",
+        "fix the code",
+        "fix the bug",
+        "fix",
+        "commit*",
+        "push*",
+        "deploy*",
+        "forward*",
+        "hand it to",
+        "hand them to",
+        "hand the task",
+        "send the task",
+        "send it to",
+        "delegate it",
+        "open a pull request",
+        "create a pull request",
+        "rewrite*",
+        "update the skill",
+        "update the file",
+        "bearbeite*",
+        "ändere*",
+        "änder*",
+        "deploye*",
+        "leite*",
+        "weiterleit*",
+        "committe*",
+        "pushe*",
+        "behebe*",
+        "korrigier*",
+        "schreib* um",
+        "überarbeite*",
+    ];
+    /// Hearing of something, not being asked for it.
+    pub const HEARS: &[&str] = &[
+        "mention*",
+        "hear*",
+        "suggest*",
+        "talk* about",
+        "discuss*",
+        "bring* up",
+        "notice*",
+        "comes up",
+        "says",
+        "spot*",
+        "see*",
+        "erwähn*",
+        "hörst",
+        "hört",
+        "vorschläg*",
+        "spricht über",
+        "sprechen über",
+        "bemerk*",
+        "siehst",
+        "auffällt",
+        "ansprichst",
+    ];
+    /// Asked for explicitly.
+    pub const ASKED_EXPLICITLY: &[&str] = &[
+        "by name",
+        "explicitly",
+        "asks you",
+        "tells you to",
+        "asked you",
+        "you are asked",
+        "you're asked",
+        "ausdrücklich",
+        "beim namen",
+        "dich bittet",
+        "dich auffordert",
+        "darum bittet",
+        "explizit",
+        "gebeten",
+    ];
+    /// Offering.
+    pub const OFFER: &[&str] = &[
+        "offer*",
+        "propose*",
+        "volunteer*",
+        "suggest that you",
+        "biete*",
+        "anbieten",
+        "vorschlagen",
+        "schlag* vor",
+    ];
+    /// Telling everyone something.
+    pub const ANNOUNCE: &[&str] = &[
+        "tell*",
+        "say",
+        "announce*",
+        "report*",
+        "declare*",
+        "state*",
+        "inform*",
+        "let everyone",
+        "let everybody",
+        "let the others",
+        "sag",
+        "sage",
+        "melde*",
+        "verkünde*",
+        "erkläre*",
+        "teile*",
+        "informier*",
+        "berichte*",
+    ];
+    /// A claim about the call's working.
+    pub const CALL_FAULT: &[&str] = &[
+        "relay",
+        "one-way",
+        "one way",
+        "can't hear",
+        "cannot hear",
+        "don't hear",
+        "not receiving",
+        "receive nothing",
+        "doesn't work",
+        "does not work",
+        "is broken",
+        "broken",
+        "a bug",
+        "no messages",
+        "not reaching",
+        "isn't reaching",
+        "not getting",
+        "kaputt",
+        "defekt",
+        "funktioniert nicht",
+        "kommt nicht an",
+        "kommen nicht an",
+        "hört nichts",
+        "hören sich nicht",
+        "einseitig",
+        "ein bug",
+        "bug",
+    ];
+    /// At once, before looking.
+    pub const AT_ONCE: &[&str] = &[
+        "right away",
+        "immediately",
+        "at once",
+        "straight away",
+        "without checking",
+        "as fact",
+        "as a fact",
+        "seems",
+        "appears",
+        "looks",
+        "sofort",
+        "gleich",
+        "umgehend",
+        "ohne zu prüfen",
+        "ohne nachzusehen",
+        "scheint",
+        "wirkt",
+        "aussieht",
+    ];
+    /// Checking first.
+    pub const CHECK_FIRST: &[&str] = &[
+        "check*",
+        "verify*",
+        "look at",
+        "confirm",
+        "prüf*",
+        "überprüf*",
+        "nachsehen",
+        "nachschauen",
+        "kontrollier*",
+        "sieh nach",
+        "schau nach",
+    ];
+    /// The board.
+    pub const BOARD: &[&str] = &[
+        "board",
+        "status",
+        "open",
+        "`open`",
+        "done",
+        "item*",
+        "entry",
+        "entries",
+        "todo*",
+        "eintrag",
+        "einträge",
+        "punkt",
+        "offen",
+    ];
+    /// Putting several things together.
+    pub const BUNDLE: &[&str] = &[
+        "summar*",
+        "bundle*",
+        "group*",
+        "combine*",
+        "collapse*",
+        "lump*",
+        "one item",
+        "a single item",
+        "single entry",
+        "one entry",
+        "one line",
+        "zusammenfass*",
+        "fasse",
+        "bündel*",
+        "sammle*",
+        "einem punkt",
+        "einen punkt",
+        "einem eintrag",
+        "einen eintrag",
+        "zusammen",
+    ];
+    /// Several things.
+    pub const THINGS: &[&str] = &[
+        "decisions",
+        "questions",
+        "tasks",
+        "todos",
+        "items",
+        "points",
+        "issues",
+        "things",
+        "entscheidungen",
+        "fragen",
+        "aufgaben",
+        "punkte",
+        "themen",
+        "dinge",
+    ];
+    /// Putting something somewhere.
+    pub const PUT: &[&str] = &[
+        "put*", "add*", "list*", "write*", "place*", "keep*", "track*", "note*", "park*", "trag*",
+        "schreib*", "setz*", "pack*", "führe*", "notier*", "leg* ab",
+    ];
+    /// Where questions for the human belong.
+    pub const DECIDE: &[&str] = &[
+        "decide",
+        "decision board",
+        "entscheidungsboard",
+        "decision-board",
+    ];
+    /// The board's `open` list.
+    pub const OPEN_LIST: &[&str] = &[
+        "open",
+        "status",
+        "board",
+        "offen",
+        "open list",
+        "the open field",
+    ];
+    /// The board's emoji.
+    pub const EMOJI: &[&str] = &["emoji", "emojis"];
+    /// Leaving something out.
+    pub const OMIT: &[&str] = &[
+        "skip*",
+        "omit*",
+        "leave out",
+        "leave it out",
+        "leave off",
+        "ignore*",
+        "optional",
+        "no need",
+        "don't bother",
+        "weglassen",
+        "lass*",
+        "verzichte*",
+        "überspring*",
+        "brauchst du nicht",
+    ];
+    /// Choosing an emoji.
+    pub const SET: &[&str] = &[
+        "set*",
+        "use*",
+        "choose*",
+        "pick*",
+        "add*",
+        "include*",
+        "setz*",
+        "wähl*",
+        "nutze*",
+        "verwende*",
+        "gib",
+    ];
+    /// A label.
+    pub const LABEL: &[&str] = &[
+        "label*",
+        "join as",
+        "join with",
+        "name yourself",
+        "call yourself",
+        "nenn dich",
+        "nenne dich",
+        "als label",
+    ];
+    /// Acknowledging.
+    pub const ACK: &[&str] = &["acknowledge*", "confirm*", "quittier*", "bestätig*"];
+    /// Lines heard.
+    pub const LINES: &[&str] = &[
+        "line*",
+        "message*",
+        "utterance*",
+        "turn*",
+        "sentence*",
+        "request*",
+        "instruction*",
+        "zeile*",
+        "nachricht*",
+        "aussage*",
+        "satz",
+        "anfrage*",
+        "äußerung*",
+        "was gesagt",
+        "what is said",
+        "what the human says",
+        "everything you hear",
+    ];
+    /// Speaking at length.
+    pub const NARRATE: &[&str] = &[
+        "narrate*",
+        "describe*",
+        "explain*",
+        "read out",
+        "read aloud",
+        "spell out",
+        "walk through",
+        "walk the human through",
+        "erzähl*",
+        "beschreib*",
+        "erklär*",
+        "lies vor",
+        "vorlesen",
+    ];
+    /// At length.
+    pub const AT_LENGTH: &[&str] = &[
+        "every step",
+        "each step",
+        "all steps",
+        "everything",
+        "all details",
+        "every detail",
+        "in detail",
+        "in full",
+        "at length",
+        "step by step",
+        "jeden schritt",
+        "alle schritte",
+        "ausführlich",
+        "detailliert",
+        "im detail",
+        "schritt für schritt",
+        "alles",
+    ];
+}
+
+// ---------------------------------------------------------------------------
+// Reading a document.
+
+/// Headings and labels that present examples or mistakes, not
+/// instructions (lower case, matched as words).
+const EXAMPLE_WORDS: &[&str] = &[
+    "bad",
+    "bad example*",
+    "don't",
+    "dont",
+    "do not",
+    "avoid",
+    "anti-pattern*",
+    "antipattern*",
+    "anti pattern*",
+    "wrong",
+    "incorrect",
+    "mistake*",
+    "pitfall*",
+    "example*",
+    "e.g",
+    "for instance",
+    "what happened",
+    "what went wrong",
+    "incident*",
+    "post-mortem",
+    "postmortem",
+    "retro*",
+    "history",
+    "background",
+    "why",
+    "falsch",
+    "schlecht*",
+    "nicht so",
+    "vermeide*",
+    "fehler",
+    "beispiel*",
+    "negativbeispiel*",
+    "so nicht",
+    "hintergrund",
+    "warum",
+    "was passiert ist",
+    "vorfall",
+    "❌",
+    "🚫",
+    "✗",
+];
+
+/// Words of a line that introduces an example or a mistake shown below
+/// it ("for example:", "the wrong way:").
+const INTRO_WORDS: &[&str] = &[
+    "bad",
+    "don't",
+    "do not",
+    "avoid",
+    "anti-pattern*",
+    "antipattern*",
+    "wrong",
+    "incorrect",
+    "mistake*",
+    "example*",
+    "e.g",
+    "for instance",
+    "falsch",
+    "schlecht*",
+    "nicht so",
+    "so nicht",
+    "vermeide*",
+    "beispiel*",
+    "z.b",
+    "fehler",
+];
+
+/// Labels that present the right way, ending an example label's reach.
+const RIGHT_WORDS: &[&str] = &[
+    "good",
+    "do",
+    "right",
+    "correct",
+    "instead",
+    "gut",
+    "richtig",
+    "besser",
+    "stattdessen",
+    "✅",
+    "✓",
+];
+
+/// The longest sentence read as an instruction, in bytes.
+const MAX_SENTENCE: usize = 4096;
+
+/// Read a document (markdown or plain text) into its instructions.
+pub fn read(doc: &str) -> Doc {
+    let mut out = Doc::default();
+    let lines = split_lines(doc);
+    // The example section in force: the level of the heading that opened
+    // it (0 for a label), and where it started.
+    let mut heading_example: Option<(usize, usize)> = None;
+    let mut label_example: Option<(usize, usize)> = None; // (indent, start)
+    let mut i = 0;
+    // YAML front matter
+    if lines.first().is_some_and(|l| l.text.trim_end() == "---") {
+        if let Some(end) = lines.iter().skip(1).position(|l| {
+            let t = l.text.trim_end();
+            t == "---" || t == "..."
+        }) {
+            i = end + 2;
+        }
+    }
+    let mut para: Vec<Piece> = Vec::new();
+    let mut in_comment = false;
+    let mut prev_intro_example = false;
+    let mut prev_colon = false;
+    let mut fence: Option<(char, usize)> = None;
+    let mut fence_start = 0;
+    let mut fence_example = false;
+    while i < lines.len() {
+        let line = &lines[i];
+        let t = line.text;
+        let trimmed = t.trim();
+        let indent = t.len() - t.trim_start().len();
+        i += 1;
+        // fenced blocks
+        if let Some((ch, n)) = fence {
+            let close = trimmed.chars().take_while(|c| *c == ch).count();
+            if close >= n && trimmed.chars().all(|c| c == ch) {
+                fence = None;
+                prev_intro_example = false;
+                if fence_example {
+                    out.examples.push(fence_start..line.start + t.len());
+                }
+            }
+            continue;
+        }
+        if let Some((ch, n)) = opening_fence(trimmed) {
+            flush(doc, &mut para, &mut out);
+            fence = Some((ch, n));
+            fence_start = line.start;
+            fence_example =
+                heading_example.is_some() || label_example.is_some() || prev_intro_example;
+            continue;
+        }
+        // HTML comments
+        if in_comment {
+            if trimmed.contains("-->") {
+                in_comment = false;
+            }
+            continue;
+        }
+        if trimmed.starts_with("<!--") {
+            if !trimmed.contains("-->") {
+                in_comment = true;
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
+            flush(doc, &mut para, &mut out);
+            continue;
+        }
+        // headings
+        if let Some(level) = heading_level(trimmed) {
+            flush(doc, &mut para, &mut out);
+            let title = trimmed[level..].trim().trim_end_matches('#').trim();
+            if let Some((l, start)) = heading_example {
+                if level <= l {
+                    out.examples.push(start..line.start);
+                    heading_example = None;
+                }
+            }
+            if let Some((_, start)) = label_example.take() {
+                out.examples.push(start..line.start);
+            }
+            prev_intro_example = false;
+            prev_colon = false;
+            if heading_example.is_none() && is_example_label(title) {
+                heading_example = Some((level, line.start));
+            }
+            continue;
+        }
+        // a label's reach ends at a line as little indented that is not a
+        // list item under it, or at a label of the right way
+        let (body, marker) = strip_marker(t);
+        let label = leading_label(body);
+        if let Some((li, start)) = label_example {
+            let ends = label.is_some_and(|(w, _)| is_right_label(w))
+                || (indent <= li && marker.is_none() && !trimmed.starts_with('>'))
+                || (indent < li)
+                || (indent == li && label.is_some_and(|(w, _)| !is_example_label(w)));
+            if ends {
+                out.examples.push(start..line.start);
+                label_example = None;
+            }
+        }
+        if let Some((word, rest)) = label {
+            if is_example_label(word) && mentions(&lower_words(word), INTRO_WORDS) {
+                flush(doc, &mut para, &mut out);
+                label_example = Some((indent, line.start));
+                prev_intro_example = rest.trim().is_empty();
+                continue;
+            }
+        }
+        let quote = trimmed.starts_with('>');
+        let example_here = heading_example.is_some() || label_example.is_some();
+        if example_here {
+            flush(doc, &mut para, &mut out);
+            continue;
+        }
+        if quote && (prev_intro_example || prev_colon) {
+            // a blockquote that an example label or a colon introduces
+            flush(doc, &mut para, &mut out);
+            continue;
+        }
+        if is_transcript_line(body) {
+            flush(doc, &mut para, &mut out);
+            continue;
+        }
+        // a table: its separator row is no text; a row's cells are pieces
+        if trimmed.starts_with('|') {
+            flush(doc, &mut para, &mut out);
+            if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
+                continue;
+            }
+            let base = line.start + (t.len() - t.trim_start().len());
+            let mut at = 0;
+            for cell in trimmed.split('|') {
+                let s = base + at;
+                at += cell.len() + 1;
+                if !cell.trim().is_empty() {
+                    para.push(Piece {
+                        start: s,
+                        text: cell,
+                    });
+                    flush(doc, &mut para, &mut out);
+                }
+            }
+            continue;
+        }
+        // list items start pieces of their own
+        if marker.is_some() || quote {
+            flush(doc, &mut para, &mut out);
+        }
+        let offset = t.len() - body.len();
+        let body = body.trim_start_matches('>').trim_start();
+        let offset = offset + (t.len() - offset - body.len());
+        para.push(Piece {
+            start: line.start + offset,
+            text: body,
+        });
+        prev_intro_example = false;
+        prev_colon = trimmed.ends_with(':');
+        if trimmed.ends_with(':') && mentions(&lower_words(trimmed), INTRO_WORDS) {
+            prev_intro_example = true;
+        }
+    }
+    flush(doc, &mut para, &mut out);
+    let scope = call_sections(doc, &lines);
+    out.instructions
+        .retain(|i| scope.iter().any(|r| r.contains(&i.span.start)));
+    let end = doc.len();
+    if let Some((_, start)) = heading_example {
+        out.examples.push(start..end);
+    }
+    if let Some((_, start)) = label_example {
+        out.examples.push(start..end);
+    }
+    if let Some(_f) = fence {
+        if fence_example {
+            out.examples.push(fence_start..end);
+        }
+    }
+    out
+}
+
+/// Words that show a text speaks of a voicehook call (lower case).
+const CALL_WORDS: &[&str] = &[
+    "voicehook",
+    "share_text",
+    "operators_said",
+    "agent_said",
+    "create_call",
+    "context.lang",
+    "addressed_to",
+    "addressed_to_you",
+    "voicebot",
+    "voice call",
+    "voice calls",
+    "call language",
+    "callsprache",
+    "sprachanruf*",
+    "telefonat*",
+];
+
+/// The parts of a document whose instructions are about a voicehook
+/// call: all of it when its opening (front matter, text before the first
+/// heading below the title, the title) speaks of one; else each section
+/// that does, with the sections under it.
+fn call_sections(doc: &str, lines: &[Line<'_>]) -> Vec<Range<usize>> {
+    // headings outside fences: (level, start of line)
+    let mut heads: Vec<(usize, usize)> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    for l in lines {
+        let t = l.text.trim();
+        if let Some((ch, n)) = fence {
+            if t.chars().take_while(|c| *c == ch).count() >= n && t.chars().all(|c| c == ch) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(f) = opening_fence(t) {
+            fence = Some(f);
+            continue;
+        }
+        if let Some(level) = heading_level(t) {
+            heads.push((level, l.start));
+        }
+    }
+    let speaks = |r: Range<usize>| mentions(&lower_words(&doc[r]), CALL_WORDS);
+    // the opening: up to the first heading that is not the first line's title
+    let open_end = heads
+        .iter()
+        .find(|(lvl, at)| *at > 0 && !(*lvl == 1 && doc[..*at].trim().is_empty()))
+        .map_or(doc.len(), |(_, at)| *at);
+    let first_h2 = heads.iter().map(|(_, at)| *at).find(|at| *at >= open_end);
+    if speaks(0..first_h2.unwrap_or(doc.len()).max(open_end)) {
+        return std::iter::once(0..doc.len()).collect();
+    }
+    let mut out = Vec::new();
+    for (k, (level, start)) in heads.iter().enumerate() {
+        // the section runs to the next heading of its level or above
+        let end = heads[k + 1..]
+            .iter()
+            .find(|(l, _)| l <= level)
+            .map_or(doc.len(), |(_, at)| *at);
+        let own_end = heads.get(k + 1).map_or(doc.len(), |(_, at)| *at);
+        if speaks(*start..own_end) {
+            out.push(*start..end);
+        }
+    }
+    out
+}
+
+struct Line<'a> {
+    start: usize,
+    text: &'a str,
+}
+
+/// The document's lines (LF, CRLF or CR ends), with their starts.
+fn split_lines(doc: &str) -> Vec<Line<'_>> {
+    let mut out = Vec::new();
+    let b = doc.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\n' || b[i] == b'\r' {
+            out.push(Line {
+                start,
+                text: &doc[start..i],
+            });
+            if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                i += 1;
+            }
+            start = i + 1;
+        }
+        i += 1;
+    }
+    if start < b.len() {
+        out.push(Line {
+            start,
+            text: &doc[start..],
+        });
+    }
+    out
+}
+
+fn opening_fence(t: &str) -> Option<(char, usize)> {
+    let ch = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let n = t.chars().take_while(|c| *c == ch).count();
+    (n >= 3 && !(ch == '`' && t[n..].contains('`'))).then_some((ch, n))
+}
+
+fn heading_level(t: &str) -> Option<usize> {
+    let n = t.bytes().take_while(|b| *b == b'#').count();
+    ((1..=6).contains(&n) && t[n..].starts_with([' ', '\t'])).then_some(n)
+}
+
+/// A list marker (`-`, `*`, `+`, `1.`, `1)`) at the start of a line: the
+/// text after it, and the marker.
+fn strip_marker(line: &str) -> (&str, Option<&str>) {
+    let t = line.trim_start();
+    for m in ["- [ ] ", "- [x] ", "- ", "* ", "+ "] {
+        if let Some(rest) = t.strip_prefix(m) {
+            return (rest, Some(m));
+        }
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if (1..=3).contains(&digits) {
+        let rest = &t[digits..];
+        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return (r, Some(&t[..digits + 1]));
+        }
+    }
+    (t, None)
+}
+
+/// A label at the start of a line: `Bad:`, `**Bad**:`, `**Bad:**`,
+/// `❌ ...`: the label's words and the rest of the line.
+fn leading_label(body: &str) -> Option<(&str, &str)> {
+    let b = body.trim_start();
+    for sym in ["❌", "🚫", "✗", "✅", "✓"] {
+        if let Some(rest) = b.strip_prefix(sym) {
+            return Some((sym, rest));
+        }
+    }
+    let inner = b.trim_start_matches(['*', '_']);
+    let colon = inner.find(':')?;
+    let word = inner[..colon].trim_end_matches(['*', '_']).trim();
+    if word.is_empty() || word.split_whitespace().count() > 4 || word.contains('`') {
+        return None;
+    }
+    let rest = inner[colon + 1..].trim_start_matches(['*', '_']);
+    Some((word, rest))
+}
+
+fn is_example_label(words: &str) -> bool {
+    let w = lower_words(words);
+    mentions(&w, EXAMPLE_WORDS) && !mentions(&w, &["good", "gut", "richtig", "right", "correct"])
+}
+
+fn is_right_label(words: &str) -> bool {
+    let w = lower_words(words);
+    w.split(' ').count() <= 3 && mentions(&w, RIGHT_WORDS) && !mentions(&w, EXAMPLE_WORDS)
+}
+
+/// A line of an example transcript: `Name: "..."` or `Name: „...“`, or
+/// `[hh:mm:ss] Name: ...`.
+fn is_transcript_line(body: &str) -> bool {
+    let b = body.trim_start_matches(['*', '_']);
+    let b = if b.starts_with('[') {
+        match b.find(']') {
+            Some(i) if b[1..i].bytes().all(|c| c.is_ascii_digit() || c == b':') => {
+                return b[i + 1..].trim_start().contains(':');
+            }
+            _ => b,
+        }
+    } else {
+        b
+    };
+    let Some(colon) = b.find(':') else {
+        return false;
+    };
+    let name = b[..colon].trim_end_matches(['*', '_']);
+    let rest = b[colon + 1..].trim_start_matches(['*', '_', ' ']);
+    !name.is_empty()
+        && name.split_whitespace().count() <= 2
+        && name.chars().next().is_some_and(char::is_alphabetic)
+        && !name.contains('`')
+        && rest.starts_with(['"', '„', '“', '«', '\''])
+}
+
+/// A run of text pieces (a paragraph's lines, a list item, a table cell):
+/// its instruction sentences go to `out`.
+struct Piece<'a> {
+    start: usize,
+    text: &'a str,
+}
+
+fn flush(doc: &str, para: &mut Vec<Piece<'_>>, out: &mut Doc) {
+    if para.is_empty() {
+        return;
+    }
+    let _ = doc;
+    // Sentences run across the lines of a paragraph: each is read from
+    // the pieces joined by spaces, with a map back to the document.
+    let mut text = String::new();
+    let mut map: Vec<(usize, usize)> = Vec::new(); // (offset in text, offset in doc)
+    for p in para.drain(..) {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        map.push((text.len(), p.start));
+        text.push_str(p.text);
+    }
+    let to_doc = |at: usize| -> usize {
+        let k = map.partition_point(|(t, _)| *t <= at).saturating_sub(1);
+        let (t0, d0) = map[k];
+        d0 + (at - t0)
+    };
+    for s in sentences(&text) {
+        // a "sentence" of pages is no instruction anybody follows
+        if s.len() > MAX_SENTENCE {
+            continue;
+        }
+        let raw = &text[s.clone()];
+        if let Some(ins) = analyse(raw) {
+            let start = to_doc(s.start);
+            let end = to_doc(s.end.saturating_sub(1)) + 1;
+            out.instructions.push(Instruction {
+                span: start..end.max(start),
+                ..ins
+            });
+        }
+    }
+}
+
+/// The sentences of a run of text, as byte ranges: split after `.`, `!`
+/// or `?` followed by a space and not inside quotes, code or a
+/// parenthesis, nor after a common abbreviation.
+fn sentences(text: &str) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut code = false;
+    let mut depth = 0usize;
+    let mut quote = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'`' => code = !code,
+            b'(' if !code => depth += 1,
+            b')' if !code => depth = depth.saturating_sub(1),
+            b'"' if !code => quote = !quote,
+            b'.' | b'!' | b'?'
+                if !code && depth == 0 && !quote && b.get(i + 1).is_none_or(|n| *n == b' ') =>
+            {
+                let word_start = text[..i].rfind(' ').map_or(0, |k| k + 1);
+                let word = text[word_start..i].to_ascii_lowercase();
+                let abbrev = matches!(
+                    word.as_str(),
+                    "e.g"
+                        | "i.e"
+                        | "z.b"
+                        | "z"
+                        | "b"
+                        | "d.h"
+                        | "u.a"
+                        | "bzw"
+                        | "ca"
+                        | "etc"
+                        | "vs"
+                        | "usw"
+                        | "max"
+                        | "min"
+                        | "evtl"
+                        | "ggf"
+                        | "inkl"
+                        | "bspw"
+                        | "nr"
+                        | "s"
+                ) || word.len() == 1 && word.bytes().all(|x| x.is_ascii_digit());
+                if !abbrev {
+                    if text[start..=i].trim().len() > 1 {
+                        out.push(trim_range(text, start..i + 1));
+                    }
+                    start = i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < b.len() && !text[start..].trim().is_empty() {
+        out.push(trim_range(text, start..b.len()));
+    }
+    out
+}
+
+fn trim_range(text: &str, r: Range<usize>) -> Range<usize> {
+    let s = &text[r.clone()];
+    let lead = s.len() - s.trim_start().len();
+    let trail = s.len() - s.trim_end().len();
+    r.start + lead..r.end - trail
+}
+
+// ---------------------------------------------------------------------------
+// One sentence.
+
+/// Words that start a condition clause.
+const CONDITION_WORDS: &[&str] = &[
+    "if",
+    "when",
+    "whenever",
+    "unless",
+    "once",
+    "until",
+    "while",
+    "as soon as",
+    "before",
+    "after",
+    "except",
+    "in case",
+    "wenn",
+    "falls",
+    "sobald",
+    "solange",
+    "bis",
+    "bevor",
+    "nachdem",
+    "außer",
+    "ausser",
+    "es sei denn",
+    "sofern",
+];
+
+/// Words that negate what their clause tells.
+const NEGATIONS: &[&str] = &[
+    "never",
+    "not",
+    "don't",
+    "dont",
+    "doesn't",
+    "no",
+    "none",
+    "nothing",
+    "neither",
+    "nor",
+    "mustn't",
+    "shouldn't",
+    "can't",
+    "cannot",
+    "won't",
+    "without",
+    "nie",
+    "niemals",
+    "nicht",
+    "nichts",
+    "kein",
+    "keine",
+    "keinen",
+    "keinem",
+    "keiner",
+    "keines",
+    "ohne",
+    "weder",
+];
+
+/// Words that mark an instruction anywhere in a sentence.
+const DIRECTIVE_WORDS: &[&str] = &[
+    "always",
+    "never",
+    "must",
+    "mustn't",
+    "should",
+    "shouldn't",
+    "make sure",
+    "be sure",
+    "remember to",
+    "your job",
+    "your task",
+    "you need to",
+    "you have to",
+    "you will",
+    "you'll",
+    "you can",
+    "you may",
+    "you are to",
+    "immer",
+    "stets",
+    "grundsätzlich",
+    "nie",
+    "niemals",
+    "jedes mal",
+    "sollst",
+    "musst",
+    "darfst",
+    "kannst",
+    "sollen",
+    "müssen",
+    "sollte",
+    "solltest",
+    "sollt",
+    "achte darauf",
+    "denk daran",
+    "bitte",
+];
+
+/// Words of an instruction's subject that make "is"/"are" statements
+/// about the agent instructions too ("the agent answers ...").
+const IMPERATIVE_STARTS: &[&str] = &[
+    "answer",
+    "reply",
+    "respond",
+    "greet",
+    "say",
+    "speak",
+    "talk",
+    "tell",
+    "ask",
+    "create",
+    "call",
+    "join",
+    "use",
+    "put",
+    "set",
+    "keep",
+    "wait",
+    "stay",
+    "skip",
+    "ignore",
+    "only",
+    "process",
+    "handle",
+    "read",
+    "check",
+    "offer",
+    "edit",
+    "change",
+    "fix",
+    "forward",
+    "send",
+    "summarise",
+    "summarize",
+    "report",
+    "announce",
+    "add",
+    "write",
+    "give",
+    "post",
+    "start",
+    "run",
+    "deploy",
+    "acknowledge",
+    "confirm",
+    "narrate",
+    "describe",
+    "explain",
+    "jump",
+    "chime",
+    "step",
+    "let",
+    "make",
+    "mention",
+    "list",
+    "show",
+    "include",
+    "do",
+    "don't",
+    "dont",
+    "be",
+    "follow",
+    "filter",
+    "drop",
+    "loop",
+    "poll",
+    "end",
+    "finish",
+    "close",
+    "spawn",
+    "delegate",
+    "hand",
+    "launch",
+    "fire",
+    "bundle",
+    "group",
+    "combine",
+    "collapse",
+    "leave",
+    "avoid",
+    "just",
+    "first",
+    "then",
+    "also",
+    "immediately",
+    "please",
+    "go",
+    "lump",
+    "treat",
+    "take",
+    "pick",
+    "choose",
+    "open",
+    "ping",
+    "notify",
+    "inform",
+    "note",
+    "track",
+    "log",
+    "consider",
+    "proactively",
+    "feel",
+    "prefer",
+    "try",
+    "repeat",
+    "recap",
+    "remember",
+    "state",
+    "declare",
+    "assume",
+    "discard",
+    "throw",
+    "react",
+    "comment",
+    "interrupt",
+    "volunteer",
+    "propose",
+    "suggest",
+    "commit",
+    "push",
+    "merge",
+    "modify",
+    "update",
+    "apply",
+    "place",
+    "move",
+    "begin",
+    "introduce",
+    "name",
+    "label",
+    "sign",
+    "emit",
+    "print",
+    "return",
+    "break",
+    "continue",
+    "block",
+    "respond",
+    // German imperatives and infinitive instructions
+    "sag",
+    "sage",
+    "antworte",
+    "beantworte",
+    "begrüße",
+    "begrüsse",
+    "grüße",
+    "grüsse",
+    "erstelle",
+    "nutze",
+    "verwende",
+    "benutze",
+    "setze",
+    "setz",
+    "schreibe",
+    "schreib",
+    "frag",
+    "frage",
+    "warte",
+    "bleib",
+    "bleibe",
+    "ignoriere",
+    "überspringe",
+    "lies",
+    "prüfe",
+    "melde",
+    "biete",
+    "ändere",
+    "bearbeite",
+    "leite",
+    "sende",
+    "schicke",
+    "schick",
+    "fasse",
+    "erzähle",
+    "beschreibe",
+    "bestätige",
+    "quittiere",
+    "spring",
+    "springe",
+    "mach",
+    "mache",
+    "gib",
+    "starte",
+    "führe",
+    "ruf",
+    "rufe",
+    "lege",
+    "leg",
+    "pack",
+    "packe",
+    "trage",
+    "trag",
+    "halte",
+    "halt",
+    "sprich",
+    "rede",
+    "reagiere",
+    "kommentiere",
+    "übernimm",
+    "wiederhole",
+    "erkläre",
+    "teile",
+    "verarbeite",
+    "behandle",
+    "beachte",
+    "nenne",
+    "stelle",
+    "öffne",
+    "wähle",
+    "gehe",
+    "geh",
+    "verkünde",
+    "informiere",
+    "delegiere",
+    "committe",
+    "pushe",
+    "deploye",
+    "korrigiere",
+    "behebe",
+    "fixe",
+    "unterbrich",
+    "lass",
+    "lasse",
+    "nimm",
+    "zeige",
+    "zeig",
+];
+
+/// Analyse one sentence; `None` when it tells the agent nothing.
+pub fn analyse(raw: &str) -> Option<Instruction> {
+    let (masked, quoted) = mask_quotes(raw);
+    let words = lower_words(&masked);
+    if words.is_empty() {
+        return None;
+    }
+    let german = is_german(&words);
+    let clauses = clauses(&words);
+    // An imperative opens the sentence or a clause after its condition
+    // ("when X, answer ..."); a modal or "always"/"immer" may stand
+    // anywhere.
+    let after_condition = clauses
+        .iter()
+        .skip_while(|c| !c.condition)
+        .find(|c| !c.condition)
+        .map(|c| first_word(c.words.trim()));
+    let directive = std::iter::once(first_word(&words))
+        .chain(after_condition)
+        .any(|w| IMPERATIVE_STARTS.contains(&w))
+        || mentions(&words, DIRECTIVE_WORDS)
+        || german && mentions(&words, &["du", "dein", "deine", "dich", "dir"]);
+    // A past-tense account tells nothing ("opencode greeted in German").
+    if !directive {
+        return None;
+    }
+    Some(Instruction {
+        span: 0..raw.len(),
+        german,
+        clauses,
+        quoted,
+        words,
+    })
+}
+
+/// The first word of a sentence, past list labels such as `Step 2:` and
+/// words that do not carry the instruction.
+fn first_word(words: &str) -> &str {
+    // past a short label: "good : answer ...", "step 2 : ..."
+    let words = match words.split(' ').take(5).position(|w| w == ":") {
+        Some(k) => words.splitn(k + 2, ' ').last().unwrap_or(""),
+        None => words,
+    };
+    let mut it = words.split(' ').peekable();
+    while let Some(w) = it.next() {
+        if matches!(
+            w,
+            "step"
+                | "schritt"
+                | "note"
+                | "important"
+                | "wichtig"
+                | "rule"
+                | "regel"
+                | "tip"
+                | "hinweis"
+                | "and"
+                | "und"
+                | "so"
+                | "also"
+                | "auch"
+                | "—"
+                | "-"
+                | "then"
+                | "dann"
+                | "first"
+                | "zuerst"
+                | "next"
+                | "finally"
+                | "schließlich"
+                | "always"
+                | "immer"
+                | "just"
+                | "please"
+                | "bitte"
+        ) || w
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b':' || b == b'.')
+            || w.ends_with(':')
+        {
+            if it.peek().is_none() {
+                return w;
+            }
+            continue;
+        }
+        return w;
+    }
+    ""
+}
+
+fn is_german(words: &str) -> bool {
+    let de = [
+        " der ", " die ", " das ", " und ", " nicht ", " du ", " dich ", " dir ", " ist ",
+        " wenn ", " ein ", " eine ", " den ", " mit ", " auf ", " nie ", " immer ", " zu ",
+        " sie ", " im ",
+    ];
+    let en = [
+        " the ", " and ", " not ", " you ", " your ", " is ", " when ", " a ", " an ", " with ",
+        " to ", " never ", " always ", " in ", " of ", " it ", " if ",
+    ];
+    let padded = format!(" {words} ");
+    let count = |list: &[&str]| list.iter().filter(|w| padded.contains(*w)).count();
+    count(&de) > count(&en)
+}
+
+/// Quoted speech replaced by `"…"`, code spans kept without backticks;
+/// both listed.
+fn mask_quotes(raw: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(raw.len());
+    let mut quoted = Vec::new();
+    let mut chars = raw.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let close = match c {
+            '"' => Some('"'),
+            '“' => Some('”'),
+            '„' => Some('“'),
+            '«' => Some('»'),
+            '`' => Some('`'),
+            '\'' if raw[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|p| !p.is_alphanumeric()) =>
+            {
+                Some('\'')
+            }
+            _ => None,
+        };
+        let Some(close) = close else {
+            out.push(c);
+            continue;
+        };
+        let rest = &raw[i + c.len_utf8()..];
+        // a quote is closed within a line's worth of text, or is no quote
+        let mut lim = rest.len().min(2048);
+        while !rest.is_char_boundary(lim) {
+            lim -= 1;
+        }
+        let rest = &rest[..lim];
+        let end = if close == '\'' {
+            // a closing quote is one not followed by a letter
+            rest.char_indices()
+                .find(|(k, ch)| {
+                    *ch == '\''
+                        && rest[k + 1..]
+                            .chars()
+                            .next()
+                            .is_none_or(|n| !n.is_alphanumeric())
+                })
+                .map(|(k, _)| k)
+        } else {
+            rest.find(close)
+        };
+        match end {
+            Some(k) => {
+                let inner = &rest[..k];
+                quoted.push(inner.to_string());
+                if c == '`' {
+                    out.push(' ');
+                    out.push_str(inner);
+                    out.push(' ');
+                } else {
+                    out.push_str(" \"…\" ");
+                }
+                // skip to after the closing quote
+                let skip_to = i + c.len_utf8() + k + close.len_utf8();
+                while chars.peek().is_some_and(|(j, _)| *j < skip_to) {
+                    chars.next();
+                }
+            }
+            None => out.push(c),
+        }
+    }
+    (out, quoted)
+}
+
+/// Lower case, markup dropped, words separated by single spaces;
+/// punctuation that separates clauses kept as a word of its own.
+pub fn lower_words(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    for c in s.chars() {
+        let c = match c {
+            '*' | '_' if !out.ends_with(|p: char| p.is_alphanumeric()) => ' ',
+            '*' | '#' | '[' | ']' | '(' | ')' | '{' | '}' | '|' | '<' | '>' => ' ',
+            _ => c,
+        };
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        let sep = matches!(c, ',' | ';' | ':' | '—' | '–' | '!' | '?');
+        if sep || c == '.' && !out.ends_with(|p: char| p.is_alphanumeric()) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push(c);
+            pending_space = true;
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        for l in c.to_lowercase() {
+            out.push(l);
+        }
+    }
+    // a sentence's final stop is no word
+    while out.ends_with(['.', ' ']) {
+        out.pop();
+    }
+    out.replace("’", "'")
+}
+
+/// Split a sentence's words into clauses: at `,`, `;`, `:` and dashes,
+/// and before a word that starts a condition or a contrast; a condition
+/// runs to the next separator.
+fn clauses(words: &str) -> Vec<Clause> {
+    let mut parts: Vec<(String, bool)> = Vec::new();
+    let mut cur = String::new();
+    let mut cond = false;
+    let toks: Vec<&str> = words.split(' ').collect();
+    let mut k = 0;
+    while k < toks.len() {
+        let w = toks[k];
+        if matches!(w, "," | ";" | ":" | "—" | "–" | "-" | "!" | "?") {
+            // "only when ..., X": the condition ends here
+            if !cur.is_empty() {
+                parts.push((std::mem::take(&mut cur), cond));
+            }
+            cond = false;
+            k += 1;
+            continue;
+        }
+        // condition words are at most three words long
+        let rest = toks[k..toks.len().min(k + 3)].join(" ");
+        let starts_cond = CONDITION_WORDS
+            .iter()
+            .any(|c| rest == *c || rest.starts_with(&format!("{c} ")));
+        let contrast = matches!(w, "but" | "aber" | "sondern" | "instead" | "stattdessen");
+        if (starts_cond || contrast) && !cur.is_empty() {
+            parts.push((std::mem::take(&mut cur), cond));
+            cond = false;
+        }
+        if starts_cond {
+            cond = true;
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+        k += 1;
+    }
+    if !cur.is_empty() {
+        parts.push((cur, cond));
+    }
+    parts
+        .into_iter()
+        .map(|(w, condition)| {
+            let padded = format!(" {w} ");
+            let negs = NEGATIONS
+                .iter()
+                .map(|n| count_word(&padded, n))
+                .sum::<usize>()
+                // "not only" and "no matter" do not negate
+                - count_word(&padded, "not only")
+                - count_word(&padded, "no matter")
+                - count_word(&padded, "nicht nur");
+            Clause {
+                words: padded,
+                negated: negs % 2 == 1,
+                condition,
+            }
+        })
+        .collect()
+}
+
+fn count_word(padded: &str, w: &str) -> usize {
+    padded.matches(&format!(" {w} ")).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(s: &str) -> Instruction {
+        analyse(s).unwrap_or_else(|| panic!("no instruction: {s}"))
+    }
+
+    #[test]
+    fn words_match_at_boundaries_and_by_stem() {
+        assert!(mentions("greet the human", &["greet*"]));
+        assert!(mentions("greeting first", &["greet*"]));
+        assert!(!mentions("regreet", &["greet*"]));
+        assert!(mentions("a subagent", &["*agent"]));
+        assert!(!mentions("the agentic way", &["agent"]));
+        assert!(mentions("call join then next", &["join then"]));
+    }
+
+    #[test]
+    fn polarity_and_conditions() {
+        let i = one("Never answer a question meant for someone else.");
+        assert!(i.tells().next().is_none());
+        assert!(i.forbids_any(&["answer*"]));
+        let i = one("Only answer when you are addressed, and then briefly.");
+        assert!(i.tells_any(&["answer*"]));
+        assert!(i.if_any(&["addressed"]));
+        let i = one("Never set a status without an emoji.");
+        assert!(i.tells_any(&["emoji"]), "two negations: {:?}", i.clauses);
+        let i = one("Antworte nie auf Fragen, die an jemand anderen gehen.");
+        assert!(i.german && i.forbids_any(&["antworte"]));
+    }
+
+    #[test]
+    fn descriptions_are_no_instructions() {
+        assert!(analyse("opencode greeted in German in an English call.").is_none());
+        assert!(analyse("The server drops says that were not addressed.").is_none());
+        assert!(analyse("Greet in the call language.").is_some());
+        assert!(analyse("Du sollst immer zuerst grüßen.").is_some());
+    }
+
+    #[test]
+    fn quoted_speech_is_masked_and_kept() {
+        let i = one("Say \"Hallo, hier ist opencode\" when you join.");
+        assert!(!i.has(&["hallo"]));
+        assert_eq!(i.quoted, ["Hallo, hier ist opencode"]);
+        let i = one("Use the label `opencode-session-2026-10-10-main` when you join.");
+        assert_eq!(i.quoted, ["opencode-session-2026-10-10-main"]);
+        assert!(i.has(&["label"]));
+    }
+
+    #[test]
+    fn examples_under_bad_headings_and_labels_are_left_out() {
+        let doc = "# voicehook rules\n\nAlways greet in the call language.\n\n## Bad\n\nAlways greet in German.\n\n```json\n{\"text\":\"x\"}\n```\n\n## Good\n\nGreet in the language of `context.lang`.\n\n- Bad: Answer every question.\n- Good: Answer when addressed.\n\nOliver: \"Promo, is the build green?\"\n";
+        let d = read(doc);
+        let texts: Vec<&str> = d
+            .instructions
+            .iter()
+            .map(|i| &doc[i.span.clone()])
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "Always greet in the call language.",
+                "Greet in the language of `context.lang`.",
+                "Good: Answer when addressed."
+            ]
+        );
+        let fence = doc.find("```json").unwrap();
+        assert!(d.in_example(fence));
+        assert!(!d.in_example(doc.find("## Good").unwrap() + 9));
+    }
+
+    #[test]
+    fn spans_cross_lines_of_a_paragraph() {
+        let doc =
+            "Intro text about voicehook.\nCreate the call in a\nbackground subagent. Then rest.\n";
+        let d = read(doc);
+        let s = &doc[d.instructions[0].span.clone()];
+        assert_eq!(s, "Create the call in a\nbackground subagent.");
+    }
+
+    #[test]
+    fn only_what_speaks_of_a_call_is_read() {
+        let doc = "# Repo\n\nAlways answer every question in the tracker.\n\n## Calls\n\nWe use voicehook.\n\n### Greeting\n\nAlways greet in German.\n\n## Releases\n\nAlways write notes in German.\n";
+        let d = read(doc);
+        let texts: Vec<&str> = d
+            .instructions
+            .iter()
+            .map(|i| &doc[i.span.clone()])
+            .collect();
+        assert_eq!(texts, ["Always greet in German."]);
+        assert!(read("Always greet in German.\n").instructions.is_empty());
+        assert_eq!(
+            read("---\nname: voicehook\n---\n# Skill\n\n## A\n\nAlways greet.\n")
+                .instructions
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn hostile_text_never_panics() {
+        for doc in [
+            "",
+            "```",
+            "---\nno end",
+            "> > > >",
+            "|||",
+            "- - - -",
+            "\"unclosed",
+            "`",
+            "„",
+            "**Bad:**",
+            "# \n",
+            "a.b.c. d! e? f",
+            "\r\r\n\n",
+        ] {
+            let _ = read(doc);
+        }
+        let deep = "- ".repeat(50_000);
+        let _ = read(&deep);
+    }
+}
