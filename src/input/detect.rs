@@ -48,6 +48,11 @@ pub fn is_input_json(head: &[u8]) -> bool {
 /// [`detect`], with `blank` telling whether the whole file is white space
 /// (asked only for a name and content that say nothing; `None`: unknown).
 fn decide(name: &str, bytes: &[u8], blank: impl FnOnce() -> Option<bool>) -> Option<Format> {
+    // The rule files of editors' agents, named without an extension.
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    if matches!(base, ".cursorrules" | ".windsurfrules" | ".clinerules") {
+        return Some(Format::Prompt);
+    }
     let ext = if name == "-" {
         String::new()
     } else {
@@ -557,6 +562,8 @@ mod tests {
         assert_eq!(detect("-", board), Format::Board);
         assert_eq!(detect("-", b"[{\"open\":[\"a\"]}]"), Format::Board);
         assert_eq!(detect("SKILL.md", md), Format::Prompt);
+        assert_eq!(detect("repo/.cursorrules", md), Format::Prompt);
+        assert_eq!(detect("voice.mdc", md), Format::Prompt);
         assert_eq!(detect("-", md), Format::Prompt);
         assert_eq!(detect("x.ts", b"x"), Format::Code(CodeLang::JavaScript));
         assert_eq!(detect("x.py", b""), Format::Code(CodeLang::Python));

@@ -36,6 +36,10 @@ impl Rule for Check {
         if !i.tells_any(ANSWER) || !i.has(OTHER_AGENT) || !i.has(QUESTION) || i.has(DELTA) {
             return None;
         }
+        // the human asking another agent is another rule's case
+        if i.find(HUMAN) < i.find(OTHER_AGENT) {
+            return None;
+        }
         if !(i.has(HUMAN) || i.has(&["know the answer", "die antwort weißt", "die antwort kennst"]))
             || i.has(ADDRESSED_ME)
         {

@@ -47,7 +47,12 @@ impl Rule for Check {
                     "anything",
                 ])
         });
-        let others = i.tells_any(ANSWER) && i.has(OTHERS) && !i.has(OTHER_AGENT);
+        // the human speaking to another agent: `HUMAN ... OTHER_AGENT`
+        let human_to_other = i
+            .conditions()
+            .any(|c| matches!((c.find(HUMAN), c.find(OTHER_AGENT)), (Some(h), Some(o)) if h < o));
+        let others =
+            i.tells_any(ANSWER) && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other);
         if !(all || others)
             || i.has(ADDRESSED_ME)
             || i.if_any(&["addressed", "angesprochen"])

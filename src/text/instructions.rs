@@ -37,7 +37,9 @@ pub struct Doc {
 impl Doc {
     /// True when byte `at` of the document lies in an example section.
     pub fn in_example(&self, at: usize) -> bool {
-        self.examples.iter().any(|r| r.contains(&at))
+        // sorted by start, none inside another ([`read`])
+        let k = self.examples.partition_point(|r| r.start <= at);
+        k > 0 && self.examples[k - 1].contains(&at)
     }
 }
 
@@ -71,6 +73,9 @@ pub struct Clause {
     /// It states a condition ("when you are addressed", "wenn ...",
     /// "unless ...") rather than what to do.
     pub condition: bool,
+    /// It says what someone else does ("Delta answers", "der Mensch
+    /// entscheidet"), not what the agent is told to do.
+    pub about_other: bool,
 }
 
 impl Clause {
@@ -89,12 +94,16 @@ impl Instruction {
     /// The clauses that tell the agent to do something (neither a
     /// condition nor negated).
     pub fn tells(&self) -> impl Iterator<Item = &Clause> {
-        self.clauses.iter().filter(|c| !c.condition && !c.negated)
+        self.clauses
+            .iter()
+            .filter(|c| !c.condition && !c.negated && !c.about_other)
     }
 
     /// The clauses that tell the agent not to do something.
     pub fn forbids(&self) -> impl Iterator<Item = &Clause> {
-        self.clauses.iter().filter(|c| !c.condition && c.negated)
+        self.clauses
+            .iter()
+            .filter(|c| !c.condition && c.negated && !c.about_other)
     }
 
     /// The conditions the sentence sets.
@@ -1247,6 +1256,16 @@ pub fn read(doc: &str) -> Doc {
             out.examples.push(fence_start..end);
         }
     }
+    // in order, a range inside another one taken into it
+    out.examples.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(out.examples.len());
+    for r in out.examples.drain(..) {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    out.examples = merged;
     out
 }
 
@@ -1265,8 +1284,6 @@ const CALL_WORDS: &[&str] = &[
     "voice calls",
     "call language",
     "callsprache",
-    "sprachanruf*",
-    "telefonat*",
 ];
 
 /// The parts of a document whose instructions are about a voicehook
@@ -1500,7 +1517,14 @@ fn sentences(text: &str) -> Vec<Range<usize>> {
             b')' if !code => depth = depth.saturating_sub(1),
             b'"' if !code => quote = !quote,
             b'.' | b'!' | b'?'
-                if !code && depth == 0 && !quote && b.get(i + 1).is_none_or(|n| *n == b' ') =>
+                if !code && depth == 0 && !quote && {
+                    // a stop, past closing emphasis, then a space or the end
+                    let mut j = i + 1;
+                    while b.get(j).is_some_and(|c| matches!(c, b'*' | b'_')) {
+                        j += 1;
+                    }
+                    b.get(j).is_none_or(|n| *n == b' ')
+                } =>
             {
                 let word_start = text[..i].rfind(' ').map_or(0, |k| k + 1);
                 let word = text[word_start..i].to_ascii_lowercase();
@@ -2151,14 +2175,44 @@ fn clauses(words: &str) -> Vec<Clause> {
                 - count_word(&padded, "not only")
                 - count_word(&padded, "no matter")
                 - count_word(&padded, "nicht nur");
+            let about_other = !condition
+                && mentions(
+                    w.split(' ').take(3).collect::<Vec<_>>().join(" ").as_str(),
+                    OTHER_SUBJECTS,
+                )
+                && !mentions(&w, &["you", "du", "dich", "dir", "dein*", "your"])
+                && !IMPERATIVE_STARTS.contains(&first_word(&w));
             Clause {
                 words: padded,
                 negated: negs % 2 == 1,
                 condition,
+                about_other,
             }
         })
         .collect()
 }
+
+/// Subjects of a clause that says what someone else does.
+const OTHER_SUBJECTS: &[&str] = &[
+    "delta",
+    "data",
+    "the voicebot",
+    "the human",
+    "the user",
+    "oliver",
+    "another agent",
+    "other agents",
+    "the other agents",
+    "the server",
+    "it",
+    "they",
+    "der mensch",
+    "der nutzer",
+    "der server",
+    "andere agenten",
+    "ein anderer agent",
+    "sie",
+];
 
 fn count_word(padded: &str, w: &str) -> usize {
     padded.matches(&format!(" {w} ")).count()

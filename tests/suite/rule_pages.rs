@@ -99,3 +99,30 @@ fn pages_have_the_sections_users_look_for() {
         }
     }
 }
+
+/// The project's own documents describe mistakes; they tell no agent to
+/// make one. Read as instructions (and their fenced payloads as before),
+/// they give nothing, while each page's examples still fire on their own
+/// (above).
+#[test]
+fn the_projects_own_docs_instruct_nothing() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_callint"))
+        .current_dir(root)
+        .args([
+            "check",
+            "--no-cache",
+            "--no-config",
+            "--format",
+            "concise",
+            "README.md",
+            "ARCHITECTURE.md",
+            "docs",
+            "rules",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("All checks passed"), "{text}");
+}
