@@ -40,13 +40,11 @@ impl Rule for Check {
         let every = i.tells().any(|c| {
             (c.has(ACK)
                 || c.has(&[
-                    "say",
-                    "sag",
-                    "sage",
-                    "respond with",
-                    "antworte mit",
-                    "reply with",
-                ]) && !i.quoted.is_empty())
+                    "say", "sag", "sage", "respond*", "antworte*", "reply", "answer",
+                ]) && i
+                    .quoted
+                    .iter()
+                    .any(|q| (1..=4).contains(&q.split_whitespace().count())))
                 && c.has(EVERY)
                 && c.has(LINES)
         });

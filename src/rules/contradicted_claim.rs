@@ -37,7 +37,9 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        if !i.tells_any(ANNOUNCE) || !i.has(CALL_FAULT) || !i.has(AT_ONCE) {
+        // a fault claimed at once, or from nothing seen or heard alone
+        let unchecked = i.has(AT_ONCE) || i.conditions().any(|c| c.negated && c.has(HEARS));
+        if !i.tells_any(ANNOUNCE) || !i.has(CALL_FAULT) || !unchecked {
             return None;
         }
         if i.tells_any(CHECK_FIRST) || i.if_any(CHECK_FIRST) {

@@ -46,17 +46,8 @@ impl Rule for Check {
             return None;
         }
         let silent = i.tells_any(SILENT) || i.forbids_any(GREET);
-        if !silent
-            || i.tells_any(GREET)
-            || i.has(ADDRESSED_ME)
-            || i.has(&[
-                "not addressed",
-                "nicht angesprochen",
-                "unless",
-                "außer",
-                "es sei denn",
-            ])
-        {
+        let greets = i.clauses.iter().any(|c| !c.negated && c.has(GREET));
+        if !silent || greets {
             return None;
         }
         Some(at_instruction(i, "this instruction keeps the agent silent after it joins; it should greet at once and lead", "say to greet right after joining (`greet: true`, or one short say in the call language), then keep quiet unless addressed"))

@@ -36,7 +36,9 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        let acts = i.tells_any(ACT);
+        // the agent's own act, not one it leaves to someone ("so Oliver
+        // can fix it")
+        let acts = i.tells().any(|c| c.has(ACT) && c.main().has(ACT));
         let heard = i.if_any(HEARS) || i.tells().any(|c| c.has(ACT) && c.has(HEARS));
         if !acts || !heard || i.has(ASKED_EXPLICITLY) || i.tells_any(OFFER) || i.has(ADDRESSED_ME) {
             return None;

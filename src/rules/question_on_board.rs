@@ -39,12 +39,12 @@ impl Rule for Check {
         use crate::text::instructions::concept::*;
         let puts = i.tells().any(|c| {
             c.has(PUT)
-                && c.has(&["question*", "frage*", "decision*", "entscheidung*"])
+                && c.has(&["question*", "frage*", "open decision*", "offene entscheidung*"])
                 && c.has(OPEN_LIST)
                 && !c.has(DECIDE)
         });
         let for_human =
-            i.has(HUMAN) || i.has(&["to decide", "zu entscheiden", "decision*", "entscheidung*"]);
+            i.has(HUMAN) || i.has(&["to decide", "zu entscheiden"]);
         let also = i.has(DECIDE)
             && i.tells()
                 .any(|c| c.has(&["also", "as well", "auch", "zusätzlich"]) && c.has(OPEN_LIST));

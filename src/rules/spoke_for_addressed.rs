@@ -51,8 +51,12 @@ impl Rule for Check {
         let human_to_other = i
             .conditions()
             .any(|c| matches!((c.find(HUMAN), c.find(OTHER_AGENT)), (Some(h), Some(o)) if h < o));
-        let others =
-            i.tells_any(ANSWER) && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other);
+        // "when the human asks X, answer too"
+        let answers_too = i.tells().any(|c| c.has(ANSWER) && c.has(TOO))
+            && i.conditions().any(|c| c.has(HUMAN) && c.has(ADDRESSED));
+        let others = i.tells_any(ANSWER)
+            && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other)
+            || answers_too;
         if !(all || others)
             || i.has(ADDRESSED_ME)
             || i.if_any(&["addressed", "angesprochen"])

@@ -84,6 +84,23 @@ impl Clause {
         mentions(&self.words, pats)
     }
 
+    /// The clause up to a purpose ("so that ...", "damit ..."): what the
+    /// clause itself tells, not what it is for.
+    pub fn main(&self) -> Clause {
+        let cut = find(
+            &self.words,
+            &["so", "so that", "damit", "in order to", "um", "sodass"],
+        );
+        let words = match cut {
+            Some(k) if k > 1 => format!("{} ", self.words[..k].trim_end()),
+            _ => self.words.clone(),
+        };
+        Clause {
+            words,
+            ..self.clone()
+        }
+    }
+
     /// Where in the clause the first of `pats` stands, if any.
     pub fn find(&self, pats: &[&str]) -> Option<usize> {
         find(&self.words, pats)
@@ -288,6 +305,10 @@ pub mod concept {
         "mach weiter",
         "nächsten schritte",
         "was du getan",
+        "tell*",
+        "mention*",
+        "add*",
+        "ergänz*",
     ];
     /// Waiting in the foreground for the call.
     pub const WAIT: &[&str] = &[
@@ -497,6 +518,13 @@ pub mod concept {
         "springe ein",
         "misch dich ein",
         "übernimm",
+        "add your*",
+        "give your view",
+        "give your opinion",
+        "share your view",
+        "share your opinion",
+        "gib deine meinung",
+        "sag deine meinung",
     ];
     /// All of something.
     pub const EVERY: &[&str] = &[
@@ -612,7 +640,7 @@ pub mod concept {
     ];
     /// Addressing someone.
     pub const ADDRESSED: &[&str] = &[
-        "addressed",
+        "address*",
         "asked",
         "asks",
         "ask",
@@ -626,6 +654,8 @@ pub mod concept {
         "anspricht",
         "redet",
     ];
+    /// Doing something as well as someone else.
+    pub const TOO: &[&str] = &["too", "as well", "also", "ebenfalls", "auch", "gleichfalls"];
     /// Acting on the code or the call's work.
     pub const ACT: &[&str] = &[
         "edit*",
@@ -900,6 +930,9 @@ pub mod concept {
         "verzichte*",
         "überspring*",
         "brauchst du nicht",
+        "empty",
+        "blank",
+        "leer",
     ];
     /// Choosing an emoji.
     pub const SET: &[&str] = &[
@@ -1675,6 +1708,11 @@ const DIRECTIVE_WORDS: &[&str] = &[
     "achte darauf",
     "denk daran",
     "bitte",
+    "your label",
+    "your name is",
+    "you are",
+    "dein label",
+    "du bist",
 ];
 
 /// Words of an instruction's subject that make "is"/"are" statements
@@ -1905,6 +1943,34 @@ const IMPERATIVE_STARTS: &[&str] = &[
     "nimm",
     "zeige",
     "zeig",
+    "spin",
+    "have",
+    "get",
+    "bring",
+    "fetch",
+    "kick",
+    "allow",
+    "trigger",
+    "invoke",
+    "execute",
+    "perform",
+    "ensure",
+    "request",
+    "query",
+    "hold",
+    "route",
+    "relay",
+    "tag",
+    "mark",
+    "reply",
+    "wrap",
+    "sum",
+    "present",
+    "publish",
+    "share",
+    "store",
+    "save",
+    "pass",
 ];
 
 /// Analyse one sentence; `None` when it tells the agent nothing.
@@ -1929,8 +1995,10 @@ pub fn analyse(raw: &str) -> Option<Instruction> {
         .any(|w| IMPERATIVE_STARTS.contains(&w))
         || mentions(&words, DIRECTIVE_WORDS)
         || german && mentions(&words, &["du", "dein", "deine", "dich", "dir"]);
-    // A past-tense account tells nothing ("opencode greeted in German").
-    if !directive {
+    // A past-tense account tells nothing ("opencode greeted in German"),
+    // and an instruction about another medium (the issue tracker, email,
+    // the release notes) is none about the call.
+    if !directive || mentions(&words, ELSEWHERE) && !mentions(&words, IN_THE_CALL) {
         return None;
     }
     Some(Instruction {
@@ -2167,20 +2235,27 @@ fn clauses(words: &str) -> Vec<Clause> {
         .into_iter()
         .map(|(w, condition)| {
             let padded = format!(" {w} ");
+            // a negation inside a "that"/"dass" complement is the
+            // complement's ("announce that they can't hear")
+            let head = match find(&w, &["that", "dass", "daß"]) {
+                Some(k) if k > 0 => &w[..k],
+                _ => w.as_str(),
+            };
+            let head = format!(" {head} ");
             let negs = NEGATIONS
                 .iter()
-                .map(|n| count_word(&padded, n))
+                .map(|n| count_word(&head, n))
                 .sum::<usize>()
                 // "not only" and "no matter" do not negate
-                - count_word(&padded, "not only")
-                - count_word(&padded, "no matter")
-                - count_word(&padded, "nicht nur");
+                - count_word(&head, "not only")
+                - count_word(&head, "no matter")
+                - count_word(&head, "nicht nur");
+            // a clause that opens with someone else says what they do
+            let lead = ["and ", "und ", "but ", "aber "]
+                .iter()
+                .fold(w.as_str(), |l, p| l.strip_prefix(p).unwrap_or(l));
             let about_other = !condition
-                && mentions(
-                    w.split(' ').take(3).collect::<Vec<_>>().join(" ").as_str(),
-                    OTHER_SUBJECTS,
-                )
-                && !mentions(&w, &["you", "du", "dich", "dir", "dein*", "your"])
+                && find(lead, OTHER_SUBJECTS) == Some(0)
                 && !IMPERATIVE_STARTS.contains(&first_word(&w));
             Clause {
                 words: padded,
@@ -2191,6 +2266,51 @@ fn clauses(words: &str) -> Vec<Clause> {
         })
         .collect()
 }
+
+/// Other media an instruction may be about.
+const ELSEWHERE: &[&str] = &[
+    "issue tracker",
+    "the tracker",
+    "issues",
+    "ticket*",
+    "email*",
+    "e-mail*",
+    "mail",
+    "forum",
+    "slack",
+    "pull request*",
+    "code review*",
+    "release notes",
+    "changelog",
+    "readme",
+    "documentation",
+    "the docs",
+    "commit message*",
+    "dokumentation",
+    "versionshinweise",
+    "im tracker",
+];
+
+/// Words that put an instruction in the call all the same.
+const IN_THE_CALL: &[&str] = &[
+    "call",
+    "calls",
+    "voicehook",
+    "say",
+    "says",
+    "greet*",
+    "delta",
+    "human",
+    "oliver",
+    "board",
+    "aloud",
+    "out loud",
+    "im call",
+    "mensch*",
+    "begrüß*",
+    "share_text",
+    "join*",
+];
 
 /// Subjects of a clause that says what someone else does.
 const OTHER_SUBJECTS: &[&str] = &[
