@@ -80,7 +80,7 @@ pub struct Clause {
 
 impl Clause {
     /// True when the clause holds any of `pats` ([`mentions`]).
-    pub fn has(&self, pats: &[&str]) -> bool {
+    pub fn has(&self, pats: &'static [&'static str]) -> bool {
         mentions(&self.words, pats)
     }
 
@@ -102,7 +102,7 @@ impl Clause {
     }
 
     /// Where in the clause the first of `pats` stands, if any.
-    pub fn find(&self, pats: &[&str]) -> Option<usize> {
+    pub fn find(&self, pats: &'static [&'static str]) -> Option<usize> {
         find(&self.words, pats)
     }
 }
@@ -129,34 +129,34 @@ impl Instruction {
     }
 
     /// True when the whole sentence holds any of `pats`.
-    pub fn has(&self, pats: &[&str]) -> bool {
+    pub fn has(&self, pats: &'static [&'static str]) -> bool {
         mentions(&self.words, pats)
     }
 
     /// True when a clause that tells the agent to do something holds any of
     /// `pats`.
-    pub fn tells_any(&self, pats: &[&str]) -> bool {
+    pub fn tells_any(&self, pats: &'static [&'static str]) -> bool {
         self.tells().any(|c| c.has(pats))
     }
 
     /// True when a clause that forbids something holds any of `pats`.
-    pub fn forbids_any(&self, pats: &[&str]) -> bool {
+    pub fn forbids_any(&self, pats: &'static [&'static str]) -> bool {
         self.forbids().any(|c| c.has(pats))
     }
 
     /// True when one clause that tells the agent to do something holds one
     /// of `a` and one of `b`.
-    pub fn tells_both(&self, a: &[&str], b: &[&str]) -> bool {
+    pub fn tells_both(&self, a: &'static [&'static str], b: &'static [&'static str]) -> bool {
         self.tells().any(|c| c.has(a) && c.has(b))
     }
 
     /// True when a condition holds any of `pats`.
-    pub fn if_any(&self, pats: &[&str]) -> bool {
+    pub fn if_any(&self, pats: &'static [&'static str]) -> bool {
         self.conditions().any(|c| c.has(pats))
     }
 
     /// Where the first of `pats` stands in the sentence's words.
-    pub fn find(&self, pats: &[&str]) -> Option<usize> {
+    pub fn find(&self, pats: &'static [&'static str]) -> Option<usize> {
         find(&self.words, pats)
     }
 }
@@ -165,40 +165,75 @@ impl Instruction {
 /// word or a run of words, matched at word boundaries; a pattern ending in
 /// `*` matches any word that starts with it (`greet*`: greet, greets,
 /// greeting); one starting with `*` any word that ends with it.
-pub fn mentions(words: &str, pats: &[&str]) -> bool {
+pub fn mentions(words: &str, pats: &'static [&'static str]) -> bool {
     find(words, pats).is_some()
 }
 
 /// Where in `words` the first match of any of `pats` starts ([`mentions`]).
-pub fn find(words: &str, pats: &[&str]) -> Option<usize> {
-    pats.iter().filter_map(|p| find_one(words, p)).min()
+///
+/// The patterns are searched for all at once: each list is compiled once
+/// per thread into one automaton (kept by the list's address, which a
+/// `'static` list keeps for the whole run).
+pub fn find(words: &str, pats: &'static [&'static str]) -> Option<usize> {
+    thread_local! {
+        static COMPILED: std::cell::RefCell<crate::core::hash::HashMap<usize, std::rc::Rc<Compiled>>> =
+            std::cell::RefCell::new(crate::core::hash::HashMap::default());
+    }
+    let key = pats.as_ptr() as usize ^ (pats.len() << 48);
+    let c = COMPILED.with(|m| {
+        std::rc::Rc::clone(
+            m.borrow_mut()
+                .entry(key)
+                .or_insert_with(|| std::rc::Rc::new(Compiled::new(pats))),
+        )
+    });
+    c.find(words)
 }
 
-fn find_one(words: &str, pat: &str) -> Option<usize> {
-    let (suffix, pat) = match pat.strip_prefix('*') {
-        Some(p) => (true, p),
-        None => (false, pat),
-    };
-    let (prefix, pat) = match pat.strip_suffix('*') {
-        Some(p) => (true, p),
-        None => (false, pat),
-    };
-    if pat.is_empty() {
-        return None;
-    }
-    let b = words.as_bytes();
-    let mut from = 0;
-    while let Some(i) = words[from..].find(pat) {
-        let at = from + i;
-        let end = at + pat.len();
-        let starts = at == 0 || !is_word_byte(b[at - 1]);
-        let ends = end == b.len() || !is_word_byte(b[end]);
-        if (starts || suffix) && (ends || prefix) {
-            return Some(at);
+/// A list of patterns, compiled.
+struct Compiled {
+    ac: Option<aho_corasick::AhoCorasick>,
+    /// Per pattern: it may end inside a word (`greet*`), it may start
+    /// inside one (`*agent`).
+    open: Vec<(bool, bool)>,
+}
+
+impl Compiled {
+    fn new(pats: &'static [&'static str]) -> Compiled {
+        let mut open = Vec::with_capacity(pats.len());
+        let mut bare = Vec::with_capacity(pats.len());
+        for p in pats {
+            let (suffix, p) = p.strip_prefix('*').map_or((false, *p), |r| (true, r));
+            let (prefix, p) = p.strip_suffix('*').map_or((false, p), |r| (true, r));
+            if !p.is_empty() {
+                open.push((prefix, suffix));
+                bare.push(p);
+            }
         }
-        from = at + words[at..].chars().next().map_or(1, char::len_utf8);
+        Compiled {
+            ac: aho_corasick::AhoCorasick::new(&bare).ok(),
+            open,
+        }
     }
-    None
+
+    fn find(&self, words: &str) -> Option<usize> {
+        let ac = self.ac.as_ref()?;
+        let b = words.as_bytes();
+        let mut best: Option<usize> = None;
+        for m in ac.find_overlapping_iter(words) {
+            let (prefix, suffix) = self.open[m.pattern().as_usize()];
+            let (at, end) = (m.start(), m.end());
+            let starts = at == 0 || !is_word_byte(b[at - 1]);
+            let ends = end == b.len() || !is_word_byte(b[end]);
+            if (starts || suffix) && (ends || prefix) && best.is_none_or(|x| at < x) {
+                best = Some(at);
+                if at == 0 {
+                    break;
+                }
+            }
+        }
+        best
+    }
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -2209,11 +2244,10 @@ fn clauses(words: &str) -> Vec<Clause> {
             k += 1;
             continue;
         }
-        // condition words are at most three words long
-        let rest = toks[k..toks.len().min(k + 3)].join(" ");
-        let starts_cond = CONDITION_WORDS
-            .iter()
-            .any(|c| rest == *c || rest.starts_with(&format!("{c} ")));
+        let starts_cond = CONDITION_WORDS.iter().any(|c| {
+            let n = c.split(' ').count();
+            toks.len() >= k + n && c.split(' ').zip(&toks[k..k + n]).all(|(a, b)| a == *b)
+        });
         let contrast = matches!(w, "but" | "aber" | "sondern" | "instead" | "stattdessen");
         if (starts_cond || contrast) && !cur.is_empty() {
             parts.push((std::mem::take(&mut cur), cond));
