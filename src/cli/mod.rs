@@ -562,7 +562,7 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
         warn(format_args!("guard: {note}"));
     }
     let findings = match verdict {
-        Verdict::Allow(why) => {
+        Verdict::Allow(why) | Verdict::Unread(why) => {
             warn(format_args!("guard: allowed without judging: {why}"));
             return None;
         }

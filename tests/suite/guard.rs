@@ -270,9 +270,7 @@ fn what_it_cannot_judge_it_lets_through_and_says_why() {
             v
         }),
     ];
-    let mut missing = good.clone();
-    missing["transcript_path"] = json!(dir.join("no-such.jsonl"));
-    inputs.push(("missing transcript", missing.to_string().into_bytes()));
+    // (a missing transcript is judged as no history: guard_clients.rs)
     let mut none = good.clone();
     none.as_object_mut().unwrap().remove("transcript_path");
     inputs.push(("no transcript", none.to_string().into_bytes()));

@@ -218,6 +218,113 @@ fn codex_finds_the_rollout_by_session_and_takes_a_written_call_out() {
     assert!(err(&o).contains("not judged"), "{}", err(&o));
 }
 
+/// Run `callint guard ARGS` in `dir` with `input`, failing the test when it
+/// has not exited within `secs` seconds (it is killed first): a guard that
+/// waits on what it reads fails here instead of hanging the suite.
+fn guard_within(dir: &Path, args: &[&str], input: &[u8], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
+        .arg("guard")
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run callint guard");
+    let _ = child.stdin.take().unwrap().write_all(input);
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!("the guard {args:?} still ran after {secs} s: {}", err(&o));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A session path that is no regular file (a device that never ends, a
+/// FIFO no one writes, a folder, a path that is not there) is judged as no
+/// history: at once, by the call alone, with one note that says why; never
+/// a wait. The hook inputs are Claude Code's `PreToolUse` input
+/// (<https://docs.claude.com/en/docs/claude-code/hooks>, "PreToolUse
+/// input") and Codex's, whose fields are the same.
+#[test]
+fn a_session_path_that_is_no_regular_file_is_no_history_and_no_wait() {
+    let dir = scratch();
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    // A file (sparse: no disk) one byte longer than the guard reads of a
+    // call, with no call's start in it.
+    let huge = dir.join("huge.jsonl");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(callint::app::guard::MAX_CALL_BYTES + 1)
+        .unwrap();
+    let paths: Vec<(&str, std::path::PathBuf)> = vec![
+        ("/dev/zero", "/dev/zero".into()),
+        ("a FIFO", fifo.clone()),
+        ("a folder", dir.to_path_buf()),
+        ("a missing file", dir.join("no-such.jsonl")),
+        ("a call too long", huge.clone()),
+    ];
+    for client in ["claude-code", "codex"] {
+        for (what, path) in &paths {
+            let hook = |text: &str| {
+                json!({
+                    "session_id": "s-unread",
+                    "transcript_path": path,
+                    "cwd": dir.to_path_buf(),
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": "mcp__voicehook__say",
+                    "tool_input": {"text": text},
+                    "tool_use_id": "toolu_01",
+                })
+                .to_string()
+            };
+            let args = ["--client", client, "--no-cache"];
+            // a long say needs no history: denied, by the call alone
+            let o = guard_within(&dir, &args, hook(LONG).as_bytes(), 10);
+            let r = codex_denial(&o).unwrap_or_else(|| panic!("{client} {what}: {}", err(&o)));
+            assert!(r.starts_with("callint long-say:"), "{client} {what}: {r}");
+            let e = err(&o);
+            assert_eq!(e.lines().count(), 1, "{client} {what}: one note: {e}");
+            assert!(
+                e.contains("judged by the call alone"),
+                "{client} {what}: {e}"
+            );
+            let why = match *what {
+                "a missing file" => "cannot read",
+                "a call too long" => "more than 256 MiB",
+                _ => "not a regular file",
+            };
+            assert!(e.contains(why), "{client} {what}: {e}");
+            // a clean one: nothing on standard output
+            let o = guard_within(&dir, &args, hook("Done.").as_bytes(), 10);
+            assert_eq!(
+                (o.status.code(), out(&o)),
+                (Some(0), String::new()),
+                "{client} {what}"
+            );
+        }
+    }
+    // With the kept state on, the same.
+    let hook = json!({
+        "session_id": "s-unread-kept",
+        "transcript_path": "/dev/zero",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__voicehook__say",
+        "tool_input": {"text": LONG},
+    });
+    let o = guard_within(&dir, &[], hook.to_string().as_bytes(), 10);
+    assert!(codex_denial(&o).is_some(), "{}", err(&o));
+}
+
 // ---- Gemini CLI, Cursor, opencode: the call by itself ----
 
 /// A say of 47 words: `long-say`, which needs nothing before it.

@@ -133,11 +133,17 @@ pub fn judge(
     now: Ms,
     keep: Option<Keep<'_>>,
 ) -> (Verdict, Option<String>) {
-    match &pending.history {
-        History::Claude => (super::judge_kept(linter, &pending.hook, now, keep), None),
-        History::Rollout(path) => (rollout::judge(linter, &pending.hook, path, now, keep), None),
-        History::Messages(m) => (opencode::judge(linter, &pending.hook, m, now), None),
-        History::None(why) => alone::judge(linter, pending, now, why),
+    let verdict = match &pending.history {
+        History::Claude => super::judge_kept(linter, &pending.hook, now, keep),
+        History::Rollout(path) => rollout::judge(linter, &pending.hook, path, now, keep),
+        History::Messages(m) => opencode::judge(linter, &pending.hook, m, now),
+        History::None(why) => return alone::judge(linter, pending, now, why),
+    };
+    match verdict {
+        // A session file that is no regular file, cannot be read or holds
+        // too long a call: no history, as if none were named.
+        Verdict::Unread(why) => alone::judge(linter, pending, now, &why),
+        v => (v, None),
     }
 }
 
