@@ -37,6 +37,7 @@ use crate::model::{Body, Ms};
 pub mod client;
 pub mod install;
 pub(crate) mod kept;
+pub mod server;
 
 pub use kept::default_dir as default_cache_dir;
 
@@ -137,6 +138,19 @@ pub const REWRITE_AFTER: u64 = 256 << 10;
 /// [`judge`], keeping the state of the session's call as `keep` says (when
 /// given) for the next call to start from.
 pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_>>) -> Verdict {
+    judge_transcript(linter, linter.read_options(), hook, now, keeping)
+}
+
+/// [`judge_kept`], the transcript read with the reader options `opts`
+/// (the configuration's, and the server when the client's hook input
+/// tells it is voicehook's: [`server::is_voicehook`]).
+pub(crate) fn judge_transcript(
+    linter: &Linter,
+    opts: &crate::input::Options,
+    hook: &Hook,
+    now: Ms,
+    keeping: Option<Keep<'_>>,
+) -> Verdict {
     let name = one_line(&hook.tool_name);
     let (server, _) = match voicehook_tool(hook) {
         Ok(t) => t,
@@ -145,10 +159,11 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
     let Some(path) = &hook.transcript_path else {
         return Verdict::Allow("the hook input names no transcript".into());
     };
-    let (parsed, base) = match read_session::<Claude>(linter, hook, path, server, now, keeping) {
-        Ok(r) => r,
-        Err(v) => return v,
-    };
+    let (parsed, base) =
+        match read_session::<Claude>(linter, opts, hook, path, server, now, keeping) {
+            Ok(r) => r,
+            Err(v) => return v,
+        };
     let Some(log) = parsed.logs.into_iter().next() else {
         return Verdict::Allow(format!(
             "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
@@ -228,6 +243,7 @@ impl Shape for Claude {
 /// cannot be read or is being written.
 pub(crate) fn read_session<S: Shape>(
     linter: &Linter,
+    opts: &crate::input::Options,
     hook: &Hook,
     path: &Path,
     server: &str,
@@ -243,7 +259,6 @@ pub(crate) fn read_session<S: Shape>(
     };
     let mut file = open_session(path, S::FILE).map_err(Verdict::Unread)?;
     let room = S::pending_entry(hook, now).len() + 64;
-    let opts = linter.read_options();
     let slot = keeping.map(|k| {
         kept::Slot::new(
             k.dir,
@@ -435,10 +450,7 @@ pub(crate) fn judge_record(
     let mut records = log.records;
     let pending = records.remove(k);
     if !matches!(pending.body, Body::Fn(_)) {
-        return Verdict::Allow(format!(
-            "the server {} is not known to be voicehook (name it in callint.toml's `servers`)",
-            one_line(server)
-        ));
+        return Verdict::Allow(not_known(server));
     }
     Verdict::Judged(crate::lint::live::judge_pending(
         linter,
@@ -446,6 +458,15 @@ pub(crate) fn judge_record(
         records,
         pending,
     ))
+}
+
+/// Why a call of `server` is let through unjudged when nothing tells it is
+/// voicehook's.
+pub(crate) fn not_known(server: &str) -> String {
+    format!(
+        "the server {} is not known to be voicehook (name it in callint.toml's `[guard] servers`)",
+        one_line(server)
+    )
 }
 
 /// The lines of `tail` that the rules judging a pending call read: the

@@ -541,7 +541,13 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
         config: crate::app::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
         ..crate::app::batch::Settings::default()
     };
-    let linter = match settings.linter_for(&dir.join("callint.toml")) {
+    let config = settings.load(settings.config_path(&dir.join("callint.toml")).as_deref());
+    let linter = config.and_then(|c| {
+        crate::lint::engine::Linter::new(&c, None, &[])
+            .map(|l| (l, c.guard_servers))
+            .map_err(|e| e.to_string())
+    });
+    let (linter, guard_servers) = match linter {
         Ok(l) => l,
         Err(e) => {
             warn(format_args!("guard: allowed: {e}"));
@@ -557,7 +563,7 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
         dir,
         rewrite_after: args.cache_rewrite,
     });
-    let (verdict, note) = guard::client::judge(&linter, &pending, now, keep);
+    let (verdict, note) = guard::client::judge_with(&linter, &pending, &guard_servers, now, keep);
     if let Some(note) = note {
         warn(format_args!("guard: {note}"));
     }

@@ -325,6 +325,132 @@ fn a_session_path_that_is_no_regular_file_is_no_history_and_no_wait() {
     assert!(codex_denial(&o).is_some(), "{}", err(&o));
 }
 
+/// A pending `say` of `LONG` to the server `server` (reached at `url`, when
+/// the client says), as each client's hook input has it: Claude Code's and
+/// Codex's `PreToolUse` (the tool `mcp__<server>__say`; a transcript that
+/// is no file, so the call is judged by itself), Gemini CLI's `BeforeTool`
+/// (`mcp_context`, packages/core/src/hooks/types.ts `McpToolContext`),
+/// Cursor's `beforeMCPExecution` (`tool_name`, `mcp_server_name`,
+/// `mcp_server_url`) and what the opencode plugin hands over.
+fn say_to(client: &str, server: &str, url: Option<&str>) -> String {
+    let say = json!({"text": LONG});
+    match client {
+        "claude-code" | "codex" => json!({
+            "session_id": "s-server", "transcript_path": "/dev/null/none",
+            "hook_event_name": "PreToolUse", "tool_name": format!("mcp__{server}__say"),
+            "tool_input": say,
+        }),
+        "gemini" => {
+            let mut ctx = json!({"server_name": server, "tool_name": "say"});
+            match url {
+                Some(u) => ctx["url"] = json!(u),
+                None => {
+                    ctx["command"] = json!("node");
+                    ctx["args"] = json!(["server.js"]);
+                }
+            }
+            json!({"session_id": "g-server", "hook_event_name": "BeforeTool",
+                "tool_name": format!("mcp_{server}_say"), "tool_input": say, "mcp_context": ctx})
+        }
+        "cursor" => {
+            let mut h = json!({"conversation_id": "c-server", "hook_event_name": "beforeMCPExecution",
+                "tool_name": "say", "tool_input": say.to_string(), "mcp_server_name": server});
+            match url {
+                Some(u) => h["mcp_server_url"] = json!(u),
+                None => h["command"] = json!("node server.js"),
+            }
+            h
+        }
+        _ => json!({"hook_event_name": "tool.execute.before", "tool": format!("{server}_say"),
+            "session_id": "ses_server", "call_id": "call_1", "tool_input": say}),
+    }
+    .to_string()
+}
+
+/// Which server is voicehook is decided the same way for every client:
+/// by `callint.toml` (`[guard] servers` by name, URL or command; the
+/// top-level `servers` by name), or by `voicehook` in what the client says
+/// of the server; else the call is let through unjudged.
+#[test]
+fn every_client_tells_the_voicehook_server_the_same_way() {
+    let url = "http://127.0.0.1:7001/mcp";
+    for client in ["claude-code", "codex", "gemini", "cursor", "opencode"] {
+        let dir = scratch();
+        let home = dir.join("home");
+        let run = |input: &str| {
+            run_env(
+                &dir,
+                &["guard", "--client", client, "--no-cache"],
+                input.as_bytes(),
+                &[("CODEX_HOME", &home)],
+            )
+        };
+        let denied = |o: &Output| {
+            assert_eq!(o.status.code(), Some(0), "{client}: {}", err(o));
+            out(o).contains("long-say")
+        };
+        let with_url = matches!(client, "gemini" | "cursor").then_some(url);
+        let input = say_to(client, "calls", with_url);
+        // nothing tells: let through, and said why
+        let o = run(&input);
+        assert!(!denied(&o), "{client}: {}", out(&o));
+        assert!(
+            err(&o).contains("not known to be voicehook"),
+            "{client}: {}",
+            err(&o)
+        );
+        // its name in [guard] servers, or in the top-level servers
+        for toml in [
+            "[guard]\nservers = [\"calls\"]\n",
+            "servers = [\"calls\"]\n",
+        ] {
+            std::fs::write(dir.join("callint.toml"), toml).unwrap();
+            assert!(denied(&run(&input)), "{client} {toml}");
+        }
+        // another name there is no help
+        std::fs::write(dir.join("callint.toml"), "[guard]\nservers = [\"other\"]\n").unwrap();
+        assert!(!denied(&run(&input)), "{client}");
+        // the URL or the command the client reaches it by
+        if client == "gemini" || client == "cursor" {
+            std::fs::write(
+                dir.join("callint.toml"),
+                format!("[guard]\nservers = [\"{url}\"]\n"),
+            )
+            .unwrap();
+            assert!(denied(&run(&input)), "{client} by URL");
+            let by_command = say_to(client, "calls", None);
+            assert!(
+                !denied(&run(&by_command)),
+                "{client}: the URL is not the command"
+            );
+            std::fs::write(
+                dir.join("callint.toml"),
+                "[guard]\nservers = [\"server.js\"]\n",
+            )
+            .unwrap();
+            assert!(denied(&run(&by_command)), "{client} by command");
+            std::fs::remove_file(dir.join("callint.toml")).unwrap();
+            // voicehook in the URL says so without any configuration
+            let said = say_to(client, "calls", Some("https://voicehook.example/mcp"));
+            assert!(denied(&run(&said)), "{client}: voicehook in the URL");
+        }
+        std::fs::remove_file(dir.join("callint.toml")).ok();
+        // voicehook in the server's name
+        assert!(
+            denied(&run(&say_to(client, "voicehook", with_url))),
+            "{client}"
+        );
+        // never another server's tool that is no voicehook function
+        let other = say_to(client, "github", with_url).replace("say", "create_issue");
+        let o = run(&other);
+        assert_eq!(
+            (out(&o), err(&o).contains("not known")),
+            (String::new(), false),
+            "{client}"
+        );
+    }
+}
+
 // ---- Gemini CLI, Cursor, opencode: the call by itself ----
 
 /// A say of 47 words: `long-say`, which needs nothing before it.
