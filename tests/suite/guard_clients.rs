@@ -833,7 +833,25 @@ fn install_writes_the_user_files_under_home_and_the_opencode_plugin() {
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let shipped =
         std::fs::read_to_string(root().join("integrations/opencode/callint-guard.js")).unwrap();
-    assert_eq!(std::fs::read_to_string(&plugin).unwrap(), shipped);
+    // the shipped plugin, running this callint by its whole path
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_callint")).unwrap();
+    let line = format!(
+        "  const callint = process.env.CALLINT || {}",
+        json!(exe.to_str().unwrap())
+    );
+    let want: Vec<String> = shipped
+        .lines()
+        .map(|l| {
+            if l.starts_with("  const callint =") {
+                line.clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let got = std::fs::read_to_string(&plugin).unwrap();
+    assert_eq!(got.lines().collect::<Vec<_>>(), want);
+    assert_ne!(got, shipped);
     assert!(out(&install(&dir, &["--client", "opencode", "--dir", &p])).contains("nothing changed"));
     install(&dir, &["--client", "opencode", "--dir", &p, "--uninstall"]);
     assert!(!plugin.exists());
@@ -847,6 +865,181 @@ fn install_writes_the_user_files_under_home_and_the_opencode_plugin() {
     assert!(!dir.join(".claude").exists());
     // a wrong flag is a usage error
     assert_eq!(install(&dir, &["--client", "vim"]).status.code(), Some(2));
+}
+
+/// The hook command `install` wrote for `client` into `file` (the one
+/// guard entry there: more is a duplicate).
+fn installed_command(file: &Path, event: &str) -> String {
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let mut found = Vec::new();
+    for item in v["hooks"][event].as_array().unwrap() {
+        let hooks = item["hooks"]
+            .as_array()
+            .cloned()
+            .unwrap_or(vec![item.clone()]);
+        for h in hooks {
+            let c = h["command"].as_str().unwrap_or("").to_string();
+            if c.contains("guard") {
+                found.push(c);
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "one guard entry: {v}");
+    found.remove(0)
+}
+
+/// `install` writes the whole path of the callint that runs it (or
+/// `--command`), quoted for the shell the client runs it with, so that a
+/// client without the shell's PATH still runs it; an earlier install's
+/// bare `callint guard` is its own, made to run that path, never doubled.
+#[test]
+fn install_writes_the_whole_path_and_takes_a_bare_entry_for_its_own() {
+    let dir = scratch();
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_callint")).unwrap();
+    let exe = exe.to_str().unwrap();
+    let file = dir.join(".claude/settings.json");
+    let o = install(&dir, &["--client", "claude-code"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        installed_command(&file, "PreToolUse"),
+        format!("{exe} guard")
+    );
+    // an earlier install's bare command, beside another hook: changed in
+    // place, not doubled
+    let codex = dir.join(".codex/hooks.json");
+    std::fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    std::fs::write(
+        &codex,
+        r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit"}]},
+            {"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "callint guard --client codex"}]}]}}"#,
+    )
+    .unwrap();
+    let o = install(&dir, &["--client", "codex"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        installed_command(&codex, "PreToolUse"),
+        format!("{exe} guard --client codex")
+    );
+    let text = std::fs::read_to_string(&codex).unwrap();
+    assert_eq!(text.matches("mcp__.*").count(), 1, "{text}");
+    assert!(text.contains("audit"), "{text}");
+    // Codex runs it only once trusted: install says how
+    assert!(out(&o).contains("/hooks"), "{}", out(&o));
+    // again: nothing changes
+    assert!(out(&install(&dir, &["--client", "codex"])).contains("nothing changed"));
+    // uninstall takes out the bare form too
+    std::fs::write(
+        &codex,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "callint guard --client codex"}]}]}, "x": 1}"#,
+    )
+    .unwrap();
+    install(&dir, &["--client", "codex", "--uninstall"]);
+    let left: Value = serde_json::from_slice(&std::fs::read(&codex).unwrap()).unwrap();
+    assert_eq!(left, json!({"x": 1}));
+
+    // --command with a space: quoted for the shell, and the client's shell
+    // runs it
+    let spaced = dir.join("my tools");
+    std::fs::create_dir_all(&spaced).unwrap();
+    let copy = spaced.join("callint");
+    std::fs::copy(env!("CARGO_BIN_EXE_callint"), &copy).unwrap();
+    let c = copy.to_str().unwrap();
+    let o = install(&dir, &["--client", "gemini", "--command", c]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let cmd = installed_command(&dir.join(".gemini/settings.json"), "BeforeTool");
+    assert_eq!(cmd, format!("'{c}' guard --client gemini"));
+    let input = json!({"hook_event_name": "BeforeTool", "tool_name": "mcp_voicehook_say",
+        "tool_input": {"text": LONG}, "cwd": dir.to_path_buf(),
+        "mcp_context": {"server_name": "voicehook", "tool_name": "say"}});
+    let mut sh = Command::new("sh")
+        .arg("-c")
+        .arg(&cmd)
+        .current_dir(&dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    sh.stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let o = sh.wait_with_output().unwrap();
+    assert_eq!(answer(&o)["decision"], "deny", "{}", err(&o));
+
+    // a file that held only the guard's hook goes with it: no `{}` left
+    for (client, rel) in [
+        ("claude-code", ".claude/settings.json"),
+        ("cursor", ".cursor/hooks.json"),
+        ("gemini", ".gemini/settings.json"),
+    ] {
+        let o = install(&dir, &["--client", client, "--uninstall"]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        assert!(!dir.join(rel).exists(), "{client}: {}", out(&o));
+    }
+}
+
+/// opencode's plugin is replaced (or removed) only when it is one callint
+/// installed: a copy edited since is left alone unless `--force`.
+#[test]
+fn an_edited_opencode_plugin_is_kept_without_force() {
+    let dir = scratch();
+    let p = dir.to_str().unwrap().to_string();
+    let plugin = dir.join(".opencode/plugins/callint-guard.js");
+    let o = install(&dir, &["--client", "opencode", "--dir", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // one written by an install of another callint (another path) is ours
+    let other = std::fs::read_to_string(&plugin)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            if l.starts_with("  const callint =") {
+                "  const callint = process.env.CALLINT || \"/usr/local/bin/callint\"".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    std::fs::write(&plugin, &other).unwrap();
+    let o = install(&dir, &["--client", "opencode", "--dir", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_ne!(std::fs::read_to_string(&plugin).unwrap(), other);
+    // edited by the user: left as it is, install and uninstall
+    let edited = other.replace("throw new Error", "console.log");
+    std::fs::write(&plugin, &edited).unwrap();
+    for extra in [&[][..], &["--uninstall"][..]] {
+        let mut args = vec!["--client", "opencode", "--dir", &p];
+        args.extend_from_slice(extra);
+        let o = install(&dir, &args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(err(&o).contains("--force"), "{}", err(&o));
+        assert_eq!(std::fs::read_to_string(&plugin).unwrap(), edited);
+    }
+    // --force replaces it, and then removes it
+    let o = install(&dir, &["--client", "opencode", "--dir", &p, "--force"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(std::fs::read_to_string(&plugin)
+        .unwrap()
+        .contains("throw new Error"));
+    std::fs::write(&plugin, &edited).unwrap();
+    let o = install(
+        &dir,
+        &[
+            "--client",
+            "opencode",
+            "--dir",
+            &p,
+            "--uninstall",
+            "--force",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!plugin.exists());
 }
 
 /// The shipped opencode plugin, run by Node.js with stand-ins for what
