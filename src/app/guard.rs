@@ -37,6 +37,7 @@ use crate::model::{Body, Ms};
 pub mod client;
 pub mod install;
 pub(crate) mod kept;
+pub mod notes;
 pub mod server;
 
 pub use kept::default_dir as default_cache_dir;

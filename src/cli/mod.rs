@@ -203,7 +203,8 @@ transcript, the rollout file). Gemini CLI, Cursor and opencode name no
 session callint reads: there the call is judged by itself, by the rules that
 need nothing before it (board-bundle, board-missing-emoji,
 create-call-delegated, decision-not-yes-no, label-too-long, long-say,
-question-on-board), and standard error names the rules left unjudged.
+question-on-board), and standard error names the rules left unjudged (once a
+session; nothing is said of another server's tools).
 
 Examples:
   callint guard install --client codex       write the hook into .codex/hooks.json
@@ -554,10 +555,24 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
             return None;
         }
     };
+    // A tool of another server (or no voicehook function): nothing to
+    // judge and nothing to say, as a client may show what is said.
+    if guard::voicehook_tool(&pending.hook).is_err() {
+        return None;
+    }
     let cache = if args.no_cache {
         None
     } else {
         args.cache_dir.clone().or_else(guard::default_cache_dir)
+    };
+    // A note that holds for the whole session is said on its first call.
+    let once = |what: &str| {
+        guard::notes::first_time(
+            cache.as_deref(),
+            args.client.name(),
+            pending.hook.session_id.as_deref(),
+            what,
+        )
     };
     let keep = cache.as_deref().map(|dir| guard::Keep {
         dir,
@@ -565,11 +580,17 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
     });
     let (verdict, note) = guard::client::judge_with(&linter, &pending, &guard_servers, now, keep);
     if let Some(note) = note {
-        warn(format_args!("guard: {note}"));
+        if once("judged by the call alone") {
+            warn(format_args!("guard: {note}"));
+        }
     }
     let findings = match verdict {
         Verdict::Allow(why) | Verdict::Unread(why) => {
-            warn(format_args!("guard: allowed without judging: {why}"));
+            let server = crate::input::server::split_mcp_name(&pending.hook.tool_name)
+                .map_or("", |(s, _)| s);
+            if why != guard::not_known(server) || once(&format!("not known: {server}")) {
+                warn(format_args!("guard: allowed without judging: {why}"));
+            }
             return None;
         }
         Verdict::Judged(f) => f,

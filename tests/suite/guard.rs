@@ -297,7 +297,12 @@ fn what_it_cannot_judge_it_lets_through_and_says_why() {
         let o = guard(&["--now", &at], &input);
         assert_eq!(denial(&o), None, "{what}");
         let e = err(&o);
-        assert!(e.contains("allowed"), "{what}: {e}");
+        if what == "not voicehook" || what == "another server's tool" {
+            // nothing to say of another server's tool
+            assert_eq!(e, "", "{what}");
+        } else {
+            assert!(e.contains("allowed"), "{what}: {e}");
+        }
         assert!(!e.contains("panicked"), "{what}: {e}");
     }
     // a wrong flag is no block either: exit 1 is a failure Claude Code

@@ -451,6 +451,76 @@ fn every_client_tells_the_voicehook_server_the_same_way() {
     }
 }
 
+/// Gemini CLI shows a hook's standard error, when it exits 0 with nothing
+/// on standard output, as a message in its window
+/// (packages/core/src/hooks/hookRunner.ts, `convertPlainTextToHookOutput`).
+/// So the guard says nothing of another server's tools, and what holds
+/// for a whole session (judged by the call alone; a server not known to be
+/// voicehook) once a session. The hook inputs are Gemini CLI's `BeforeTool`
+/// (packages/core/src/hooks/types.ts: `session_id`, `tool_name`,
+/// `tool_input`, `mcp_context`) and Cursor's `beforeMCPExecution`.
+#[test]
+fn notes_are_said_once_a_session_and_never_for_another_server() {
+    let dir = scratch();
+    let cache = dir.join("cache");
+    let run = |client: &str, input: &str| {
+        guard_in(
+            &dir,
+            &["--client", client, "--cache-dir", cache.to_str().unwrap()],
+            input.as_bytes(),
+        )
+    };
+    let gemini_in = |session: &str, server: &str, tool: &str, text: &str| {
+        json!({"session_id": session, "hook_event_name": "BeforeTool",
+            "tool_name": format!("mcp_{server}_{tool}"), "tool_input": {"text": text},
+            "mcp_context": {"server_name": server, "tool_name": tool}})
+        .to_string()
+    };
+    // judged by the call alone: said on the session's first call only
+    let first = run("gemini", &gemini_in("g-a", "voicehook", "say", "Done."));
+    assert_eq!(out(&first), "");
+    assert!(
+        err(&first).contains("judged by the call alone"),
+        "{}",
+        err(&first)
+    );
+    for text in ["Done.", "On it."] {
+        let o = run("gemini", &gemini_in("g-a", "voicehook", "say", text));
+        assert_eq!((out(&o), err(&o)), (String::new(), String::new()), "{text}");
+    }
+    // a denial is said every time, on standard output
+    let o = run("gemini", &gemini_in("g-a", "voicehook", "say", LONG));
+    assert_eq!(answer(&o)["decision"], "deny");
+    assert_eq!(err(&o), "");
+    // another session: said again
+    let o = run("gemini", &gemini_in("g-b", "voicehook", "say", "Done."));
+    assert!(err(&o).contains("judged by the call alone"), "{}", err(&o));
+    // another server's tools: nothing, on the first call as on every one
+    for (server, tool) in [("github", "create_issue"), ("files", "read_file")] {
+        let o = run("gemini", &gemini_in("g-c", server, tool, "x"));
+        assert_eq!(
+            (o.status.code(), out(&o), err(&o)),
+            (Some(0), String::new(), String::new())
+        );
+    }
+    // a server not known to be voicehook, whose tool is named like one of
+    // voicehook's: said once
+    let o = run("gemini", &gemini_in("g-c", "speech", "say", LONG));
+    assert_eq!(out(&o), "");
+    assert!(err(&o).contains("not known to be voicehook"), "{}", err(&o));
+    let o = run("gemini", &gemini_in("g-c", "speech", "say", LONG));
+    assert_eq!((out(&o), err(&o)), (String::new(), String::new()));
+    // Cursor alike
+    let cursor_in = |tool: &str| {
+        json!({"conversation_id": "c-a", "hook_event_name": "beforeMCPExecution",
+            "tool_name": tool, "tool_input": {"text": "Done."}, "mcp_server_name": "voicehook"})
+        .to_string()
+    };
+    assert!(err(&run("cursor", &cursor_in("say"))).contains("judged by the call alone"));
+    assert_eq!(err(&run("cursor", &cursor_in("say"))), "");
+    assert_eq!(err(&run("cursor", &cursor_in("create_issue"))), "");
+}
+
 // ---- Gemini CLI, Cursor, opencode: the call by itself ----
 
 /// A say of 47 words: `long-say`, which needs nothing before it.
@@ -483,7 +553,14 @@ fn gemini(tool: &str, input: Value, context: Option<Value>) -> String {
 #[test]
 fn gemini_denies_with_its_decision_and_says_what_was_not_judged() {
     let dir = scratch();
-    let run = |input: &str| guard_in(&dir, &["--client", "gemini"], input.as_bytes());
+    // (--no-cache: nothing kept, so every note is said on every call)
+    let run = |input: &str| {
+        guard_in(
+            &dir,
+            &["--client", "gemini", "--no-cache"],
+            input.as_bytes(),
+        )
+    };
     let ctx = json!({"server_name": "voicehook", "tool_name": "say", "command": "node", "args": ["server.js"]});
     let o = run(&gemini(
         "mcp_voicehook_say",
