@@ -35,6 +35,7 @@ use crate::lint::engine::Linter;
 use crate::model::{Body, Ms};
 
 pub mod client;
+pub mod doctor;
 pub mod install;
 pub(crate) mod kept;
 pub mod notes;

@@ -131,3 +131,23 @@ pub fn run(a: &InstallArgs) -> u8 {
         Err(e) => super::fail(e),
     }
 }
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// The project folder [default: the working folder].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+/// `callint guard doctor`: 1 when an installed hook would let every call
+/// through, else 0.
+pub fn doctor(a: &DoctorArgs) -> u8 {
+    let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let project = std::path::absolute(&project).unwrap_or(project);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let report = crate::app::guard::doctor::run(&project, home.as_deref(), &env);
+    super::emit(report.text.as_bytes(), u8::from(report.broken))
+}

@@ -254,6 +254,11 @@ struct GuardArgs {
 enum GuardAction {
     /// Write a client's hook configuration so that it runs the guard.
     Install(guard_install::InstallArgs),
+    /// For each client: where the guard is installed, whether its command
+    /// runs and answers a sample call as the client needs; exit 1 when an
+    /// installed hook would let every call through.
+    #[command(visible_alias = "status")]
+    Doctor(guard_install::DoctorArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -313,7 +318,9 @@ where
         // started with a wrong flag says so and lets the call through.
         Err(e)
             if args.get(1).is_some_and(|a| a == "guard")
-                && args.get(2).is_none_or(|a| a != "install")
+                && args.get(2).is_none_or(|a| {
+                    !["install", "doctor", "status"].contains(&a.to_str().unwrap_or(""))
+                })
                 && e.use_stderr() =>
         {
             warn(format_args!("guard: {}", e.to_string().trim_end()));
@@ -472,8 +479,10 @@ const MAX_HOOK_INPUT: u64 = 16 << 20;
 /// would be denied in a dry run, why a call was let through unjudged, what
 /// was not judged) goes to standard error.
 fn guard(args: GuardArgs) -> u8 {
-    if let Some(GuardAction::Install(a)) = &args.action {
-        return guard_install::run(a);
+    match &args.action {
+        Some(GuardAction::Install(a)) => return guard_install::run(a),
+        Some(GuardAction::Doctor(a)) => return guard_install::doctor(a),
+        None => {}
     }
     // Most runs go on from a kept state and live a few milliseconds; one
     // that reads a whole session turns huge pages back on.

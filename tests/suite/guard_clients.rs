@@ -1119,6 +1119,87 @@ fn an_edited_opencode_plugin_is_kept_without_force() {
     assert!(!plugin.exists());
 }
 
+/// `guard doctor` on a scratch HOME: a broken install (a command path that
+/// does not exist, a stand-in that answers nothing) fails it with exit 1;
+/// good ones pass, with Codex's trust step and a warning on Cursor's
+/// `failClosed`.
+#[test]
+fn doctor_finds_a_broken_install_and_passes_good_ones() {
+    let dir = scratch();
+    let p = dir.to_str().unwrap().to_string();
+    let doctor = || run_env(&dir, &["guard", "doctor", "--dir", &p], b"", &[]);
+    // nothing installed: nothing broken
+    let o = doctor();
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(out(&o).contains("no file"), "{}", out(&o));
+    // a command path that does not exist
+    let o = install(
+        &dir,
+        &[
+            "--client",
+            "claude-code",
+            "--user",
+            "--command",
+            "/nonexistent/bin/callint",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = doctor();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let text = out(&o);
+    assert!(
+        text.contains(".claude/settings.json") && text.contains("BROKEN"),
+        "{text}"
+    );
+    assert!(text.contains("not found"), "{text}");
+    // `status` is the same
+    let o = run_env(&dir, &["guard", "status", "--dir", &p], b"", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    // installed again by this callint: the entry is fixed
+    install(&dir, &["--client", "claude-code", "--user"]);
+    // good installs in the project, one with failClosed
+    for client in ["codex", "gemini", "cursor", "opencode"] {
+        let o = install(&dir, &["--client", client, "--dir", &p]);
+        assert_eq!(o.status.code(), Some(0), "{client}: {}", err(&o));
+    }
+    let cursor = dir.join(".cursor/hooks.json");
+    let text = std::fs::read_to_string(&cursor)
+        .unwrap()
+        .replace("\"command\":", "\"failClosed\": true, \"command\":");
+    std::fs::write(&cursor, text).unwrap();
+    let o = doctor();
+    let text = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert_eq!(text.matches("    ok: ").count(), 5, "{text}");
+    assert!(text.contains("/hooks"), "Codex's trust step: {text}");
+    assert!(text.contains("failClosed"), "{text}");
+    assert!(!text.contains("BROKEN"), "{text}");
+    // a stand-in that runs but answers nothing: it would pass every call
+    let fake = dir.join("fake/callint");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::write(&fake, "#!/bin/sh\ncat >/dev/null\nexit 0\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let f = fake.to_str().unwrap();
+    install(&dir, &["--client", "gemini", "--dir", &p, "--command", f]);
+    let o = doctor();
+    let text = out(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("not denied"), "{text}");
+    // not executable
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let o = doctor();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(out(&o).contains("not executable"), "{}", out(&o));
+    }
+}
+
 /// The shipped opencode plugin, run by Node.js with stand-ins for what
 /// opencode hands a plugin (Bun's `$`, which here starts the binary, and
 /// the client, whose `session.messages` lists `messages`): the tool call

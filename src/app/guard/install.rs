@@ -283,6 +283,72 @@ pub fn plan(
     })
 }
 
+/// A hook entry of the guard found in a client's configuration.
+#[derive(Debug)]
+pub struct Found {
+    /// The command line it runs.
+    pub command: String,
+    /// Cursor's `failClosed: true` on it: a silent guard then refuses
+    /// every MCP call.
+    pub fail_closed: bool,
+}
+
+/// The guard's hook entries in the configuration `text` of `client` (a
+/// command running `guard` with the client's arguments, whatever runs it);
+/// for opencode, the plugin's program when `text` is the plugin callint
+/// installs. The error says why the file cannot be read.
+pub fn find(client: Client, text: &str) -> Result<Vec<Found>, String> {
+    if client == Client::Opencode {
+        if !is_our_plugin(text) {
+            return Err("not the plugin callint installs (edited since)".into());
+        }
+        let program = text
+            .lines()
+            .find_map(|l| l.strip_prefix(PLUGIN_PROGRAM))
+            .and_then(|q| serde_json::from_str::<String>(q.trim()).ok())
+            .unwrap_or_else(|| "callint".into());
+        return Ok(vec![Found {
+            command: format!("{} guard --client opencode", shell_quoted(&program)),
+            fail_closed: false,
+        }]);
+    }
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let doc: Json = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    let (event, matcher, _) = entry(client, "callint");
+    let mut out = Vec::new();
+    let list = doc.get("hooks").and_then(|h| h.get(event));
+    let Some(Json::Arr(list)) = list else {
+        return Ok(out);
+    };
+    let mut look = |h: &Json| {
+        let Some(c) = h.get("command").and_then(Json::as_str) else {
+            return;
+        };
+        let ours = first_word(c).is_some_and(|(first, _)| is_guard_command(c, client, &first));
+        if ours {
+            out.push(Found {
+                command: c.to_string(),
+                fail_closed: h.get("failClosed") == Some(&Json::Bool(true)),
+            });
+        }
+    };
+    for item in list {
+        match (matcher, item.get("hooks")) {
+            (Some(_), Some(Json::Arr(hs))) => hs.iter().for_each(&mut look),
+            (None, _) => look(item),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The program a hook command runs, unquoted.
+pub fn program_of(command: &str) -> Option<String> {
+    first_word(command).map(|(p, _)| p)
+}
+
 /// The line of the opencode plugin that names the callint it runs.
 const PLUGIN_PROGRAM: &str = "  const callint = process.env.CALLINT || ";
 
