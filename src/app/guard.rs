@@ -35,8 +35,11 @@ use crate::lint::engine::Linter;
 use crate::model::{Body, Ms};
 
 pub mod client;
+pub mod doctor;
 pub mod install;
 pub(crate) mod kept;
+pub mod notes;
+pub mod server;
 
 pub use kept::default_dir as default_cache_dir;
 
@@ -105,6 +108,10 @@ pub fn read_hook(bytes: &[u8]) -> Result<Hook, String> {
 pub enum Verdict {
     /// Let it through without judging it, for the reason given.
     Allow(String),
+    /// The session file could not be read, for the reason given (not a
+    /// regular file, unreadable, the call too long): the call is to be
+    /// judged with no history, by itself ([`client::alone`]).
+    Unread(String),
     /// The findings on the pending call (none: it breaks no rule).
     Judged(Vec<Diagnostic>),
 }
@@ -133,6 +140,19 @@ pub const REWRITE_AFTER: u64 = 256 << 10;
 /// [`judge`], keeping the state of the session's call as `keep` says (when
 /// given) for the next call to start from.
 pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_>>) -> Verdict {
+    judge_transcript(linter, linter.read_options(), hook, now, keeping)
+}
+
+/// [`judge_kept`], the transcript read with the reader options `opts`
+/// (the configuration's, and the server when the client's hook input
+/// tells it is voicehook's: [`server::is_voicehook`]).
+pub(crate) fn judge_transcript(
+    linter: &Linter,
+    opts: &crate::input::Options,
+    hook: &Hook,
+    now: Ms,
+    keeping: Option<Keep<'_>>,
+) -> Verdict {
     let name = one_line(&hook.tool_name);
     let (server, _) = match voicehook_tool(hook) {
         Ok(t) => t,
@@ -141,10 +161,11 @@ pub fn judge_kept(linter: &Linter, hook: &Hook, now: Ms, keeping: Option<Keep<'_
     let Some(path) = &hook.transcript_path else {
         return Verdict::Allow("the hook input names no transcript".into());
     };
-    let (parsed, base) = match read_session::<Claude>(linter, hook, path, server, now, keeping) {
-        Ok(r) => r,
-        Err(v) => return v,
-    };
+    let (parsed, base) =
+        match read_session::<Claude>(linter, opts, hook, path, server, now, keeping) {
+            Ok(r) => r,
+            Err(v) => return v,
+        };
     let Some(log) = parsed.logs.into_iter().next() else {
         return Verdict::Allow(format!(
             "the session shows no call of voicehook, and {name} alone does not tell its server is voicehook"
@@ -224,6 +245,7 @@ impl Shape for Claude {
 /// cannot be read or is being written.
 pub(crate) fn read_session<S: Shape>(
     linter: &Linter,
+    opts: &crate::input::Options,
     hook: &Hook,
     path: &Path,
     server: &str,
@@ -231,15 +253,14 @@ pub(crate) fn read_session<S: Shape>(
     keeping: Option<Keep<'_>>,
 ) -> Result<(crate::input::Parsed, usize), Verdict> {
     let cannot = |e: io::Error| {
-        Verdict::Allow(format!(
+        Verdict::Unread(format!(
             "cannot read the {} {}: {e}",
             S::FILE,
             crate::core::escape::file_name(&path.to_string_lossy())
         ))
     };
-    let mut file = File::open(path).map_err(cannot)?;
+    let mut file = open_session(path, S::FILE).map_err(Verdict::Unread)?;
     let room = S::pending_entry(hook, now).len() + 64;
-    let opts = linter.read_options();
     let slot = keeping.map(|k| {
         kept::Slot::new(
             k.dir,
@@ -335,6 +356,48 @@ pub(crate) fn read_session<S: Shape>(
     Ok((parsed, base))
 }
 
+/// The most of a session file read for one call: from the line that
+/// starts the call (its last `join` or `create_call`) to the end of the
+/// file. A call longer than this (hours of an agent's work in one call) is
+/// judged with no history, as no session were named; the search for the
+/// call's start goes back no further either.
+pub const MAX_CALL_BYTES: u64 = 256 << 20;
+
+/// The session file at `path` (what it is called: `what`), opened to be
+/// read, if it is a regular file. A device (`/dev/zero`), a FIFO, a socket
+/// or a folder is refused before it is opened, and opened without waiting
+/// (a FIFO's open waits for a writer) and checked again once open, so that
+/// reading it can neither wait nor go on without end. The error says why,
+/// for the note of a call judged with no history.
+pub(crate) fn open_session(path: &Path, what: &str) -> Result<File, String> {
+    let shown = crate::core::escape::file_name(&path.to_string_lossy());
+    let not_regular = || {
+        format!(
+            "the {what} {shown} is not a regular file (a device, a FIFO or a folder is never read)"
+        )
+    };
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read the {what} {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| format!("cannot read the {what} {shown}: {e}"))?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(file),
+        Ok(_) => Err(not_regular()),
+        Err(e) => Err(format!("cannot read the {what} {shown}: {e}")),
+    }
+}
+
 /// The server and tool of the voicehook function `hook` calls, or the
 /// verdict that lets a call of anything else through unjudged.
 pub(crate) fn voicehook_tool(hook: &Hook) -> Result<(&str, &str), Verdict> {
@@ -389,10 +452,7 @@ pub(crate) fn judge_record(
     let mut records = log.records;
     let pending = records.remove(k);
     if !matches!(pending.body, Body::Fn(_)) {
-        return Verdict::Allow(format!(
-            "the server {} is not known to be voicehook (name it in callint.toml's `servers`)",
-            one_line(server)
-        ));
+        return Verdict::Allow(not_known(server));
     }
     Verdict::Judged(crate::lint::live::judge_pending(
         linter,
@@ -400,6 +460,15 @@ pub(crate) fn judge_record(
         records,
         pending,
     ))
+}
+
+/// Why a call of `server` is let through unjudged when nothing tells it is
+/// voicehook's.
+pub(crate) fn not_known(server: &str) -> String {
+    format!(
+        "the server {} is not known to be voicehook (name it in callint.toml's `[guard] servers`)",
+        one_line(server)
+    )
 }
 
 /// The lines of `tail` that the rules judging a pending call read: the
@@ -847,10 +916,18 @@ fn read_tail_by(
 ) -> io::Result<(u64, Vec<u8>)> {
     let len = file.metadata()?.len();
     let from = last_call_start(file, len, server, block.max(1), starts)?.unwrap_or(0);
+    if len - from > MAX_CALL_BYTES {
+        return Err(io::Error::other(format!(
+            "the call is more than {} MiB of it",
+            MAX_CALL_BYTES >> 20
+        )));
+    }
     file.seek(SeekFrom::Start(from))?;
     let size = usize::try_from(len - from).unwrap_or(0);
     let mut buf = Vec::with_capacity(size.saturating_add(room));
-    file.read_to_end(&mut buf)?;
+    // As far as the file reached when it was looked at: what is written
+    // meanwhile is read by the next call.
+    file.by_ref().take(len - from).read_to_end(&mut buf)?;
     Ok((from, buf))
 }
 
@@ -891,18 +968,24 @@ fn last_call_start(
         memchr::memmem::Finder::new(b"\\u"),
     ];
     let mut pos = len;
+    // No further back than a call is read.
+    let stop = len.saturating_sub(MAX_CALL_BYTES);
     // The window: the block just read, then the first line of the window
     // before it (which may have started in this block), so every line is
     // searched whole once its start is read.
     let mut win: Vec<u8> = Vec::new();
     let mut found: Vec<usize> = Vec::new();
-    while pos > 0 {
-        let n = block.min(pos);
-        pos -= n;
+    while pos > stop {
         let carry = match memchr::memchr(b'\n', &win) {
             Some(k) => k + 1,
             None => win.len(),
         };
+        // A line longer than a block is carried into the next window:
+        // that window is read at least as long as what is carried, so a
+        // long line (or a file of no lines) costs its length a few times
+        // over, not once per block.
+        let n = block.max(carry as u64).min(pos - stop);
+        pos -= n;
         let mut next = Vec::with_capacity(n as usize + carry);
         file.seek(SeekFrom::Start(pos))?;
         file.by_ref().take(n).read_to_end(&mut next)?;

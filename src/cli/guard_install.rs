@@ -18,7 +18,9 @@ use crate::app::guard::install::{self, Scope};
 
 The hook is merged into what the file holds, once; a changed file is copied
 to FILE.bak first. A file that is not JSON is an error (exit 2), and is left
-untouched.")]
+untouched. The hook runs this callint by its whole path (--command PATH for
+another); an earlier install's `callint guard` entry is changed to it, never
+doubled. --uninstall removes a file left with nothing else in it.")]
 pub struct InstallArgs {
     /// The client whose hook to write.
     #[arg(long, value_enum)]
@@ -38,6 +40,38 @@ pub struct InstallArgs {
     /// Take the guard's hook out again.
     #[arg(long)]
     uninstall: bool,
+    /// The callint the hook runs [default: this one, by its whole path].
+    #[arg(long, value_name = "PATH")]
+    command: Option<PathBuf>,
+    /// Replace (or remove) an opencode plugin that was edited since it was
+    /// installed.
+    #[arg(long)]
+    force: bool,
+}
+
+/// The callint the hook runs: `--command`, else the running binary, each
+/// as a whole path (a client started from a desktop launcher may lack the
+/// shell's PATH); a bare `callint` only when neither can be told.
+fn program(a: &InstallArgs) -> String {
+    let path = match &a.command {
+        Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+        None => match std::env::current_exe().and_then(std::fs::canonicalize) {
+            Ok(p) => p,
+            Err(_) => return "callint".into(),
+        },
+    };
+    path.to_string_lossy().into_owned()
+}
+
+/// What the user must still do for the client to run the hook, if
+/// anything.
+fn next_step(client: Client) -> Option<&'static str> {
+    match client {
+        Client::Codex => Some(
+            "Codex runs a hook only once it is trusted: start codex in the project, run /hooks, and trust the callint hook (until then Codex skips it silently)",
+        ),
+        _ => None,
+    }
 }
 
 /// Run it: 0 when done (or nothing to do), 2 on an error.
@@ -51,7 +85,7 @@ pub fn run(a: &InstallArgs) -> u8 {
         .map(PathBuf::from);
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let plan = install::file(a.client, scope, &project, home.as_deref(), &env)
-        .and_then(|f| install::plan(a.client, &f, a.uninstall));
+        .and_then(|f| install::plan(a.client, &f, a.uninstall, &program(a), a.force));
     let plan = match plan {
         Ok(p) => p,
         Err(e) => return super::fail(e),
@@ -73,7 +107,8 @@ pub fn run(a: &InstallArgs) -> u8 {
         let msg = if a.uninstall {
             format!("{what} is not in {file}: nothing changed\n")
         } else {
-            format!("{what} is already in {file}: nothing changed\n")
+            let step = next_step(a.client).map_or(String::new(), |s| format!("{s}\n"));
+            format!("{what} is already in {file}: nothing changed\n{step}")
         };
         return super::emit(msg.as_bytes(), 0);
     }
@@ -87,8 +122,32 @@ pub fn run(a: &InstallArgs) -> u8 {
             let bak = backup.map_or(String::new(), |b| {
                 format!(" (the file before: {})", b.display())
             });
-            super::emit(format!("{done}{bak}\n").as_bytes(), 0)
+            let step = match next_step(a.client) {
+                Some(s) if !a.uninstall => format!("{s}\n"),
+                _ => String::new(),
+            };
+            super::emit(format!("{done}{bak}\n{step}").as_bytes(), 0)
         }
         Err(e) => super::fail(e),
     }
+}
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// The project folder [default: the working folder].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+/// `callint guard doctor`: 1 when an installed hook would let every call
+/// through, else 0.
+pub fn doctor(a: &DoctorArgs) -> u8 {
+    let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let project = std::path::absolute(&project).unwrap_or(project);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let report = crate::app::guard::doctor::run(&project, home.as_deref(), &env);
+    super::emit(report.text.as_bytes(), u8::from(report.broken))
 }

@@ -203,7 +203,8 @@ transcript, the rollout file). Gemini CLI, Cursor and opencode name no
 session callint reads: there the call is judged by itself, by the rules that
 need nothing before it (board-bundle, board-missing-emoji,
 create-call-delegated, decision-not-yes-no, label-too-long, long-say,
-question-on-board), and standard error names the rules left unjudged.
+question-on-board), and standard error names the rules left unjudged (once a
+session; nothing is said of another server's tools).
 
 Examples:
   callint guard install --client codex       write the hook into .codex/hooks.json
@@ -253,6 +254,11 @@ struct GuardArgs {
 enum GuardAction {
     /// Write a client's hook configuration so that it runs the guard.
     Install(guard_install::InstallArgs),
+    /// For each client: where the guard is installed, whether its command
+    /// runs and answers a sample call as the client needs; exit 1 when an
+    /// installed hook would let every call through.
+    #[command(visible_alias = "status")]
+    Doctor(guard_install::DoctorArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -312,7 +318,9 @@ where
         // started with a wrong flag says so and lets the call through.
         Err(e)
             if args.get(1).is_some_and(|a| a == "guard")
-                && args.get(2).is_none_or(|a| a != "install")
+                && args.get(2).is_none_or(|a| {
+                    !["install", "doctor", "status"].contains(&a.to_str().unwrap_or(""))
+                })
                 && e.use_stderr() =>
         {
             warn(format_args!("guard: {}", e.to_string().trim_end()));
@@ -471,8 +479,10 @@ const MAX_HOOK_INPUT: u64 = 16 << 20;
 /// would be denied in a dry run, why a call was let through unjudged, what
 /// was not judged) goes to standard error.
 fn guard(args: GuardArgs) -> u8 {
-    if let Some(GuardAction::Install(a)) = &args.action {
-        return guard_install::run(a);
+    match &args.action {
+        Some(GuardAction::Install(a)) => return guard_install::run(a),
+        Some(GuardAction::Doctor(a)) => return guard_install::doctor(a),
+        None => {}
     }
     // Most runs go on from a kept state and live a few milliseconds; one
     // that reads a whole session turns huge pages back on.
@@ -541,29 +551,55 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
         config: crate::app::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
         ..crate::app::batch::Settings::default()
     };
-    let linter = match settings.linter_for(&dir.join("callint.toml")) {
+    let config = settings.load(settings.config_path(&dir.join("callint.toml")).as_deref());
+    let linter = config.and_then(|c| {
+        crate::lint::engine::Linter::new(&c, None, &[])
+            .map(|l| (l, c.guard_servers))
+            .map_err(|e| e.to_string())
+    });
+    let (linter, guard_servers) = match linter {
         Ok(l) => l,
         Err(e) => {
             warn(format_args!("guard: allowed: {e}"));
             return None;
         }
     };
+    // A tool of another server (or no voicehook function): nothing to
+    // judge and nothing to say, as a client may show what is said.
+    if guard::voicehook_tool(&pending.hook).is_err() {
+        return None;
+    }
     let cache = if args.no_cache {
         None
     } else {
         args.cache_dir.clone().or_else(guard::default_cache_dir)
     };
+    // A note that holds for the whole session is said on its first call.
+    let once = |what: &str| {
+        guard::notes::first_time(
+            cache.as_deref(),
+            args.client.name(),
+            pending.hook.session_id.as_deref(),
+            what,
+        )
+    };
     let keep = cache.as_deref().map(|dir| guard::Keep {
         dir,
         rewrite_after: args.cache_rewrite,
     });
-    let (verdict, note) = guard::client::judge(&linter, &pending, now, keep);
+    let (verdict, note) = guard::client::judge_with(&linter, &pending, &guard_servers, now, keep);
     if let Some(note) = note {
-        warn(format_args!("guard: {note}"));
+        if once("judged by the call alone") {
+            warn(format_args!("guard: {note}"));
+        }
     }
     let findings = match verdict {
-        Verdict::Allow(why) => {
-            warn(format_args!("guard: allowed without judging: {why}"));
+        Verdict::Allow(why) | Verdict::Unread(why) => {
+            let server = crate::input::server::split_mcp_name(&pending.hook.tool_name)
+                .map_or("", |(s, _)| s);
+            if why != guard::not_known(server) || once(&format!("not known: {server}")) {
+                warn(format_args!("guard: allowed without judging: {why}"));
+            }
             return None;
         }
         Verdict::Judged(f) => f,

@@ -9,6 +9,9 @@
 //! servers = ["vh"]              # the voicehook MCP server's name in agents' clients
 //! max-repeats = 100             # findings of one rule shown per file (0: all)
 //!
+//! [guard]
+//! servers = ["http://127.0.0.1:7001/mcp"] # the guard's: a name, URL or command
+//!
 //! [rules.label-too-long]
 //! severity = "warning"          # error, warning, info or off
 //! max-chars = 22
@@ -69,6 +72,16 @@ struct File {
     rules: BTreeMap<String, toml::Table>,
     #[serde(default, rename = "per-file-ignores")]
     per_file_ignores: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    guard: GuardTable,
+}
+
+/// `[guard]`: what only `callint guard` reads.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuardTable {
+    #[serde(default)]
+    servers: Vec<String>,
 }
 
 /// A loaded configuration (the defaults when there is no file).
@@ -93,6 +106,10 @@ pub struct Config {
     /// Patterns (`.gitignore` syntax, relative to the file's folder) and
     /// the rules skipped in the files they match.
     pub per_file_ignores: Vec<(String, Vec<String>)>,
+    /// `[guard] servers`: the voicehook server as the guard's hook input
+    /// may tell it, by name, URL or command line
+    /// (`app::guard::server::is_voicehook`).
+    pub guard_servers: Vec<String>,
 }
 
 /// A rule's resolved settings: `severity` is `None` when it is off.
@@ -171,6 +188,7 @@ impl Config {
             max_repeats: file.max_repeats,
             rules: file.rules,
             per_file_ignores: file.per_file_ignores.into_iter().collect(),
+            guard_servers: file.guard.servers,
         };
         // Validate every rule's table now, so a typo fails before linting.
         for name in config.rules.keys() {

@@ -270,9 +270,7 @@ fn what_it_cannot_judge_it_lets_through_and_says_why() {
             v
         }),
     ];
-    let mut missing = good.clone();
-    missing["transcript_path"] = json!(dir.join("no-such.jsonl"));
-    inputs.push(("missing transcript", missing.to_string().into_bytes()));
+    // (a missing transcript is judged as no history: guard_clients.rs)
     let mut none = good.clone();
     none.as_object_mut().unwrap().remove("transcript_path");
     inputs.push(("no transcript", none.to_string().into_bytes()));
@@ -299,7 +297,12 @@ fn what_it_cannot_judge_it_lets_through_and_says_why() {
         let o = guard(&["--now", &at], &input);
         assert_eq!(denial(&o), None, "{what}");
         let e = err(&o);
-        assert!(e.contains("allowed"), "{what}: {e}");
+        if what == "not voicehook" || what == "another server's tool" {
+            // nothing to say of another server's tool
+            assert_eq!(e, "", "{what}");
+        } else {
+            assert!(e.contains("allowed"), "{what}: {e}");
+        }
         assert!(!e.contains("panicked"), "{what}: {e}");
     }
     // a wrong flag is no block either: exit 1 is a failure Claude Code

@@ -218,6 +218,309 @@ fn codex_finds_the_rollout_by_session_and_takes_a_written_call_out() {
     assert!(err(&o).contains("not judged"), "{}", err(&o));
 }
 
+/// Run `callint guard ARGS` in `dir` with `input`, failing the test when it
+/// has not exited within `secs` seconds (it is killed first): a guard that
+/// waits on what it reads fails here instead of hanging the suite.
+fn guard_within(dir: &Path, args: &[&str], input: &[u8], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
+        .arg("guard")
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run callint guard");
+    let _ = child.stdin.take().unwrap().write_all(input);
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!("the guard {args:?} still ran after {secs} s: {}", err(&o));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A session path that is no regular file (a device that never ends, a
+/// FIFO no one writes, a folder, a path that is not there) is judged as no
+/// history: at once, by the call alone, with one note that says why; never
+/// a wait. The hook inputs are Claude Code's `PreToolUse` input
+/// (<https://docs.claude.com/en/docs/claude-code/hooks>, "PreToolUse
+/// input") and Codex's, whose fields are the same.
+#[test]
+fn a_session_path_that_is_no_regular_file_is_no_history_and_no_wait() {
+    let dir = scratch();
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    // A file (sparse: no disk) one byte longer than the guard reads of a
+    // call, with no call's start in it.
+    let huge = dir.join("huge.jsonl");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(callint::app::guard::MAX_CALL_BYTES + 1)
+        .unwrap();
+    let paths: Vec<(&str, std::path::PathBuf)> = vec![
+        ("/dev/zero", "/dev/zero".into()),
+        ("a FIFO", fifo.clone()),
+        ("a folder", dir.to_path_buf()),
+        ("a missing file", dir.join("no-such.jsonl")),
+        ("a call too long", huge.clone()),
+    ];
+    for client in ["claude-code", "codex"] {
+        for (what, path) in &paths {
+            let hook = |text: &str| {
+                json!({
+                    "session_id": "s-unread",
+                    "transcript_path": path,
+                    "cwd": dir.to_path_buf(),
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": "mcp__voicehook__say",
+                    "tool_input": {"text": text},
+                    "tool_use_id": "toolu_01",
+                })
+                .to_string()
+            };
+            let args = ["--client", client, "--no-cache"];
+            // a long say needs no history: denied, by the call alone
+            let o = guard_within(&dir, &args, hook(LONG).as_bytes(), 10);
+            let r = codex_denial(&o).unwrap_or_else(|| panic!("{client} {what}: {}", err(&o)));
+            assert!(r.starts_with("callint long-say:"), "{client} {what}: {r}");
+            let e = err(&o);
+            assert_eq!(e.lines().count(), 1, "{client} {what}: one note: {e}");
+            assert!(
+                e.contains("judged by the call alone"),
+                "{client} {what}: {e}"
+            );
+            let why = match *what {
+                "a missing file" => "cannot read",
+                "a call too long" => "more than 256 MiB",
+                _ => "not a regular file",
+            };
+            assert!(e.contains(why), "{client} {what}: {e}");
+            // a clean one: nothing on standard output
+            let o = guard_within(&dir, &args, hook("Done.").as_bytes(), 10);
+            assert_eq!(
+                (o.status.code(), out(&o)),
+                (Some(0), String::new()),
+                "{client} {what}"
+            );
+        }
+    }
+    // With the kept state on, the same.
+    let hook = json!({
+        "session_id": "s-unread-kept",
+        "transcript_path": "/dev/zero",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__voicehook__say",
+        "tool_input": {"text": LONG},
+    });
+    let o = guard_within(&dir, &[], hook.to_string().as_bytes(), 10);
+    assert!(codex_denial(&o).is_some(), "{}", err(&o));
+}
+
+/// A pending `say` of `LONG` to the server `server` (reached at `url`, when
+/// the client says), as each client's hook input has it: Claude Code's and
+/// Codex's `PreToolUse` (the tool `mcp__<server>__say`; a transcript that
+/// is no file, so the call is judged by itself), Gemini CLI's `BeforeTool`
+/// (`mcp_context`, packages/core/src/hooks/types.ts `McpToolContext`),
+/// Cursor's `beforeMCPExecution` (`tool_name`, `mcp_server_name`,
+/// `mcp_server_url`) and what the opencode plugin hands over.
+fn say_to(client: &str, server: &str, url: Option<&str>) -> String {
+    let say = json!({"text": LONG});
+    match client {
+        "claude-code" | "codex" => json!({
+            "session_id": "s-server", "transcript_path": "/dev/null/none",
+            "hook_event_name": "PreToolUse", "tool_name": format!("mcp__{server}__say"),
+            "tool_input": say,
+        }),
+        "gemini" => {
+            let mut ctx = json!({"server_name": server, "tool_name": "say"});
+            match url {
+                Some(u) => ctx["url"] = json!(u),
+                None => {
+                    ctx["command"] = json!("node");
+                    ctx["args"] = json!(["server.js"]);
+                }
+            }
+            json!({"session_id": "g-server", "hook_event_name": "BeforeTool",
+                "tool_name": format!("mcp_{server}_say"), "tool_input": say, "mcp_context": ctx})
+        }
+        "cursor" => {
+            let mut h = json!({"conversation_id": "c-server", "hook_event_name": "beforeMCPExecution",
+                "tool_name": "say", "tool_input": say.to_string(), "mcp_server_name": server});
+            match url {
+                Some(u) => h["mcp_server_url"] = json!(u),
+                None => h["command"] = json!("node server.js"),
+            }
+            h
+        }
+        _ => json!({"hook_event_name": "tool.execute.before", "tool": format!("{server}_say"),
+            "session_id": "ses_server", "call_id": "call_1", "tool_input": say}),
+    }
+    .to_string()
+}
+
+/// Which server is voicehook is decided the same way for every client:
+/// by `callint.toml` (`[guard] servers` by name, URL or command; the
+/// top-level `servers` by name), or by `voicehook` in what the client says
+/// of the server; else the call is let through unjudged.
+#[test]
+fn every_client_tells_the_voicehook_server_the_same_way() {
+    let url = "http://127.0.0.1:7001/mcp";
+    for client in ["claude-code", "codex", "gemini", "cursor", "opencode"] {
+        let dir = scratch();
+        let home = dir.join("home");
+        let run = |input: &str| {
+            run_env(
+                &dir,
+                &["guard", "--client", client, "--no-cache"],
+                input.as_bytes(),
+                &[("CODEX_HOME", &home)],
+            )
+        };
+        let denied = |o: &Output| {
+            assert_eq!(o.status.code(), Some(0), "{client}: {}", err(o));
+            out(o).contains("long-say")
+        };
+        let with_url = matches!(client, "gemini" | "cursor").then_some(url);
+        let input = say_to(client, "calls", with_url);
+        // nothing tells: let through, and said why
+        let o = run(&input);
+        assert!(!denied(&o), "{client}: {}", out(&o));
+        assert!(
+            err(&o).contains("not known to be voicehook"),
+            "{client}: {}",
+            err(&o)
+        );
+        // its name in [guard] servers, or in the top-level servers
+        for toml in [
+            "[guard]\nservers = [\"calls\"]\n",
+            "servers = [\"calls\"]\n",
+        ] {
+            std::fs::write(dir.join("callint.toml"), toml).unwrap();
+            assert!(denied(&run(&input)), "{client} {toml}");
+        }
+        // another name there is no help
+        std::fs::write(dir.join("callint.toml"), "[guard]\nservers = [\"other\"]\n").unwrap();
+        assert!(!denied(&run(&input)), "{client}");
+        // the URL or the command the client reaches it by
+        if client == "gemini" || client == "cursor" {
+            std::fs::write(
+                dir.join("callint.toml"),
+                format!("[guard]\nservers = [\"{url}\"]\n"),
+            )
+            .unwrap();
+            assert!(denied(&run(&input)), "{client} by URL");
+            let by_command = say_to(client, "calls", None);
+            assert!(
+                !denied(&run(&by_command)),
+                "{client}: the URL is not the command"
+            );
+            std::fs::write(
+                dir.join("callint.toml"),
+                "[guard]\nservers = [\"server.js\"]\n",
+            )
+            .unwrap();
+            assert!(denied(&run(&by_command)), "{client} by command");
+            std::fs::remove_file(dir.join("callint.toml")).unwrap();
+            // voicehook in the URL says so without any configuration
+            let said = say_to(client, "calls", Some("https://voicehook.example/mcp"));
+            assert!(denied(&run(&said)), "{client}: voicehook in the URL");
+        }
+        std::fs::remove_file(dir.join("callint.toml")).ok();
+        // voicehook in the server's name
+        assert!(
+            denied(&run(&say_to(client, "voicehook", with_url))),
+            "{client}"
+        );
+        // never another server's tool that is no voicehook function
+        let other = say_to(client, "github", with_url).replace("say", "create_issue");
+        let o = run(&other);
+        assert_eq!(
+            (out(&o), err(&o).contains("not known")),
+            (String::new(), false),
+            "{client}"
+        );
+    }
+}
+
+/// Gemini CLI shows a hook's standard error, when it exits 0 with nothing
+/// on standard output, as a message in its window
+/// (packages/core/src/hooks/hookRunner.ts, `convertPlainTextToHookOutput`).
+/// So the guard says nothing of another server's tools, and what holds
+/// for a whole session (judged by the call alone; a server not known to be
+/// voicehook) once a session. The hook inputs are Gemini CLI's `BeforeTool`
+/// (packages/core/src/hooks/types.ts: `session_id`, `tool_name`,
+/// `tool_input`, `mcp_context`) and Cursor's `beforeMCPExecution`.
+#[test]
+fn notes_are_said_once_a_session_and_never_for_another_server() {
+    let dir = scratch();
+    let cache = dir.join("cache");
+    let run = |client: &str, input: &str| {
+        guard_in(
+            &dir,
+            &["--client", client, "--cache-dir", cache.to_str().unwrap()],
+            input.as_bytes(),
+        )
+    };
+    let gemini_in = |session: &str, server: &str, tool: &str, text: &str| {
+        json!({"session_id": session, "hook_event_name": "BeforeTool",
+            "tool_name": format!("mcp_{server}_{tool}"), "tool_input": {"text": text},
+            "mcp_context": {"server_name": server, "tool_name": tool}})
+        .to_string()
+    };
+    // judged by the call alone: said on the session's first call only
+    let first = run("gemini", &gemini_in("g-a", "voicehook", "say", "Done."));
+    assert_eq!(out(&first), "");
+    assert!(
+        err(&first).contains("judged by the call alone"),
+        "{}",
+        err(&first)
+    );
+    for text in ["Done.", "On it."] {
+        let o = run("gemini", &gemini_in("g-a", "voicehook", "say", text));
+        assert_eq!((out(&o), err(&o)), (String::new(), String::new()), "{text}");
+    }
+    // a denial is said every time, on standard output
+    let o = run("gemini", &gemini_in("g-a", "voicehook", "say", LONG));
+    assert_eq!(answer(&o)["decision"], "deny");
+    assert_eq!(err(&o), "");
+    // another session: said again
+    let o = run("gemini", &gemini_in("g-b", "voicehook", "say", "Done."));
+    assert!(err(&o).contains("judged by the call alone"), "{}", err(&o));
+    // another server's tools: nothing, on the first call as on every one
+    for (server, tool) in [("github", "create_issue"), ("files", "read_file")] {
+        let o = run("gemini", &gemini_in("g-c", server, tool, "x"));
+        assert_eq!(
+            (o.status.code(), out(&o), err(&o)),
+            (Some(0), String::new(), String::new())
+        );
+    }
+    // a server not known to be voicehook, whose tool is named like one of
+    // voicehook's: said once
+    let o = run("gemini", &gemini_in("g-c", "speech", "say", LONG));
+    assert_eq!(out(&o), "");
+    assert!(err(&o).contains("not known to be voicehook"), "{}", err(&o));
+    let o = run("gemini", &gemini_in("g-c", "speech", "say", LONG));
+    assert_eq!((out(&o), err(&o)), (String::new(), String::new()));
+    // Cursor alike
+    let cursor_in = |tool: &str| {
+        json!({"conversation_id": "c-a", "hook_event_name": "beforeMCPExecution",
+            "tool_name": tool, "tool_input": {"text": "Done."}, "mcp_server_name": "voicehook"})
+        .to_string()
+    };
+    assert!(err(&run("cursor", &cursor_in("say"))).contains("judged by the call alone"));
+    assert_eq!(err(&run("cursor", &cursor_in("say"))), "");
+    assert_eq!(err(&run("cursor", &cursor_in("create_issue"))), "");
+}
+
 // ---- Gemini CLI, Cursor, opencode: the call by itself ----
 
 /// A say of 47 words: `long-say`, which needs nothing before it.
@@ -250,7 +553,14 @@ fn gemini(tool: &str, input: Value, context: Option<Value>) -> String {
 #[test]
 fn gemini_denies_with_its_decision_and_says_what_was_not_judged() {
     let dir = scratch();
-    let run = |input: &str| guard_in(&dir, &["--client", "gemini"], input.as_bytes());
+    // (--no-cache: nothing kept, so every note is said on every call)
+    let run = |input: &str| {
+        guard_in(
+            &dir,
+            &["--client", "gemini", "--no-cache"],
+            input.as_bytes(),
+        )
+    };
     let ctx = json!({"server_name": "voicehook", "tool_name": "say", "command": "node", "args": ["server.js"]});
     let o = run(&gemini(
         "mcp_voicehook_say",
@@ -600,7 +910,25 @@ fn install_writes_the_user_files_under_home_and_the_opencode_plugin() {
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let shipped =
         std::fs::read_to_string(root().join("integrations/opencode/callint-guard.js")).unwrap();
-    assert_eq!(std::fs::read_to_string(&plugin).unwrap(), shipped);
+    // the shipped plugin, running this callint by its whole path
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_callint")).unwrap();
+    let line = format!(
+        "  const callint = process.env.CALLINT || {}",
+        json!(exe.to_str().unwrap())
+    );
+    let want: Vec<String> = shipped
+        .lines()
+        .map(|l| {
+            if l.starts_with("  const callint =") {
+                line.clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let got = std::fs::read_to_string(&plugin).unwrap();
+    assert_eq!(got.lines().collect::<Vec<_>>(), want);
+    assert_ne!(got, shipped);
     assert!(out(&install(&dir, &["--client", "opencode", "--dir", &p])).contains("nothing changed"));
     install(&dir, &["--client", "opencode", "--dir", &p, "--uninstall"]);
     assert!(!plugin.exists());
@@ -614,6 +942,262 @@ fn install_writes_the_user_files_under_home_and_the_opencode_plugin() {
     assert!(!dir.join(".claude").exists());
     // a wrong flag is a usage error
     assert_eq!(install(&dir, &["--client", "vim"]).status.code(), Some(2));
+}
+
+/// The hook command `install` wrote for `client` into `file` (the one
+/// guard entry there: more is a duplicate).
+fn installed_command(file: &Path, event: &str) -> String {
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let mut found = Vec::new();
+    for item in v["hooks"][event].as_array().unwrap() {
+        let hooks = item["hooks"]
+            .as_array()
+            .cloned()
+            .unwrap_or(vec![item.clone()]);
+        for h in hooks {
+            let c = h["command"].as_str().unwrap_or("").to_string();
+            if c.contains("guard") {
+                found.push(c);
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "one guard entry: {v}");
+    found.remove(0)
+}
+
+/// `install` writes the whole path of the callint that runs it (or
+/// `--command`), quoted for the shell the client runs it with, so that a
+/// client without the shell's PATH still runs it; an earlier install's
+/// bare `callint guard` is its own, made to run that path, never doubled.
+#[test]
+fn install_writes_the_whole_path_and_takes_a_bare_entry_for_its_own() {
+    let dir = scratch();
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_callint")).unwrap();
+    let exe = exe.to_str().unwrap();
+    let file = dir.join(".claude/settings.json");
+    let o = install(&dir, &["--client", "claude-code"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        installed_command(&file, "PreToolUse"),
+        format!("{exe} guard")
+    );
+    // an earlier install's bare command, beside another hook: changed in
+    // place, not doubled
+    let codex = dir.join(".codex/hooks.json");
+    std::fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    std::fs::write(
+        &codex,
+        r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit"}]},
+            {"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "callint guard --client codex"}]}]}}"#,
+    )
+    .unwrap();
+    let o = install(&dir, &["--client", "codex"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        installed_command(&codex, "PreToolUse"),
+        format!("{exe} guard --client codex")
+    );
+    let text = std::fs::read_to_string(&codex).unwrap();
+    assert_eq!(text.matches("mcp__.*").count(), 1, "{text}");
+    assert!(text.contains("audit"), "{text}");
+    // Codex runs it only once trusted: install says how
+    assert!(out(&o).contains("/hooks"), "{}", out(&o));
+    // again: nothing changes
+    assert!(out(&install(&dir, &["--client", "codex"])).contains("nothing changed"));
+    // uninstall takes out the bare form too
+    std::fs::write(
+        &codex,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "callint guard --client codex"}]}]}, "x": 1}"#,
+    )
+    .unwrap();
+    install(&dir, &["--client", "codex", "--uninstall"]);
+    let left: Value = serde_json::from_slice(&std::fs::read(&codex).unwrap()).unwrap();
+    assert_eq!(left, json!({"x": 1}));
+
+    // --command with a space: quoted for the shell, and the client's shell
+    // runs it
+    let spaced = dir.join("my tools");
+    std::fs::create_dir_all(&spaced).unwrap();
+    let copy = spaced.join("callint");
+    std::fs::copy(env!("CARGO_BIN_EXE_callint"), &copy).unwrap();
+    let c = copy.to_str().unwrap();
+    let o = install(&dir, &["--client", "gemini", "--command", c]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let cmd = installed_command(&dir.join(".gemini/settings.json"), "BeforeTool");
+    assert_eq!(cmd, format!("'{c}' guard --client gemini"));
+    let input = json!({"hook_event_name": "BeforeTool", "tool_name": "mcp_voicehook_say",
+        "tool_input": {"text": LONG}, "cwd": dir.to_path_buf(),
+        "mcp_context": {"server_name": "voicehook", "tool_name": "say"}});
+    let mut sh = Command::new("sh")
+        .arg("-c")
+        .arg(&cmd)
+        .current_dir(&dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    sh.stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let o = sh.wait_with_output().unwrap();
+    assert_eq!(answer(&o)["decision"], "deny", "{}", err(&o));
+
+    // a file that held only the guard's hook goes with it: no `{}` left
+    for (client, rel) in [
+        ("claude-code", ".claude/settings.json"),
+        ("cursor", ".cursor/hooks.json"),
+        ("gemini", ".gemini/settings.json"),
+    ] {
+        let o = install(&dir, &["--client", client, "--uninstall"]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        assert!(!dir.join(rel).exists(), "{client}: {}", out(&o));
+    }
+}
+
+/// opencode's plugin is replaced (or removed) only when it is one callint
+/// installed: a copy edited since is left alone unless `--force`.
+#[test]
+fn an_edited_opencode_plugin_is_kept_without_force() {
+    let dir = scratch();
+    let p = dir.to_str().unwrap().to_string();
+    let plugin = dir.join(".opencode/plugins/callint-guard.js");
+    let o = install(&dir, &["--client", "opencode", "--dir", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // one written by an install of another callint (another path) is ours
+    let other = std::fs::read_to_string(&plugin)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            if l.starts_with("  const callint =") {
+                "  const callint = process.env.CALLINT || \"/usr/local/bin/callint\"".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    std::fs::write(&plugin, &other).unwrap();
+    let o = install(&dir, &["--client", "opencode", "--dir", &p]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_ne!(std::fs::read_to_string(&plugin).unwrap(), other);
+    // edited by the user: left as it is, install and uninstall
+    let edited = other.replace("throw new Error", "console.log");
+    std::fs::write(&plugin, &edited).unwrap();
+    for extra in [&[][..], &["--uninstall"][..]] {
+        let mut args = vec!["--client", "opencode", "--dir", &p];
+        args.extend_from_slice(extra);
+        let o = install(&dir, &args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(err(&o).contains("--force"), "{}", err(&o));
+        assert_eq!(std::fs::read_to_string(&plugin).unwrap(), edited);
+    }
+    // --force replaces it, and then removes it
+    let o = install(&dir, &["--client", "opencode", "--dir", &p, "--force"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(std::fs::read_to_string(&plugin)
+        .unwrap()
+        .contains("throw new Error"));
+    std::fs::write(&plugin, &edited).unwrap();
+    let o = install(
+        &dir,
+        &[
+            "--client",
+            "opencode",
+            "--dir",
+            &p,
+            "--uninstall",
+            "--force",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!plugin.exists());
+}
+
+/// `guard doctor` on a scratch HOME: a broken install (a command path that
+/// does not exist, a stand-in that answers nothing) fails it with exit 1;
+/// good ones pass, with Codex's trust step and a warning on Cursor's
+/// `failClosed`.
+#[test]
+fn doctor_finds_a_broken_install_and_passes_good_ones() {
+    let dir = scratch();
+    let p = dir.to_str().unwrap().to_string();
+    let doctor = || run_env(&dir, &["guard", "doctor", "--dir", &p], b"", &[]);
+    // nothing installed: nothing broken
+    let o = doctor();
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(out(&o).contains("no file"), "{}", out(&o));
+    // a command path that does not exist
+    let o = install(
+        &dir,
+        &[
+            "--client",
+            "claude-code",
+            "--user",
+            "--command",
+            "/nonexistent/bin/callint",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = doctor();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let text = out(&o);
+    assert!(
+        text.contains(".claude/settings.json") && text.contains("BROKEN"),
+        "{text}"
+    );
+    assert!(text.contains("not found"), "{text}");
+    // `status` is the same
+    let o = run_env(&dir, &["guard", "status", "--dir", &p], b"", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    // installed again by this callint: the entry is fixed
+    install(&dir, &["--client", "claude-code", "--user"]);
+    // good installs in the project, one with failClosed
+    for client in ["codex", "gemini", "cursor", "opencode"] {
+        let o = install(&dir, &["--client", client, "--dir", &p]);
+        assert_eq!(o.status.code(), Some(0), "{client}: {}", err(&o));
+    }
+    let cursor = dir.join(".cursor/hooks.json");
+    let text = std::fs::read_to_string(&cursor)
+        .unwrap()
+        .replace("\"command\":", "\"failClosed\": true, \"command\":");
+    std::fs::write(&cursor, text).unwrap();
+    let o = doctor();
+    let text = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert_eq!(text.matches("    ok: ").count(), 5, "{text}");
+    assert!(text.contains("/hooks"), "Codex's trust step: {text}");
+    assert!(text.contains("failClosed"), "{text}");
+    assert!(!text.contains("BROKEN"), "{text}");
+    // a stand-in that runs but answers nothing: it would pass every call
+    let fake = dir.join("fake/callint");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::write(&fake, "#!/bin/sh\ncat >/dev/null\nexit 0\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let f = fake.to_str().unwrap();
+    install(&dir, &["--client", "gemini", "--dir", &p, "--command", f]);
+    let o = doctor();
+    let text = out(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("not denied"), "{text}");
+    // not executable
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let o = doctor();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(out(&o).contains("not executable"), "{}", out(&o));
+    }
 }
 
 /// The shipped opencode plugin, run by Node.js with stand-ins for what

@@ -72,7 +72,7 @@ fn check_findings(linter: &Linter, name: &str, bytes: &[u8]) -> BTreeMap<usize, 
 
 fn rules_of(v: &Verdict) -> BTreeSet<String> {
     match v {
-        Verdict::Allow(_) => BTreeSet::new(),
+        Verdict::Allow(_) | Verdict::Unread(_) => BTreeSet::new(),
         Verdict::Judged(found) => found.iter().map(|d| d.rule.to_string()).collect(),
     }
 }

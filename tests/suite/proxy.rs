@@ -131,7 +131,13 @@ impl Proxy {
     fn finish(mut self) -> (Option<i32>, String) {
         drop(self.stdin.take());
         let status = wait(&mut self.child);
-        let err: Vec<String> = self.stderr.try_iter().collect();
+        // The reader thread may not have passed on the last lines yet (on
+        // a busy machine): wait for them until the stream ends, a moment
+        // at most (the fake server may hold it open a little longer).
+        let mut err = Vec::new();
+        while let Ok(l) = self.stderr.recv_timeout(Duration::from_millis(1000)) {
+            err.push(l);
+        }
         (status, err.concat())
     }
 }

@@ -19,7 +19,8 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use super::{Hook, Keep, Verdict};
+use super::server::{is_voicehook, Server};
+use super::{voicehook_tool, Hook, Keep, Verdict};
 use crate::core::escape::one_line;
 use crate::input::server::FUNCTIONS;
 use crate::lint::engine::Linter;
@@ -71,9 +72,9 @@ pub struct Pending {
     /// client calls it.
     pub hook: Hook,
     pub history: History,
-    /// What else tells the server apart (the command or address the client
-    /// starts or reaches it by), when the client says.
-    pub server_hint: Option<String>,
+    /// What the client says of the server (its address, its command, the
+    /// tool's own name); its name is the one in `hook.tool_name`.
+    pub server: Server,
 }
 
 impl Client {
@@ -94,7 +95,7 @@ impl Client {
             Client::ClaudeCode => super::read_hook(bytes).map(|hook| Pending {
                 hook,
                 history: History::Claude,
-                server_hint: None,
+                server: Server::default(),
             }),
             Client::Codex => codex::read(bytes),
             Client::Gemini => gemini::read(bytes),
@@ -133,11 +134,48 @@ pub fn judge(
     now: Ms,
     keep: Option<Keep<'_>>,
 ) -> (Verdict, Option<String>) {
-    match &pending.history {
-        History::Claude => (super::judge_kept(linter, &pending.hook, now, keep), None),
-        History::Rollout(path) => (rollout::judge(linter, &pending.hook, path, now, keep), None),
-        History::Messages(m) => (opencode::judge(linter, &pending.hook, m, now), None),
-        History::None(why) => alone::judge(linter, pending, now, why),
+    judge_with(linter, pending, &[], now, keep)
+}
+
+/// [`judge`], with the servers `[guard] servers` of `callint.toml` lists
+/// (names, URLs, commands) beside its `servers`: which server is
+/// voicehook's is decided once, the same way for every client
+/// ([`is_voicehook`]), and a server known to be is one to the session
+/// reader too.
+pub fn judge_with(
+    linter: &Linter,
+    pending: &Pending,
+    guard_servers: &[String],
+    now: Ms,
+    keep: Option<Keep<'_>>,
+) -> (Verdict, Option<String>) {
+    // Another server's tool, or no voicehook function: let through before
+    // anything is read, and nothing to note.
+    let name = match voicehook_tool(&pending.hook) {
+        Ok((server, _)) => server.to_string(),
+        Err(v) => return (v, None),
+    };
+    let mut opts = linter.read_options().clone();
+    let said = Server {
+        name: name.clone(),
+        ..pending.server.clone()
+    };
+    let mut configured = opts.servers.clone();
+    configured.extend(guard_servers.iter().cloned());
+    if is_voicehook(&said, &configured) && !opts.servers.contains(&name) {
+        opts.servers.push(name);
+    }
+    let verdict = match &pending.history {
+        History::Claude => super::judge_transcript(linter, &opts, &pending.hook, now, keep),
+        History::Rollout(path) => rollout::judge(linter, &opts, &pending.hook, path, now, keep),
+        History::Messages(m) => opencode::judge(linter, &opts, &pending.hook, m, now),
+        History::None(why) => return alone::judge(linter, &opts, pending, now, why),
+    };
+    match verdict {
+        // A session file that is no regular file, cannot be read or holds
+        // too long a call: no history, as if none were named.
+        Verdict::Unread(why) => alone::judge(linter, &opts, pending, now, &why),
+        v => (v, None),
     }
 }
 

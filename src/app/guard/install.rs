@@ -86,12 +86,83 @@ impl Plan {
     }
 }
 
-/// The command the hook runs.
-pub fn command(client: Client) -> String {
+/// The command the hook runs: `program` (the callint binary, by its whole
+/// path), quoted for a shell when it needs to be, and the guard's
+/// arguments for `client`.
+pub fn command(client: Client, program: &str) -> String {
+    format!("{} {}", shell_quoted(program), arguments(client))
+}
+
+/// The guard's arguments for `client`.
+fn arguments(client: Client) -> String {
     match client {
-        Client::ClaudeCode => "callint guard".into(),
-        c => format!("callint guard --client {}", c.name()),
+        Client::ClaudeCode => "guard".into(),
+        c => format!("guard --client {}", c.name()),
     }
+}
+
+/// `word` as one word of a POSIX shell's command line: as it is when it
+/// holds only characters no shell treats apart, else in single quotes (a
+/// `'` in it written `'\''`).
+pub fn shell_quoted(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._+-,:@%=".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The first word of a shell command line, unquoted (single or double
+/// quotes, or none), and the rest after the spaces that follow it.
+fn first_word(cmd: &str) -> Option<(String, &str)> {
+    let cmd = cmd.trim_start();
+    let mut word = String::new();
+    let mut chars = cmd.char_indices().peekable();
+    let mut end = cmd.len();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' => loop {
+                match chars.next() {
+                    Some((_, '\'')) => break,
+                    Some((_, c)) => word.push(c),
+                    None => return None,
+                }
+            },
+            '"' => loop {
+                match chars.next() {
+                    Some((_, '"')) => break,
+                    Some((_, '\\')) => word.push(chars.next()?.1),
+                    Some((_, c)) => word.push(c),
+                    None => return None,
+                }
+            },
+            '\\' => word.push(chars.next()?.1),
+            c if c.is_whitespace() => {
+                end = i;
+                break;
+            }
+            c => word.push(c),
+        }
+    }
+    (!word.is_empty()).then(|| (word, cmd[end..].trim()))
+}
+
+/// True when the hook command `cmd` is the guard's for `client`, as this
+/// or an earlier install wrote it: a callint binary (any path whose file
+/// is `callint`, a bare `callint` found on PATH, or `program`) with the
+/// guard's arguments.
+fn is_guard_command(cmd: &str, client: Client, program: &str) -> bool {
+    let Some((first, rest)) = first_word(cmd) else {
+        return false;
+    };
+    let name = Path::new(&first)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let callint = matches!(name, "callint" | "callint.exe") || first == program;
+    let args: Vec<&str> = rest.split_whitespace().collect();
+    callint && args == arguments(client).split_whitespace().collect::<Vec<_>>()
 }
 
 /// The file `client`'s hook configuration goes to, for `scope`, with the
@@ -132,7 +203,20 @@ pub fn file(
 
 /// What installing (or, with `uninstall`, removing) the guard's hook does
 /// to `file`.
-pub fn plan(client: Client, file: &Path, uninstall: bool) -> Result<Plan, String> {
+///
+/// `program` is the callint the hook runs (its whole path); an entry of an
+/// earlier install that runs callint another way (`callint guard`, found
+/// on PATH) is the guard's too, and is changed to run `program`.
+///
+/// An opencode plugin that is neither the one this callint writes nor one
+/// an earlier install wrote (it was edited) is replaced only with `force`.
+pub fn plan(
+    client: Client,
+    file: &Path,
+    uninstall: bool,
+    program: &str,
+    force: bool,
+) -> Result<Plan, String> {
     let before = match std::fs::read(file) {
         Ok(b) => {
             Some(String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", file.display()))?)
@@ -141,15 +225,24 @@ pub fn plan(client: Client, file: &Path, uninstall: bool) -> Result<Plan, String
         Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
     };
     if client == Client::Opencode {
-        let after = match (&before, uninstall) {
-            (_, false) => Some(OPENCODE_PLUGIN.to_string()),
-            (Some(b), true) if b != OPENCODE_PLUGIN => {
+        let edited = before
+            .as_deref()
+            .is_some_and(|b| !is_our_plugin(b) && !force);
+        let after = match (edited, uninstall) {
+            (true, false) => {
                 return Err(format!(
-                    "{} is not the plugin this callint installs (it was changed since): remove it by hand",
+                    "{} is not the plugin callint installs (it was changed since): left as it is; --force replaces it",
                     file.display()
                 ))
             }
-            (_, true) => None,
+            (true, true) => {
+                return Err(format!(
+                    "{} is not the plugin callint installs (it was changed since): left as it is; --force removes it",
+                    file.display()
+                ))
+            }
+            (false, false) => Some(opencode_plugin(program)),
+            (false, true) => None,
         };
         return Ok(Plan {
             file: file.to_path_buf(),
@@ -170,9 +263,12 @@ pub fn plan(client: Client, file: &Path, uninstall: bool) -> Result<Plan, String
             )
         })?,
     };
-    let changed = edit(client, &mut doc, uninstall)
+    let changed = edit(client, &mut doc, uninstall, program)
         .map_err(|e| format!("{}: {e}; the file was left as it is", file.display()))?;
-    let after = if changed {
+    let after = if uninstall && changed && doc == Json::Obj(Vec::new()) {
+        // Nothing but the guard's hook was there: the file goes.
+        None
+    } else if changed {
         let mut s = String::new();
         doc.write(&mut s, 0);
         s.push('\n');
@@ -187,6 +283,110 @@ pub fn plan(client: Client, file: &Path, uninstall: bool) -> Result<Plan, String
     })
 }
 
+/// A hook entry of the guard found in a client's configuration.
+#[derive(Debug)]
+pub struct Found {
+    /// The command line it runs.
+    pub command: String,
+    /// Cursor's `failClosed: true` on it: a silent guard then refuses
+    /// every MCP call.
+    pub fail_closed: bool,
+}
+
+/// The guard's hook entries in the configuration `text` of `client` (a
+/// command running `guard` with the client's arguments, whatever runs it);
+/// for opencode, the plugin's program when `text` is the plugin callint
+/// installs. The error says why the file cannot be read.
+pub fn find(client: Client, text: &str) -> Result<Vec<Found>, String> {
+    if client == Client::Opencode {
+        if !is_our_plugin(text) {
+            return Err("not the plugin callint installs (edited since)".into());
+        }
+        let program = text
+            .lines()
+            .find_map(|l| l.strip_prefix(PLUGIN_PROGRAM))
+            .and_then(|q| serde_json::from_str::<String>(q.trim()).ok())
+            .unwrap_or_else(|| "callint".into());
+        return Ok(vec![Found {
+            command: format!("{} guard --client opencode", shell_quoted(&program)),
+            fail_closed: false,
+        }]);
+    }
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let doc: Json = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    let (event, matcher, _) = entry(client, "callint");
+    let mut out = Vec::new();
+    let list = doc.get("hooks").and_then(|h| h.get(event));
+    let Some(Json::Arr(list)) = list else {
+        return Ok(out);
+    };
+    let mut look = |h: &Json| {
+        let Some(c) = h.get("command").and_then(Json::as_str) else {
+            return;
+        };
+        let ours = first_word(c).is_some_and(|(first, _)| is_guard_command(c, client, &first));
+        if ours {
+            out.push(Found {
+                command: c.to_string(),
+                fail_closed: h.get("failClosed") == Some(&Json::Bool(true)),
+            });
+        }
+    };
+    for item in list {
+        match (matcher, item.get("hooks")) {
+            (Some(_), Some(Json::Arr(hs))) => hs.iter().for_each(&mut look),
+            (None, _) => look(item),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The program a hook command runs, unquoted.
+pub fn program_of(command: &str) -> Option<String> {
+    first_word(command).map(|(p, _)| p)
+}
+
+/// The line of the opencode plugin that names the callint it runs.
+const PLUGIN_PROGRAM: &str = "  const callint = process.env.CALLINT || ";
+
+/// The opencode plugin as installed: the shipped one, running `program`
+/// (unless `CALLINT` says otherwise).
+pub fn opencode_plugin(program: &str) -> String {
+    let quoted = serde_json::to_string(program).unwrap_or_else(|_| "\"callint\"".into());
+    OPENCODE_PLUGIN
+        .lines()
+        .map(|l| match l.strip_prefix(PLUGIN_PROGRAM) {
+            Some(_) => format!("{PLUGIN_PROGRAM}{quoted}"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + if OPENCODE_PLUGIN.ends_with('\n') {
+            "\n"
+        } else {
+            ""
+        }
+}
+
+/// True when `text` is the plugin callint installs, running any program.
+pub fn is_our_plugin(text: &str) -> bool {
+    fn shipped(t: &str) -> Vec<&str> {
+        t.lines()
+            .map(|l| {
+                if l.starts_with(PLUGIN_PROGRAM) {
+                    PLUGIN_PROGRAM
+                } else {
+                    l
+                }
+            })
+            .collect()
+    }
+    shipped(text) == shipped(OPENCODE_PLUGIN)
+}
+
 /// serde_json's message without its " at line L column C".
 fn strip_position(msg: &str) -> &str {
     msg.rfind(" at line ").map_or(msg, |k| &msg[..k])
@@ -194,8 +394,8 @@ fn strip_position(msg: &str) -> &str {
 
 /// The hook event `client` runs the guard on, the matcher, and the hook
 /// entry.
-fn entry(client: Client) -> (&'static str, Option<&'static str>, Json) {
-    let cmd = Json::Str(command(client));
+fn entry(client: Client, program: &str) -> (&'static str, Option<&'static str>, Json) {
+    let cmd = Json::Str(command(client, program));
     let s = |v: &str| Json::Str(v.to_string());
     match client {
         Client::ClaudeCode | Client::Codex => (
@@ -221,13 +421,17 @@ fn entry(client: Client) -> (&'static str, Option<&'static str>, Json) {
 }
 
 /// Add (or take out) the guard's hook in `doc`; true when it changed.
-fn edit(client: Client, doc: &mut Json, uninstall: bool) -> Result<bool, String> {
-    let (event, matcher, hook) = entry(client);
-    let cmd = command(client);
+fn edit(client: Client, doc: &mut Json, uninstall: bool, program: &str) -> Result<bool, String> {
+    let (event, matcher, hook) = entry(client, program);
+    let cmd = command(client, program);
     let Json::Obj(top) = doc else {
         return Err("the file is not a JSON object".into());
     };
-    let is_ours = |h: &Json| h.get("command").and_then(Json::as_str) == Some(cmd.as_str());
+    let is_ours = |h: &Json| {
+        h.get("command")
+            .and_then(Json::as_str)
+            .is_some_and(|c| is_guard_command(c, client, program))
+    };
     if uninstall {
         let Some(hooks) = get_mut(top, "hooks") else {
             return Ok(false);
@@ -295,14 +499,30 @@ fn edit(client: Client, doc: &mut Json, uninstall: bool) -> Result<bool, String>
     let Some(Json::Arr(list)) = get_mut(events, event) else {
         return Err(format!("`hooks.{event}` is not a list"));
     };
-    let there = match matcher {
-        Some(_) => list
-            .iter()
-            .any(|g| matches!(g.get("hooks"), Some(Json::Arr(hs)) if hs.iter().any(is_ours))),
-        None => list.iter().any(is_ours),
+    // The guard's entries there already: each made to run `program`.
+    let mut there = false;
+    let mut changed = false;
+    let mut update = |h: &mut Json| {
+        if !is_ours(h) {
+            return;
+        }
+        there = true;
+        if let Some(c @ Json::Str(_)) = h.get_mut("command") {
+            if c.as_str() != Some(cmd.as_str()) {
+                *c = Json::Str(cmd.clone());
+                changed = true;
+            }
+        }
     };
+    for item in list.iter_mut() {
+        match (matcher, item.get_mut("hooks")) {
+            (Some(_), Some(Json::Arr(hs))) => hs.iter_mut().for_each(&mut update),
+            (None, _) => update(item),
+            _ => {}
+        }
+    }
     if there {
-        return Ok(false);
+        return Ok(changed);
     }
     list.push(match matcher {
         Some(m) => Json::Obj(vec![
@@ -449,9 +669,62 @@ mod tests {
         let dir = crate::app::harness::scratch("install");
         let f = dir.join("f.json");
         std::fs::write(&f, text).unwrap();
-        let p = plan(client, &f, uninstall)?;
+        let p = plan(client, &f, uninstall, "/opt/callint/bin/callint", false)?;
         std::fs::remove_dir_all(&dir).unwrap();
         Ok(p.after.unwrap_or_default())
+    }
+
+    #[test]
+    fn commands_are_quoted_for_a_shell_and_read_back() {
+        assert_eq!(shell_quoted("/usr/bin/callint"), "/usr/bin/callint");
+        assert_eq!(shell_quoted("/a b/callint"), "'/a b/callint'");
+        assert_eq!(shell_quoted("/it's/callint"), "'/it'\\''s/callint'");
+        assert_eq!(shell_quoted("/a$b"), "'/a$b'");
+        for p in [
+            "/usr/bin/callint",
+            "/a b/callint",
+            "/it's here/callint",
+            "/x\"y/callint",
+        ] {
+            let cmd = command(Client::Codex, p);
+            let (first, rest) = first_word(&cmd).unwrap();
+            assert_eq!((first.as_str(), rest), (p, "guard --client codex"), "{cmd}");
+            assert!(is_guard_command(&cmd, Client::Codex, "/elsewhere/callint"));
+            assert!(!is_guard_command(&cmd, Client::Gemini, p));
+        }
+        // an earlier install's, and a double-quoted one, are the guard's
+        assert!(is_guard_command(
+            "callint guard",
+            Client::ClaudeCode,
+            "/x/callint"
+        ));
+        assert!(is_guard_command(
+            "\"/a b/callint\" guard --client cursor",
+            Client::Cursor,
+            "/x"
+        ));
+        // not another program, nor other arguments
+        assert!(!is_guard_command(
+            "notify guard",
+            Client::ClaudeCode,
+            "/x/callint"
+        ));
+        assert!(!is_guard_command(
+            "callint check",
+            Client::ClaudeCode,
+            "/x/callint"
+        ));
+        assert!(!is_guard_command(
+            "'unclosed guard",
+            Client::ClaudeCode,
+            "/x"
+        ));
+        // --command names a wrapper of any name
+        assert!(is_guard_command(
+            "/opt/wrap guard",
+            Client::ClaudeCode,
+            "/opt/wrap"
+        ));
     }
 
     #[test]
@@ -478,7 +751,10 @@ mod tests {
         ] {
             let other = "{\"theme\": \"dark\", \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify\"}]}]}}";
             let once = run(c, other, false).unwrap();
-            assert!(once.contains(&command(c)), "{once}");
+            assert!(
+                once.contains(&command(c, "/opt/callint/bin/callint")),
+                "{once}"
+            );
             assert!(once.contains("notify") && once.contains("dark"), "{once}");
             assert_eq!(run(c, &once, false).unwrap(), once, "{c:?}");
             let out = run(c, &once, true).unwrap();

@@ -229,7 +229,11 @@ impl Slot {
             return None;
         }
         let meta = file.metadata().ok()?;
-        if s.identity != identity(&meta) || meta.len() < s.end || s.end < s.tail {
+        if s.identity != identity(&meta)
+            || meta.len() < s.end
+            || s.end < s.tail
+            || meta.len() - s.tail > super::MAX_CALL_BYTES
+        {
             return None;
         }
         let head = read_at(file, s.tail, PROBE.min(s.end - s.tail))?;

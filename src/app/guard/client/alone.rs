@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::Pending;
 use crate::app::guard::Verdict;
 use crate::core::escape::one_line;
-use crate::input::server::{function_name, split_mcp_name, Servers, FUNCTIONS};
+use crate::input::server::{function_name, split_mcp_name, FUNCTIONS};
 use crate::input::{claude, ts};
 use crate::lint::engine::Linter;
 use crate::model::{Body, Ms};
@@ -20,7 +20,13 @@ const SOMEONE: &str = "this agent";
 
 /// Judge `pending` by itself at time `now`; `why` says why the session
 /// cannot be read. The note names the rules left unjudged.
-pub fn judge(linter: &Linter, pending: &Pending, now: Ms, why: &str) -> (Verdict, Option<String>) {
+pub fn judge(
+    linter: &Linter,
+    opts: &crate::input::Options,
+    pending: &Pending,
+    now: Ms,
+    why: &str,
+) -> (Verdict, Option<String>) {
     let hook = &pending.hook;
     let name = one_line(&hook.tool_name);
     let Some((server, tool)) = split_mcp_name(&hook.tool_name) else {
@@ -35,18 +41,9 @@ pub fn judge(linter: &Linter, pending: &Pending, now: Ms, why: &str) -> (Verdict
             None,
         );
     }
-    let mut opts = linter.read_options().clone();
-    // With no session to tell the server by its calls, the configuration,
-    // its name, or how the client reaches it (a command or an address
-    // naming voicehook) must.
-    let named = Servers::new(&opts).is_voicehook(server)
-        || pending
-            .server_hint
-            .as_deref()
-            .is_some_and(|h| h.to_ascii_lowercase().contains("voicehook"));
-    if named {
-        opts.servers.push(server.to_string());
-    }
+    // With no session to tell the server by its calls, what the client
+    // said of it must (`opts` names it then: [`super::judge_with`]), or
+    // the call's own shape (a `create_call`, a board).
     let mut entry = json!({
         "type": "assistant",
         "timestamp": ts::format_rfc3339(now),
@@ -64,7 +61,7 @@ pub fn judge(linter: &Linter, pending: &Pending, now: Ms, why: &str) -> (Verdict
     if let Some(a) = &hook.agent_id {
         entry["agentId"] = Value::String(a.clone());
     }
-    let parsed = claude::parse(entry.to_string().as_bytes(), &opts);
+    let parsed = claude::parse(entry.to_string().as_bytes(), opts);
     let pending_record = parsed.logs.into_iter().next().and_then(|log| {
         let meta = log.meta;
         log.records
@@ -73,13 +70,7 @@ pub fn judge(linter: &Linter, pending: &Pending, now: Ms, why: &str) -> (Verdict
             .map(|r| (meta, r))
     });
     let Some((meta, record)) = pending_record else {
-        return (
-            Verdict::Allow(format!(
-                "the server {} is not known to be voicehook (name it in callint.toml's `servers`)",
-                one_line(server)
-            )),
-            None,
-        );
+        return (Verdict::Allow(crate::app::guard::not_known(server)), None);
     };
     // The rules about the agent's own lines look at the lines of the
     // agent a call names; with no join before it, the pending call is the

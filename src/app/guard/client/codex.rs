@@ -40,7 +40,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
             tool_use_id: string(&o, "tool_use_id"),
         },
         history,
-        server_hint: None,
+        server: Default::default(),
     })
 }
 

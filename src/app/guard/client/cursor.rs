@@ -1,8 +1,9 @@
 //! Cursor's `beforeMCPExecution` hook (`.cursor/hooks.json`). Its input
 //! names the tool (`tool_name`: the tool's own name, or
 //! `MCP:<server>:<tool>`), its arguments (`tool_input`, an object or a JSON
-//! string of one), the server by how it is reached (`url`, or the
-//! `command` that starts it), the conversation (`conversation_id`) and the
+//! string of one), the server by its name (`mcp_server_name`) and by how it
+//! is reached (`mcp_server_url` or `url`, or the `command` that starts it;
+//! all go to [`crate::app::guard::server::is_voicehook`]), the conversation (`conversation_id`) and the
 //! project (`workspace_roots`). Cursor reads `{"permission": "allow" |
 //! "deny" | "ask", "user_message", "agent_message"}` on standard output
 //! (<https://cursor.com/docs/agent/hooks>, "beforeShellExecution /
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{event, mcp_name, object, string, History, Pending};
+use crate::app::guard::server::Server;
 use crate::app::guard::Hook;
 use crate::input::server::split_mcp_name;
 
@@ -37,8 +39,10 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
     let name =
         string(&o, "tool_name").ok_or_else(|| "the hook input has no `tool_name`".to_string())?;
     let tool_input = super::arguments(o.remove("tool_input"))?;
+    // The server as Cursor names it (`mcp_server_name`), else as the tool's
+    // name says (`MCP:<server>:<tool>`).
     let tool_name = if split_mcp_name(&name).is_some() {
-        name
+        name.clone()
     } else if let Some((server, tool)) = name
         .strip_prefix("MCP:")
         .and_then(|rest| rest.rsplit_once(':'))
@@ -46,9 +50,18 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
     {
         mcp_name(server, tool)
     } else {
-        mcp_name(UNNAMED, &name)
+        mcp_name(
+            string(&o, "mcp_server_name").as_deref().unwrap_or(UNNAMED),
+            &name,
+        )
     };
-    let hint = ["url", "command"].iter().find_map(|k| string(&o, k));
+    // How Cursor reaches it: `mcp_server_url` (or `url`), `command`.
+    let server = Server {
+        name: String::new(),
+        url: string(&o, "mcp_server_url").or_else(|| string(&o, "url")),
+        command: string(&o, "command"),
+        tool: Some(name.clone()),
+    };
     let cwd = o
         .get("workspace_roots")
         .and_then(Value::as_array)
@@ -67,7 +80,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
             tool_use_id: None,
         },
         history: History::None("Cursor's hook input names no session file callint reads".into()),
-        server_hint: hint,
+        server,
     })
 }
 

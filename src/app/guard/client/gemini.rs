@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::{event, mcp_name, object, split_single, string, History, Pending};
+use crate::app::guard::server::Server;
 use crate::app::guard::Hook;
 
 pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
@@ -27,25 +28,31 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
         (Some(server), Some(tool)) => mcp_name(&server, &tool),
         _ => match name.strip_prefix("mcp_").and_then(split_single) {
             Some((server, tool)) => mcp_name(server, tool),
-            None => name,
+            None => name.clone(),
         },
     };
-    let hint = ["command", "url", "tcp"]
-        .iter()
-        .find_map(|k| field(k))
-        .map(|h| {
-            let args = context
-                .and_then(|c| c.get("args"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .unwrap_or_default();
-            format!("{h} {args}").trim().to_string()
-        });
+    // What `mcp_context` says of the server: how it is reached (`url`,
+    // `tcp`; `command` and `args` for one it starts) and the tool's own
+    // name (packages/core/src/hooks/types.ts, `McpToolContext`).
+    let command = field("command").map(|c| {
+        let args = context
+            .and_then(|c| c.get("args"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        format!("{c} {args}").trim().to_string()
+    });
+    let server = Server {
+        name: String::new(),
+        url: field("url").or_else(|| field("tcp")),
+        command,
+        tool: field("tool_name").or(Some(name.clone())),
+    };
     Ok(Pending {
         hook: Hook {
             transcript_path: None,
@@ -59,6 +66,6 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
         history: History::None(
             "Gemini CLI's hook input names no session file callint reads".into(),
         ),
-        server_hint: hint,
+        server,
     })
 }

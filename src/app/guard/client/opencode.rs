@@ -60,13 +60,19 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
                 "the hook input holds no `messages` (the plugin is older than this callint): the call is judged by itself".into(),
             ),
         },
-        server_hint: None,
+        server: Default::default(),
     })
 }
 
 /// Judge the call `hook` announces against the session's `messages`, at
 /// time `now` (or the last message's time, when that is later).
-pub(super) fn judge(linter: &Linter, hook: &Hook, messages: &[Value], now: Ms) -> Verdict {
+pub(super) fn judge(
+    linter: &Linter,
+    opts: &crate::input::Options,
+    hook: &Hook,
+    messages: &[Value],
+    now: Ms,
+) -> Verdict {
     let name = one_line(&hook.tool_name);
     let (server, tool) = match voicehook_tool(hook) {
         Ok(t) => t,
@@ -102,7 +108,7 @@ pub(super) fn judge(linter: &Linter, hook: &Hook, messages: &[Value], now: Ms) -
     });
     doc.push_str(&pending.to_string());
     doc.push_str("]}");
-    let parsed = crate::input::opencode::parse(doc.as_bytes(), linter.read_options());
+    let parsed = crate::input::opencode::parse(doc.as_bytes(), opts);
     judge_appended(linter, parsed, base, server, &name)
 }
 

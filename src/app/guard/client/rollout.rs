@@ -41,6 +41,7 @@ const PENDING_ID: &str = "callint-pending";
 /// was read as `keeping` says (when given) for the next call.
 pub fn judge(
     linter: &Linter,
+    opts: &crate::input::Options,
     hook: &Hook,
     path: &std::path::Path,
     now: Ms,
@@ -51,7 +52,7 @@ pub fn judge(
         Ok(t) => t,
         Err(v) => return v,
     };
-    match read_session::<Rollout>(linter, hook, path, server, now, keeping) {
+    match read_session::<Rollout>(linter, opts, hook, path, server, now, keeping) {
         Ok((parsed, base)) => judge_appended(linter, parsed, base, server, &name),
         Err(v) => v,
     }
