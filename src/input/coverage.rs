@@ -153,6 +153,10 @@ pub fn recognise(head: &[u8]) -> Option<&'static str> {
 }
 
 /// Binary files by their signature.
+pub(crate) fn recognise_binary(h: &[u8]) -> Option<&'static str> {
+    binary(h)
+}
+
 fn binary(h: &[u8]) -> Option<&'static str> {
     let sigs: &[(&[u8], &str)] = &[
         (b"\x89PNG", "a PNG image"),

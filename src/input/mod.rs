@@ -38,6 +38,7 @@ pub mod prompt;
 pub mod server;
 pub(crate) mod session;
 pub mod tee;
+pub mod text;
 pub mod transcript;
 pub mod ts;
 
@@ -384,12 +385,51 @@ pub struct Problem {
     pub at: Anchor,
     pub message: String,
     pub help: Option<String>,
+    /// Said for information (severity `info`): how the file was read, or
+    /// that it is a file callint does not read, never a fault of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note: bool,
 }
 
 impl Problem {
     pub fn new(at: Anchor, message: String, help: Option<String>) -> Problem {
-        Problem { at, message, help }
+        Problem {
+            at,
+            message,
+            help,
+            note: false,
+        }
     }
+
+    /// A [`Problem`] said for information only ([`Problem::note`]).
+    pub fn note(at: Anchor, message: String, help: Option<String>) -> Problem {
+        Problem {
+            note: true,
+            ..Problem::new(at, message, help)
+        }
+    }
+}
+
+/// The one note for a file whose encoding was guessed ([`text::decode`]),
+/// at its first line.
+pub fn read_as(bytes: &[u8], encoding: &str) -> Problem {
+    let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len()).min(200);
+    let end = (0..=end)
+        .rev()
+        .find(|&k| std::str::from_utf8(&bytes[..k]).is_ok())
+        .unwrap_or(0);
+    let end = if bytes[..end].ends_with(b"\r") {
+        end - 1
+    } else {
+        end
+    };
+    Problem::note(
+        Anchor::bytes(Span::new(0, end)),
+        format!("this file is not UTF-8: read as {encoding}"),
+        Some(format!(
+            "the encoding was guessed from the file's bytes; findings point at the right lines of the text as read. Save the file as UTF-8 (or with a byte order mark) if {encoding} is not its encoding"
+        )),
+    )
 }
 
 #[cfg(test)]

@@ -247,3 +247,174 @@ fn a_pair_of_names_alike_is_one_finding_per_call() {
     assert!(lines[0].starts_with("room.txt:7:"), "{out}");
     assert!(lines[1].starts_with("room.txt:10:"), "{out}");
 }
+
+/// `check --format concise` of `name` holding `bytes` in a fresh folder,
+/// without any configuration: its exit code and each finding as
+/// `line:column: severity[rule] message`, without the file's name.
+fn findings_of(name: &str, bytes: &[u8]) -> (Option<i32>, Vec<String>) {
+    let dir = common::scratch();
+    std::fs::write(dir.join(name), bytes).unwrap();
+    let o = common::callint_in(
+        &dir,
+        &[
+            "check",
+            "--no-config",
+            "--no-cache",
+            name,
+            "--format",
+            "concise",
+        ],
+    );
+    let out = common::stdout(&o);
+    let prefix = format!("{name}:");
+    let lines = out
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(str::to_string)
+        .collect();
+    (o.status.code(), lines)
+}
+
+/// `text` with its line ends as `end` gives them, by the line's number.
+fn with_line_ends(text: &str, end: impl Fn(usize) -> &'static str) -> Vec<u8> {
+    let mut out = String::new();
+    for (k, l) in text.split_inclusive('\n').enumerate() {
+        match l.strip_suffix('\n') {
+            Some(l) => {
+                out.push_str(l.strip_suffix('\r').unwrap_or(l));
+                out.push_str(end(k));
+            }
+            None => out.push_str(l),
+        }
+    }
+    out.into_bytes()
+}
+
+/// Text in UTF-16 or UTF-32, with its byte order mark.
+fn utf16(text: &str, le: bool) -> Vec<u8> {
+    let mut out = if le {
+        vec![0xff, 0xfe]
+    } else {
+        vec![0xfe, 0xff]
+    };
+    for u in text.encode_utf16() {
+        out.extend(if le { u.to_le_bytes() } else { u.to_be_bytes() });
+    }
+    out
+}
+
+fn utf32(text: &str, le: bool) -> Vec<u8> {
+    let mut out = if le {
+        vec![0xff, 0xfe, 0, 0]
+    } else {
+        vec![0, 0, 0xfe, 0xff]
+    };
+    for c in text.chars() {
+        let u = c as u32;
+        out.extend(if le { u.to_le_bytes() } else { u.to_be_bytes() });
+    }
+    out
+}
+
+/// The corpus's captions, transcript and prompt read the same whatever
+/// their line ends (LF, CRLF, a bare CR, all three mixed) and whatever
+/// encoding their byte order mark names: the same findings at the same
+/// lines; in UTF-8, at the same columns too, as the offsets are those of
+/// the file as written.
+#[test]
+fn line_ends_and_byte_order_marks_change_no_finding() {
+    for file in [
+        "corpus/seed-incident-vtt/transcript.vtt",
+        "corpus/seed-incident-srt/transcript.srt",
+        "corpus/seed-incident-transcript/transcript.txt",
+        "corpus/prompts/bad-prompt.md",
+    ] {
+        let text = std::fs::read_to_string(common::root().join(file)).unwrap();
+        let name = std::path::Path::new(file)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        let (code, want) = findings_of(name, text.as_bytes());
+        assert!(want.len() >= 3, "{file}: {want:#?}");
+        assert!(
+            !want.iter().any(|l| l.contains("invalid-record")),
+            "{file}: {want:#?}"
+        );
+        let ends: [(&str, Vec<u8>); 4] = [
+            ("LF", with_line_ends(&text, |_| "\n")),
+            ("CRLF", with_line_ends(&text, |_| "\r\n")),
+            ("CR", with_line_ends(&text, |_| "\r")),
+            (
+                "mixed",
+                with_line_ends(&text, |k| ["\r", "\r\n", "\n"][k % 3]),
+            ),
+        ];
+        for (what, bytes) in ends {
+            let got = findings_of(name, &bytes);
+            assert_eq!(got, (code, want.clone()), "{file} with {what} line ends");
+        }
+        let line = |l: &String| l.split(':').next().unwrap().to_string();
+        let want_lines: Vec<String> = want.iter().map(line).collect();
+        let cr = String::from_utf8(with_line_ends(&text, |_| "\r")).unwrap();
+        let marked: [(&str, Vec<u8>); 5] = [
+            (
+                "UTF-8 BOM",
+                [&b"\xef\xbb\xbf"[..], text.as_bytes()].concat(),
+            ),
+            ("UTF-16LE", utf16(&text, true)),
+            ("UTF-16BE with bare CRs", utf16(&cr, false)),
+            ("UTF-32LE", utf32(&text, true)),
+            ("UTF-32BE", utf32(&text, false)),
+        ];
+        for (what, bytes) in marked {
+            let (c, got) = findings_of(name, &bytes);
+            assert_eq!(c, code, "{file} in {what}: {got:#?}");
+            let got_lines: Vec<String> = got.iter().map(line).collect();
+            assert_eq!(got_lines, want_lines, "{file} in {what}: {got:#?}");
+        }
+    }
+}
+
+/// A file in a legacy encoding is decoded, as its bytes suggest, and said
+/// once: one note at `info`, never one error a line; the findings are
+/// those of the same file in UTF-8, at the same lines.
+#[test]
+fn a_legacy_encoding_is_guessed_and_said_once() {
+    let srt = format!(
+        "1\r\n00:00:00,000 --> 00:00:00,000\r\nNOTE lang: en\r\nNOTE human: Renée\r\nNOTE agents: Kit\r\n\r\n2\r\n00:00:01,000 --> 00:00:03,000\r\nKit: Hi, this is Kit, I'm in and listening.\r\n\r\n3\r\n00:00:05,000 --> 00:00:08,000\r\nRenée: Kit, ça va? Qu'est-ce qui s'est passé avec le relais, très vite?\r\n\r\n4\r\n00:00:06,000 --> 00:00:20,000\r\nKit: {LONG}\r\n"
+    );
+    let (code, utf8) = findings_of("call.srt", srt.as_bytes());
+    let (bytes, _, lossy) = encoding_rs::WINDOWS_1252.encode(&srt);
+    assert!(!lossy);
+    let (legacy_code, legacy) = findings_of("call.srt", &bytes);
+    assert_eq!(legacy_code, code, "{legacy:#?}");
+    assert_eq!(legacy.len(), utf8.len() + 1, "{legacy:#?}");
+    assert_eq!(
+        legacy[0],
+        "1:1: info[invalid-record] this file is not UTF-8: read as windows-1252"
+    );
+    assert_eq!(&legacy[1..], &utf8[..]);
+    assert!(
+        utf8.iter()
+            .any(|l| l.starts_with("17:6: warning[long-say]")),
+        "{utf8:#?}"
+    );
+    // A long file of many lines with such bytes: still one note.
+    let long: String = (0..2_000)
+        .map(|k| format!("{k}\n00:{:02}:{:02},000 --> 00:{:02}:{:02},500\nRenée: Déjà vu numéro {k}, très bien.\n\n", k / 60 % 60, k % 60, k / 60 % 60, k % 60))
+        .collect();
+    let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&long);
+    let (_, got) = findings_of("long.srt", &bytes);
+    let notes = got
+        .iter()
+        .filter(|l| l.contains("read as windows-1252"))
+        .count();
+    assert_eq!(notes, 1, "{got:#?}");
+    assert!(
+        !got.iter()
+            .any(|l| l.contains("UTF-8") && !l.contains("read as")),
+        "{got:#?}"
+    );
+    assert!(got.len() <= 2, "{got:#?}");
+}
