@@ -85,6 +85,8 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         entries: Vec::new(),
         problems: Vec::new(),
         unattributed: None,
+        cues: 0,
+        in_style: false,
     };
     let mut all: Vec<Line<'_>> = lines(bytes)
         .into_iter()
@@ -177,7 +179,9 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         i = j;
     }
     let unattributed = r.unattributed.take();
+    let cues = r.cues;
     let mut parsed = transcript::views(r.headers, r.entries, r.problems, opts, kind.name());
+    parsed.read = cues;
     if let Some((at, n)) = unattributed {
         if let Some(u) = parsed.unknown_roles.as_mut().filter(|u| !u.voicehook) {
             // Captions of no voicehook call: unattributed cues are no
@@ -229,6 +233,11 @@ struct Reader {
     problems: Vec<Problem>,
     /// The first cue line without a speaker, and how many there were.
     unattributed: Option<(Span, usize)>,
+    /// How many cues were read (their timing line read).
+    cues: usize,
+    /// After a WebVTT `STYLE` block, before the next cue: a block that is
+    /// no cue is more of the style sheet (which may hold blank lines).
+    in_style: bool,
 }
 
 impl Reader {
@@ -271,13 +280,15 @@ impl Reader {
                     return;
                 }
             }
-            if ["STYLE", "REGION"]
-                .iter()
-                .any(|k| t.trim_end() == *k || t.starts_with(&format!("{k} ")))
+            let style = t.trim_end() == "STYLE" || t.starts_with("STYLE ");
+            if (style || self.in_style || t.trim_end() == "REGION" || t.starts_with("REGION "))
+                && timing_at(b).is_none()
             {
+                self.in_style |= style;
                 return;
             }
         }
+        self.in_style = false;
         // The timing line: first, or second after a cue identifier (an SRT
         // cue's number).
         let Some(k) = timing_at(b) else {
@@ -312,6 +323,9 @@ impl Reader {
                 None
             }
         };
+        if ts.is_some() {
+            self.cues += 1;
+        }
         let payload = &b[k + 1..];
         // A cue of headers only (SRT's way of carrying them).
         let is_header = |l: &Line<'_>| {

@@ -35,7 +35,21 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: &mut Dr
             | Format::Unknown
     );
     if !holds_records || parsed.logs.iter().any(|l| !l.records.is_empty()) {
+        no_call(parsed, dropped);
         return;
+    }
+    if matches!(format, Format::Transcript | Format::Vtt | Format::Srt) {
+        if parsed.read > 0 {
+            // Heard speech read, whoever spoke it: judged by what could
+            // be read.
+            no_call(parsed, dropped);
+            return;
+        }
+        if !parsed.problems.is_empty() {
+            // Nothing read: the one problem below says so, and nothing
+            // more is said of the roles of no one.
+            parsed.unknown_roles = None;
+        }
     }
     let shape = recognise(head);
     let n = parsed.problems.len() + dropped.count;
@@ -93,6 +107,25 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: &mut Dr
         }
     };
     parsed.problems = vec![problem];
+    *dropped = Dropped::default();
+}
+
+/// Heard speech that shows no sign of a call: its one note
+/// (`unknown-roles`, at info) stands for the parts that could not be read
+/// too, as nobody's lines are judged there.
+fn no_call(parsed: &mut Parsed, dropped: &mut Dropped) {
+    let Some(u) = parsed.unknown_roles.as_mut().filter(|u| !u.voicehook) else {
+        return;
+    };
+    if parsed.problems.is_empty() {
+        return;
+    }
+    u.unread = parsed.problems.len() + dropped.count;
+    if u.at.span.is_empty() {
+        u.at = parsed.problems[0].at;
+    }
+    // Notes (an encoding guessed) are said all the same.
+    parsed.problems.retain(|p| p.note);
     *dropped = Dropped::default();
 }
 

@@ -275,6 +275,11 @@ pub struct Parsed {
     /// Set when heard speech does not say who is who: the rules that need
     /// the roles ([`Evidence::ROLES`]) are not run on its logs.
     pub unknown_roles: Option<UnknownRoles>,
+    /// How many parts of heard speech were read (cues of captions, lines
+    /// of a transcript), whoever spoke them: a file is judged by what
+    /// could be read of it, and said to hold nothing only when nothing
+    /// could be.
+    pub read: usize,
 }
 
 /// What a transcript leaves open about who is who.
@@ -286,6 +291,9 @@ pub struct UnknownRoles {
     /// or a line it spoke) or agents named in a header or the
     /// configuration.
     pub voicehook: bool,
+    /// How many parts of a file without any sign of a call could not be
+    /// read: its one note stands for them ([`coverage::settle`]).
+    pub unread: usize,
 }
 
 /// What a reader may need beyond the bytes: who is who when the file does

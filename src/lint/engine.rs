@@ -535,6 +535,7 @@ impl Linter {
             logs,
             problems,
             unknown_roles,
+            read: _,
         } = parsed;
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
@@ -652,7 +653,12 @@ impl Linter {
             )
         } else {
             format!(
-                "{what} not show a voicehook call: no voicebot, no agent and no human is named, so nobody's lines were judged"
+                "{what} not show a voicehook call: no voicebot, no agent and no human is named, so nobody's lines were judged{}",
+                match u.unread {
+                    0 => String::new(),
+                    1 => " (nor the one part that could not be read)".to_string(),
+                    n => format!(" (nor the {n} parts that could not be read)"),
+                }
             )
         };
         let mut d = Diagnostic {

@@ -418,3 +418,105 @@ fn a_legacy_encoding_is_guessed_and_said_once() {
     );
     assert!(got.len() <= 2, "{got:#?}");
 }
+
+/// What the WebVTT parser skips as a browser does (a style sheet with a
+/// blank line in it, the `Region:` lines of the old header) is no
+/// finding; a block that is no cue (a cue's text after a blank line) is
+/// one finding at its place, and the cues around it are read and judged.
+#[test]
+fn a_file_is_judged_by_what_could_be_read() {
+    let head = "WEBVTT\nRegion: id=fred width=40% lines=3 regionanchor=0%,100% viewportanchor=10%,90% scroll=up\nRegion: id=bill width=40% lines=3 regionanchor=100%,100% viewportanchor=90%,90% scroll=up\n\nSTYLE\n::cue {\n  color: yellow;\n}\n\n::cue(v[voice=\"Kit\"]) {\n  color: cyan;\n}\n\nNOTE human: Oliver\nNOTE agents: Kit\nNOTE lang: en\n\n";
+    let cues = format!(
+        "00:00:01.000 --> 00:00:03.000 region:fred\n<v Kit>Hi, this is Kit, I'm in and listening.\n\n00:00:05.000 --> 00:00:08.000\n<v Oliver>Kit, what happened with the relay?\n\n00:00:09.000 --> 00:00:20.000\n<v Kit>{LONG}\n"
+    );
+    let clean = format!("{head}{cues}");
+    let (code, out) = check_file("call.vtt", &clean);
+    assert!(!out.contains("invalid-record"), "{out}");
+    assert!(out.contains("call.vtt:25:8: warning[long-say]"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+    // a blank line inside a cue: the paragraph after it is one finding,
+    // and the rest is read and judged
+    let broken = clean.replace(
+        "<v Oliver>Kit, what happened with the relay?\n",
+        "<v Oliver>Kit, what happened\n\nwith the relay?\n",
+    );
+    let (code, out) = check_file("call.vtt", &broken);
+    let invalid: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("invalid-record"))
+        .collect();
+    assert_eq!(invalid.len(), 1, "{out}");
+    assert!(
+        invalid[0].starts_with(
+            "call.vtt:24:1: error[invalid-record] this block is neither a cue nor a note"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("call.vtt:27:8: warning[long-say]"), "{out}");
+    assert!(!out.contains("no record could be read"), "{out}");
+    assert_eq!(code, Some(1), "{out}");
+    // a cue whose time cannot be read: one finding at its time
+    let (_, out) = check_file(
+        "call.vtt",
+        &clean.replace("00:00:05.000 -->", "00:00:0x.000 -->"),
+    );
+    let invalid: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("invalid-record"))
+        .collect();
+    assert_eq!(invalid.len(), 1, "{out}");
+    assert!(
+        invalid[0].contains("`00:00:0x.000` is not a cue time"),
+        "{out}"
+    );
+    assert!(out.contains("warning[long-say]"), "{out}");
+    // in SRT, with bare carriage returns
+    let srt = format!("1\r00:00:00,000 --> 00:00:00,000\rNOTE human: Oliver\rNOTE agents: Kit\rNOTE lang: en\r\r2\r00:00:01,000 --> 00:00:03,000\rKit: Hi, this is Kit, I'm in and listening.\r\r3\r00:00:09,000 --> 00:00:20,000\rKit: {LONG}\r");
+    let (code, out) = check_file("call.srt", &srt);
+    assert!(!out.contains("invalid-record"), "{out}");
+    assert!(out.contains("call.srt:13:6: warning[long-say]"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// Captions and a transcript that show no call at all (no voicebot, no
+/// agent, no human named) get one note at `info`, whatever could not be
+/// read in them, and the run passes; a file of which nothing could be
+/// read gets one error, and no note beside it.
+#[test]
+fn no_sign_of_a_call_is_one_note() {
+    let meeting = "WEBVTT\n\nSTYLE\n::cue { color: lime }\n\n00:00:01.000 --> 00:00:03.000\n<v Ann>Good morning, everyone.\n\n00:00:04.000 --> 00:00:06.000\nwelcome to the weekly review\n\nnot a cue at all\n\n00:00:0x.000 --> 00:00:08.000\n<v Bo>Thanks, Ann.\n";
+    let (code, out) = check_file("meeting.vtt", meeting);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("meeting.vtt:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(
+        lines[0].starts_with("meeting.vtt:7:4: info[unknown-roles]"),
+        "{out}"
+    );
+    assert!(
+        lines[0].contains("nor the 2 parts that could not be read"),
+        "{out}"
+    );
+    assert_eq!(code, Some(0), "{out}");
+    let talk = "[10:00:01] Ann: Good morning, everyone.\n[10:00:03] Bo: Thanks, Ann.\n[xx:yy] Ann: On to the review.\nand then some prose\n";
+    let (code, out) = check_file("talk.txt", talk);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("talk.txt:")).collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(lines[0].contains("info[unknown-roles]"), "{out}");
+    assert!(lines[0].contains("nor the 2 parts"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+    // nothing read: one error, no note
+    let (code, out) = check_file(
+        "none.vtt",
+        "WEBVTT\n\n00:0x.000 --> 00:01.000\nhi\n\n00:0y.000 --> 00:02.000\nho\n",
+    );
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("none.vtt:")).collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(
+        lines[0].contains("error[invalid-record] no record could be read"),
+        "{out}"
+    );
+    assert_eq!(code, Some(1), "{out}");
+}
