@@ -419,6 +419,147 @@ fn a_legacy_encoding_is_guessed_and_said_once() {
     assert!(got.len() <= 2, "{got:#?}");
 }
 
+/// The WebVTT file-parsing tests of the web-platform-tests, as
+/// w3c/webvtt.js keeps them (`tests/data/webvtt/`, its README says where
+/// from and under which licence): each file with the number of cues a
+/// browser reads from it, as its test
+/// (`tests/data/webvtt/file-parsing/<name>.js`) asserts
+/// (`assert_equals(cues.length, N)`), and whether every block of it is
+/// well formed (a cue, a note, a style sheet or a region; `false` for the
+/// files that test cues a browser drops).
+const WPT_FILE_PARSING: &[(&str, Option<usize>, bool)] = &[
+    ("arrows", Some(6), false),
+    ("header-garbage", Some(1), true),
+    ("header-space", Some(1), true),
+    ("header-tab", Some(1), true),
+    ("header-timings", Some(1), true),
+    ("ids", Some(5), true),
+    ("newlines", Some(4), true),
+    ("nulls", Some(7), false),
+    ("regions-id", Some(4), true),
+    ("regions-lines", Some(13), true),
+    ("regions-old", Some(2), true),
+    ("regions-regionanchor", Some(20), true),
+    ("regions-scroll", Some(6), true),
+    ("regions-viewportanchor", Some(20), true),
+    ("settings-align", Some(13), true),
+    ("settings-line", Some(46), true),
+    ("settings-multiple", Some(2), true),
+    ("settings-position", Some(22), true),
+    ("settings-region", Some(9), true),
+    ("settings-size", Some(16), true),
+    ("settings-vertical", Some(8), true),
+    ("signature-bom", Some(0), true),
+    ("signature-no-newline", Some(0), true),
+    ("signature-space-no-newline", Some(0), true),
+    ("signature-space", Some(0), true),
+    ("signature-tab-no-newline", Some(0), true),
+    ("signature-tab", Some(0), true),
+    ("signature-timings", Some(0), true),
+    // Its test checks the style sheets only, not the cues.
+    ("stylesheets", None, true),
+    ("timings-60", Some(2), false),
+    ("timings-eof", Some(0), false),
+    ("timings-garbage", Some(0), false),
+    ("timings-negative", Some(4), true),
+    ("timings-omitted-hours", Some(3), true),
+    ("timings-too-long", Some(2), false),
+    ("timings-too-short", Some(2), false),
+    ("whitespace-chars", Some(3), false),
+];
+
+fn wpt_file(name: &str) -> Vec<u8> {
+    std::fs::read(
+        common::root()
+            .join("tests/data/webvtt/file-parsing")
+            .join(format!("{name}.vtt")),
+    )
+    .unwrap()
+}
+
+/// callint reads as many cues from each conformance file as a browser
+/// does (its expectation, above), and the table lists every file.
+#[test]
+fn webvtt_conformance_files_give_the_cues_their_tests_expect() {
+    use callint::input::{captions, text, Options};
+    let dir = common::root().join("tests/data/webvtt/file-parsing");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".vtt").map(str::to_string))
+        .collect();
+    names.sort();
+    let mut listed: Vec<&str> = WPT_FILE_PARSING.iter().map(|w| w.0).collect();
+    listed.sort_unstable();
+    assert_eq!(names, listed);
+    let mut wrong = Vec::new();
+    for (name, want, _) in WPT_FILE_PARSING {
+        let (bytes, _) = text::decode_owned(wpt_file(name));
+        let p = captions::parse(&bytes, captions::Kind::Vtt, &Options::default());
+        if let Some(n) = want {
+            if p.read != *n {
+                wrong.push(format!(
+                    "{name}: {} cues, expected {n}; {:?}",
+                    p.read, p.problems
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Through the binary, each conformance file (none of which shows a
+/// call) gets at most one finding: a well-formed one, and one with some
+/// cues read, the one note at `info` that nothing there is a call (which
+/// counts what could not be read); one with no cue read, one error that
+/// says so. No file fails the run but those.
+#[test]
+fn webvtt_conformance_files_get_one_note_and_valid_ones_no_error() {
+    let dir = common::scratch();
+    for (name, _, _) in WPT_FILE_PARSING {
+        std::fs::write(dir.join(format!("{name}.vtt")), wpt_file(name)).unwrap();
+    }
+    let o = common::callint_in(
+        &dir,
+        &[
+            "check",
+            "--no-config",
+            "--no-cache",
+            ".",
+            "--format",
+            "concise",
+        ],
+    );
+    let out = common::stdout(&o);
+    for (name, want, clean) in WPT_FILE_PARSING {
+        let prefix = format!("./{name}.vtt:");
+        let mine: Vec<&str> = out.lines().filter(|l| l.starts_with(&prefix)).collect();
+        assert!(mine.len() <= 1, "{name}: {mine:#?}");
+        if *clean {
+            assert!(
+                mine.iter().all(
+                    |l| l.contains(": info[unknown-roles]") && !l.contains("could not be read")
+                ),
+                "{name}: {mine:#?}"
+            );
+        } else if *want == Some(0) {
+            assert!(
+                mine.len() == 1 && mine[0].contains(": error[invalid-record]"),
+                "{name}: {mine:#?}"
+            );
+        } else {
+            assert!(
+                mine.len() == 1
+                    && mine[0].contains(": info[unknown-roles]")
+                    && mine[0].contains("could not be read"),
+                "{name}: {mine:#?}"
+            );
+        }
+    }
+    let errors = out.lines().filter(|l| l.contains(": error[")).count();
+    assert_eq!(errors, 2, "{out}");
+}
+
 /// What the WebVTT parser skips as a browser does (a style sheet with a
 /// blank line in it, the `Region:` lines of the old header) is no
 /// finding; a block that is no cue (a cue's text after a blank line) is
@@ -455,10 +596,10 @@ fn a_file_is_judged_by_what_could_be_read() {
     assert!(out.contains("call.vtt:27:8: warning[long-say]"), "{out}");
     assert!(!out.contains("no record could be read"), "{out}");
     assert_eq!(code, Some(1), "{out}");
-    // a cue whose time cannot be read: one finding at its time
+    // a cue whose time cannot be read: the same, at its time
     let (_, out) = check_file(
         "call.vtt",
-        &clean.replace("00:00:05.000 -->", "00:00:0x.000 -->"),
+        &clean.replace("00:00:05.000 -->", "00:00:5.000 -->"),
     );
     let invalid: Vec<&str> = out
         .lines()
@@ -466,7 +607,7 @@ fn a_file_is_judged_by_what_could_be_read() {
         .collect();
     assert_eq!(invalid.len(), 1, "{out}");
     assert!(
-        invalid[0].contains("`00:00:0x.000` is not a cue time"),
+        invalid[0].contains("`00:00:5.000` is not a cue time"),
         "{out}"
     );
     assert!(out.contains("warning[long-say]"), "{out}");
