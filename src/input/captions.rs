@@ -685,37 +685,32 @@ fn vtt_timing(line: &str) -> Result<Ms, (usize, usize)> {
 /// digits of a second (`0:0:3.49`).
 fn vtt_time(s: &str) -> Option<Ms> {
     let (main, frac) = s.split_once('.')?;
-    let digits = |p: &str, min: usize, max: usize| {
-        (p.len() >= min && p.len() <= max && p.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| p.parse::<i64>().ok())
-            .flatten()
+    // Digits only, `min` to `max` of them (no allocation: a cue has two
+    // times, a file many thousand cues).
+    let num = |p: &str, min: usize, max: usize| -> Option<i64> {
+        if p.len() < min || p.len() > max {
+            return None;
+        }
+        p.bytes().try_fold(0i64, |n, b| {
+            b.is_ascii_digit().then(|| n * 10 + i64::from(b - b'0'))
+        })
     };
-    let parts: Vec<&str> = main.split(':').collect();
-    let (h, m, sec, frac) = match parts.as_slice() {
-        [h, m, sec] if h.len() == 1 => (
-            digits(h, 1, 1)?,
-            digits(m, 1, 2)?,
-            digits(sec, 1, 2)?,
-            digits(frac, 1, 3).map(|_| frac)?,
-        ),
-        [h, m, sec] => (
-            digits(h, 2, 9)?,
-            digits(m, 2, 2)?,
-            digits(sec, 2, 2)?,
-            digits(frac, 3, 3).map(|_| frac)?,
-        ),
-        [m, sec] => (
-            0,
-            digits(m, 2, 2)?,
-            digits(sec, 2, 2)?,
-            digits(frac, 3, 3).map(|_| frac)?,
-        ),
+    let mut parts = main.split(':');
+    let (a, b, c) = (parts.next()?, parts.next(), parts.next());
+    if parts.next().is_some() {
+        return None;
+    }
+    let (h, m, sec, least) = match (b, c) {
+        (Some(m), Some(sec)) if a.len() == 1 => (num(a, 1, 1)?, num(m, 1, 2)?, num(sec, 1, 2)?, 1),
+        (Some(m), Some(sec)) => (num(a, 2, 9)?, num(m, 2, 2)?, num(sec, 2, 2)?, 3),
+        (Some(sec), None) => (0, num(a, 2, 2)?, num(sec, 2, 2)?, 3),
         _ => return None,
     };
     if m > 59 || sec > 59 {
         return None;
     }
-    let ms: i64 = format!("{frac:0<3}").parse().ok()?;
+    let f = num(frac, least, 3)?;
+    let ms = f * [100, 10, 1][frac.len() - 1];
     Some(((h * 60 + m) * 60 + sec) * 1000 + ms)
 }
 
