@@ -123,6 +123,7 @@ pub fn run(args: ReportArgs) -> u8 {
             }
         };
         let path = f.to_string_lossy().into_owned();
+        let (bytes, _) = input::text::decode_owned(input::packed::unpack(bytes).bytes);
         let parsed = input::parse_with(input::detect(&path, &bytes), &bytes, linter.read_options());
         results.push(linter.lint(&path, bytes));
         logs.push(parsed.logs);

@@ -28,7 +28,21 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         };
     }
     let starts = LineStarts::new(bytes);
-    for read in json::values(bytes, Span::new(super::bom_len(bytes), bytes.len())) {
+    let reads = json::values(bytes, Span::new(super::bom_len(bytes), bytes.len()));
+    if let Some(Read::Value(span, _)) = reads.get(1) {
+        // `[][]`, `{}{}`: no JSON document, and so no board file.
+        problems.push(Problem::new(
+            Anchor::bytes(Span::new(span.start, span.start + 1)),
+            "a second JSON value starts here: a JSON file holds one value".into(),
+            Some("a board file holds one `status` payload or a list of them: put the boards in one list `[{...}, {...}]`; nothing in this file was checked".into()),
+        ));
+        return Parsed {
+            logs,
+            problems,
+            ..Parsed::default()
+        };
+    }
+    for read in reads {
         match read {
             Read::Broken(p) => problems.push(p),
             Read::Value(span, Value::Array(items)) => {

@@ -27,6 +27,13 @@
 //! karaoke times, SRT's `<font>` and `{\an8}`) are dropped and character
 //! references (`&amp;`, `&#39;`) decoded.
 //!
+//! A WebVTT file is split into blocks as the WebVTT parser of the
+//! standard splits it (a blank line is an empty one; a line holding `-->`
+//! that is not a block's timing line starts the next block; the header
+//! ends at a timing line), and its cue times are read as it reads them,
+//! hours of one digit aside (Teams). A cue whose timing cannot be read is
+//! skipped, with one problem.
+//!
 //! Who is who comes from the file where it says so: in WebVTT, `NOTE`
 //! blocks carry the same `key: value` headers as the text transcript
 //! (`lang`, `human`, `voicebot`, `agents`, `owner`), one a line (`NOTE
@@ -85,6 +92,8 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         entries: Vec::new(),
         problems: Vec::new(),
         unattributed: None,
+        cues: 0,
+        in_style: false,
     };
     let mut all: Vec<Line<'_>> = lines(bytes)
         .into_iter()
@@ -114,16 +123,22 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         }
     }
     // Blocks are separated by blank lines; a line that is not text counts
-    // as blank here (its problem is reported above).
-    let blank = |l: &Line<'_>| l.text.is_none_or(|t| t.trim().is_empty());
+    // as blank here (its problem is reported above). In WebVTT a blank
+    // line is an empty one (a line of spaces is a cue's identifier or
+    // text); SRT has no such rule, and a line of spaces separates cues.
+    let blank = |l: &Line<'_>| match kind {
+        Kind::Vtt => l.text.is_none_or(str::is_empty),
+        Kind::Srt => l.text.is_none_or(|t| t.trim().is_empty()),
+    };
+    let arrow = |l: &Line<'_>| l.text.is_some_and(|t| t.contains("-->"));
     let mut start = 0;
     if kind == Kind::Vtt {
         match all.iter().position(|l| !blank(l)) {
             Some(k) if all[k].text.is_some_and(is_vtt_signature) => {
                 // The header: the signature line, then `Key: value` lines up
-                // to the first blank line.
+                // to the first blank line, or to a cue's timing line.
                 let mut end = k + 1;
-                while end < all.len() && !blank(&all[end]) {
+                while end < all.len() && !blank(&all[end]) && !arrow(&all[end]) {
                     end += 1;
                 }
                 for l in &all[k + 1..end] {
@@ -153,7 +168,10 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
             }
             j
         };
-        let mut j = block_end(i);
+        let mut j = match kind {
+            Kind::Vtt => vtt_block_end(&rest, i, &blank),
+            Kind::Srt => block_end(i),
+        };
         // An SRT cue's text may hold blank lines (some bots write
         // paragraphs): a block after a cue that is no cue of its own (no
         // timing line as its first or second line) is more of its text.
@@ -177,7 +195,9 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         i = j;
     }
     let unattributed = r.unattributed.take();
+    let cues = r.cues;
     let mut parsed = transcript::views(r.headers, r.entries, r.problems, opts, kind.name());
+    parsed.read = cues;
     if let Some((at, n)) = unattributed {
         if let Some(u) = parsed.unknown_roles.as_mut().filter(|u| !u.voicehook) {
             // Captions of no voicehook call: unattributed cues are no
@@ -199,6 +219,27 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         ));
     }
     parsed
+}
+
+/// Where the WebVTT block that starts at `i` ends, as the WebVTT parser
+/// collects a block: at a blank line, or at a line holding `-->` that is
+/// not the block's timing line (its first line, or its second after an
+/// identifier), which starts the next block.
+fn vtt_block_end(lines: &[Line<'_>], i: usize, blank: &impl Fn(&Line<'_>) -> bool) -> usize {
+    let mut seen_arrow = false;
+    let mut j = i;
+    while j < lines.len() && !blank(&lines[j]) {
+        if lines[j].text.is_some_and(|t| t.contains("-->")) {
+            let n = j - i + 1;
+            if n == 1 || (n == 2 && !seen_arrow) {
+                seen_arrow = true;
+            } else {
+                break;
+            }
+        }
+        j += 1;
+    }
+    j
 }
 
 /// Whether a block is a cue: its first or second line is a timing line.
@@ -229,6 +270,11 @@ struct Reader {
     problems: Vec<Problem>,
     /// The first cue line without a speaker, and how many there were.
     unattributed: Option<(Span, usize)>,
+    /// How many cues were read (their timing line read).
+    cues: usize,
+    /// After a WebVTT `STYLE` block, before the next cue: a block that is
+    /// no cue is more of the style sheet (which may hold blank lines).
+    in_style: bool,
 }
 
 impl Reader {
@@ -252,7 +298,8 @@ impl Reader {
     fn block(&mut self, b: &[Line<'_>]) {
         let first = b[0].text.unwrap_or("");
         let t = first.trim_start();
-        if self.kind == Kind::Vtt {
+        let timed = timing_at(b).is_some();
+        if self.kind == Kind::Vtt && !timed {
             if let Some(rest) = t.strip_prefix("NOTE") {
                 if rest.is_empty() || rest.starts_with([' ', '\t']) {
                     let off = first.len() - rest.len();
@@ -271,13 +318,13 @@ impl Reader {
                     return;
                 }
             }
-            if ["STYLE", "REGION"]
-                .iter()
-                .any(|k| t.trim_end() == *k || t.starts_with(&format!("{k} ")))
-            {
+            let style = t.trim_end() == "STYLE" || t.starts_with("STYLE ");
+            if style || self.in_style || t.trim_end() == "REGION" || t.starts_with("REGION ") {
+                self.in_style |= style;
                 return;
             }
         }
+        self.in_style = false;
         // The timing line: first, or second after a cue identifier (an SRT
         // cue's number).
         let Some(k) = timing_at(b) else {
@@ -294,24 +341,53 @@ impl Reader {
         };
         let timing = &b[k];
         let line = timing.text.unwrap_or("");
-        let stamp = line.split("-->").next().unwrap_or("");
-        let lead = stamp.len() - stamp.trim_start().len();
-        let stamp_t = stamp.trim();
-        let ts = match cue_time(stamp_t) {
-            Some(ms) => Some(ms),
-            None => {
-                let at = timing.span.start + lead;
-                self.problems.push(Problem::new(
-                    Anchor::bytes(Span::new(at, at + stamp_t.len())),
-                    format!(
-                        "`{}` is not a cue time",
-                        crate::core::escape::one_line(stamp_t)
-                    ),
-                    Some("write cue times as hh:mm:ss.ttt (SRT: hh:mm:ss,ttt); rules that need the time skip this cue".into()),
-                ));
-                None
+        let ts = match self.kind {
+            Kind::Vtt => match vtt_timing(line) {
+                Ok(ms) => Some(ms),
+                Err((off, len)) => {
+                    // The WebVTT parser drops a cue whose timing it cannot
+                    // read; so does callint, saying so once.
+                    let at = timing.span.start + off;
+                    let bad = &line[off..off + len];
+                    self.problems.push(Problem::new(
+                        Anchor::bytes(Span::new(at, at + len)),
+                        if bad.is_empty() {
+                            format!(
+                                "this cue's timing line has no {} time",
+                                if off + len <= line.find("-->").unwrap_or(0) { "start" } else { "end" }
+                            )
+                        } else {
+                            format!("`{}` is not a cue time", crate::core::escape::one_line(bad))
+                        },
+                        Some("write WebVTT cue times as hh:mm:ss.ttt or mm:ss.ttt, `start --> end`; this cue was skipped".into()),
+                    ));
+                    return;
+                }
+            },
+            Kind::Srt => {
+                let stamp = line.split("-->").next().unwrap_or("");
+                let lead = stamp.len() - stamp.trim_start().len();
+                let stamp_t = stamp.trim();
+                match cue_time(stamp_t) {
+                    Some(ms) => Some(ms),
+                    None => {
+                        let at = timing.span.start + lead;
+                        self.problems.push(Problem::new(
+                            Anchor::bytes(Span::new(at, at + stamp_t.len())),
+                            format!(
+                                "`{}` is not a cue time",
+                                crate::core::escape::one_line(stamp_t)
+                            ),
+                            Some("write cue times as hh:mm:ss,ttt; rules that need the time skip this cue".into()),
+                        ));
+                        None
+                    }
+                }
             }
         };
+        if ts.is_some() {
+            self.cues += 1;
+        }
         let payload = &b[k + 1..];
         // A cue of headers only (SRT's way of carrying them).
         let is_header = |l: &Line<'_>| {
@@ -575,6 +651,69 @@ fn reference(s: &str) -> Option<(Option<char>, usize)> {
     Some((Some(c), end + 1))
 }
 
+/// White space as WebVTT counts it around a timing's parts.
+fn vtt_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\x0c')
+}
+
+/// A WebVTT timing line's start time, as the WebVTT parser reads it: the
+/// start time, `-->` and the end time, each with white space around it
+/// or not, settings after it. On failure, the offset and length of the
+/// part that is not a time.
+fn vtt_timing(line: &str) -> Result<Ms, (usize, usize)> {
+    let (a, b) = line.split_once("-->").unwrap_or((line, ""));
+    let lead = a.len() - a.trim_start_matches(vtt_space).len();
+    let start = a.trim_matches(vtt_space);
+    let Some(ms) = vtt_time(start) else {
+        return Err((lead, start.len()));
+    };
+    let b_off = a.len() + 3;
+    let b_lead = b.len() - b.trim_start_matches(vtt_space).len();
+    let end = b[b_lead..]
+        .split(|c: char| !(c.is_ascii_digit() || c == ':' || c == '.'))
+        .next()
+        .unwrap_or("");
+    match vtt_time(end) {
+        Some(_) => Ok(ms),
+        None => Err((b_off.min(line.len()) + b_lead, end.len())),
+    }
+}
+
+/// A WebVTT time: `hh:mm:ss.ttt` (hours of two digits or more) or
+/// `mm:ss.ttt`, in milliseconds. Hours of one digit are read as Teams
+/// writes them, minutes and seconds of one digit or two and one to three
+/// digits of a second (`0:0:3.49`).
+fn vtt_time(s: &str) -> Option<Ms> {
+    let (main, frac) = s.split_once('.')?;
+    // Digits only, `min` to `max` of them (no allocation: a cue has two
+    // times, a file many thousand cues).
+    let num = |p: &str, min: usize, max: usize| -> Option<i64> {
+        if p.len() < min || p.len() > max {
+            return None;
+        }
+        p.bytes().try_fold(0i64, |n, b| {
+            b.is_ascii_digit().then(|| n * 10 + i64::from(b - b'0'))
+        })
+    };
+    let mut parts = main.split(':');
+    let (a, b, c) = (parts.next()?, parts.next(), parts.next());
+    if parts.next().is_some() {
+        return None;
+    }
+    let (h, m, sec, least) = match (b, c) {
+        (Some(m), Some(sec)) if a.len() == 1 => (num(a, 1, 1)?, num(m, 1, 2)?, num(sec, 1, 2)?, 1),
+        (Some(m), Some(sec)) => (num(a, 2, 9)?, num(m, 2, 2)?, num(sec, 2, 2)?, 3),
+        (Some(sec), None) => (0, num(a, 2, 2)?, num(sec, 2, 2)?, 3),
+        _ => return None,
+    };
+    if m > 59 || sec > 59 {
+        return None;
+    }
+    let f = num(frac, least, 3)?;
+    let ms = f * [100, 10, 1][frac.len() - 1];
+    Some(((h * 60 + m) * 60 + sec) * 1000 + ms)
+}
+
 /// A cue time (`hh:mm:ss.ttt`, `mm:ss.ttt`; SRT writes a comma) in
 /// milliseconds from the start of the recording.
 fn cue_time(s: &str) -> Option<Ms> {
@@ -767,6 +906,28 @@ mod tests {
             clean_text("<c.yellow>a</c> <00:00:01.000>b &lt;3 &#x41;&#66; &bogus; &"),
             "a b <3 AB &bogus; &"
         );
+        assert_eq!(vtt_time("01:02:03.456"), Some(3_723_456));
+        assert_eq!(vtt_time("02:03.400"), Some(123_400));
+        assert_eq!(vtt_time("100:00:00.000"), Some(360_000_000));
+        // hours of one digit, as Teams writes its times
+        assert_eq!(vtt_time("0:0:3.49"), Some(3_490));
+        assert_eq!(vtt_time("0:0:5.0"), Some(5_000));
+        for bad in [
+            "00:0:00.000",
+            "00:00:0.000",
+            "00:00:00.00",
+            "00:00:00",
+            "0:00.000",
+            "00:00.0000",
+            "00:60.000",
+            "",
+        ] {
+            assert_eq!(vtt_time(bad), None, "{bad}");
+        }
+        assert_eq!(vtt_timing("00:01.000-->00:02.000 align:end"), Ok(1_000));
+        assert_eq!(vtt_timing("\x0c00:01.000\t-->  00:02.000\0x"), Ok(1_000));
+        assert_eq!(vtt_timing("00:01.000 --> \u{0}00:02.000"), Err((14, 0)));
+        assert_eq!(vtt_timing("\x0b00:01.000 --> 00:02.000"), Err((0, 10)));
         assert_eq!(voice_tag("<i><v Ann>x"), Some(("Ann", 6, 10)));
         assert_eq!(voice_tag("<v>x"), None);
         let teams =

@@ -35,6 +35,32 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: &mut Dr
             | Format::Unknown
     );
     if !holds_records || parsed.logs.iter().any(|l| !l.records.is_empty()) {
+        no_call(parsed, dropped);
+        return;
+    }
+    if matches!(format, Format::Transcript | Format::Vtt | Format::Srt) {
+        if parsed.read > 0 {
+            // Heard speech read, whoever spoke it: judged by what could
+            // be read.
+            no_call(parsed, dropped);
+            return;
+        }
+        if !parsed.problems.is_empty() {
+            // Nothing read: the one problem below says so, and nothing
+            // more is said of the roles of no one.
+            parsed.unknown_roles = None;
+        }
+    }
+    if let Some(what) = neighbour(head) {
+        // A file of another agent client's, which callint does not read:
+        // said once, for information.
+        parsed.problems = vec![Problem::note(
+            Anchor::bytes(first_line_of(head)),
+            format!("callint does not read this file: it is {what}"),
+            Some("callint reads voicehook call logs, MCP traces, transcripts and captions, boards, prompts and helper code, and the session files of Claude Code, Codex and opencode; this file holds none of them, so nothing in it was checked".into()),
+        )];
+        parsed.unknown_roles = None;
+        *dropped = Dropped::default();
         return;
     }
     let shape = recognise(head);
@@ -44,21 +70,7 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: &mut Dr
         // points at what is wrong.
         return;
     }
-    let first_line = {
-        let h = &head[..head.len().min(LOOK)];
-        let end = h.iter().position(|&b| b == b'\n').unwrap_or(h.len());
-        let end = end.min(200);
-        let end = (0..=end)
-            .rev()
-            .find(|&k| std::str::from_utf8(&h[..k]).is_ok())
-            .unwrap_or(0);
-        let end = if end > 0 && h[end - 1] == b'\r' {
-            end - 1
-        } else {
-            end
-        };
-        Span::new(0, end)
-    };
+    let first_line = first_line_of(head);
     let read_as = match format {
         Format::Unknown => String::new(),
         f => format!(" (read as {})", f.name()),
@@ -93,6 +105,98 @@ pub fn settle(format: Format, head: &[u8], parsed: &mut Parsed, dropped: &mut Dr
         }
     };
     parsed.problems = vec![problem];
+    *dropped = Dropped::default();
+}
+
+/// The first line of `head` (at most 200 bytes of it, whole characters).
+fn first_line_of(head: &[u8]) -> Span {
+    let h = &head[..head.len().min(LOOK)];
+    let end = h.iter().position(|&b| b == b'\n').unwrap_or(h.len());
+    let end = end.min(200);
+    let end = (0..=end)
+        .rev()
+        .find(|&k| std::str::from_utf8(&h[..k]).is_ok())
+        .unwrap_or(0);
+    let end = if end > 0 && h[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    };
+    Span::new(0, end)
+}
+
+/// What a JSON file of another agent client's is, which callint does not
+/// read (yet): a Gemini CLI session (`session-*.json`: `sessionId`,
+/// `messages`), a Claude Code subagent's metadata (`agent-*.meta.json`:
+/// `agentType`).
+pub fn neighbour(head: &[u8]) -> Option<&'static str> {
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let first = head.iter().find(|b| !b.is_ascii_whitespace())?;
+    if *first != b'{' {
+        return None;
+    }
+    // The whole object, or (cut off at the look limit) its first keys.
+    let o: serde_json::Map<String, Value> = match serde_json::from_slice(head) {
+        Ok(Value::Object(o)) => o,
+        _ => {
+            let mut o = serde_json::Map::new();
+            let mut de = serde_json::Deserializer::from_slice(head);
+            let _ = serde::Deserializer::deserialize_map(&mut de, KeysOf(&mut o));
+            o
+        }
+    };
+    let text = |k: &str| o.get(k).is_some_and(Value::is_string);
+    if text("sessionId")
+        && o.get("messages")
+            .is_some_and(|m| m.is_array() || m.is_null())
+        && !o.contains_key("info")
+    {
+        return Some("a Gemini CLI session (`session-*.json`)");
+    }
+    if text("agentType")
+        && !["emoji", "doing", "open", "done", "fn"]
+            .iter()
+            .any(|k| o.contains_key(*k))
+    {
+        return Some("a Claude Code subagent's metadata (`agent-*.meta.json`; its session is the `.jsonl` beside it)");
+    }
+    None
+}
+
+/// The members of a JSON object up to where it is cut off: scalars with
+/// their value, the rest as `null` (their kind told by the first byte).
+struct KeysOf<'a>(&'a mut serde_json::Map<String, Value>);
+
+impl<'de> serde::de::Visitor<'de> for KeysOf<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(k) = map.next_key::<String>()? {
+            let v: Value = map.next_value()?;
+            self.0.insert(k, v);
+        }
+        Ok(())
+    }
+}
+
+/// Heard speech that shows no sign of a call: its one note
+/// (`unknown-roles`, at info) stands for the parts that could not be read
+/// too, as nobody's lines are judged there.
+fn no_call(parsed: &mut Parsed, dropped: &mut Dropped) {
+    let Some(u) = parsed.unknown_roles.as_mut().filter(|u| !u.voicehook) else {
+        return;
+    };
+    if parsed.problems.is_empty() {
+        return;
+    }
+    u.unread = parsed.problems.len() + dropped.count;
+    if u.at.span.is_empty() {
+        u.at = parsed.problems[0].at;
+    }
+    // Notes (an encoding guessed) are said all the same.
+    parsed.problems.retain(|p| p.note);
     *dropped = Dropped::default();
 }
 
@@ -136,6 +240,16 @@ pub fn recognise(head: &[u8]) -> Option<&'static str> {
     if lines.is_empty() {
         return None;
     }
+    // An application's log, its lines led by a time and naming their
+    // level (Python's `logging` writes a comma before the milliseconds,
+    // which would make its lines look like a table's rows).
+    let leveled = lines
+        .iter()
+        .filter(|l| log_line(l) && names_level(l))
+        .count();
+    if leveled * 2 > lines.len() {
+        return Some("a plain application log (lines of text with times and levels)");
+    }
     if table(&lines, ',') {
         return Some("a CSV table");
     }
@@ -153,6 +267,10 @@ pub fn recognise(head: &[u8]) -> Option<&'static str> {
 }
 
 /// Binary files by their signature.
+pub(crate) fn recognise_binary(h: &[u8]) -> Option<&'static str> {
+    binary(h)
+}
+
 fn binary(h: &[u8]) -> Option<&'static str> {
     let sigs: &[(&[u8], &str)] = &[
         (b"\x89PNG", "a PNG image"),
@@ -305,8 +423,26 @@ fn log_line(l: &str) -> bool {
         .contains(&w)
     };
     words.iter().any(|w| level(w))
+        || words
+            .first()
+            .is_some_and(|w| level(w.split(':').next().unwrap_or("")) && w.contains(':'))
         || words.first().is_some_and(|w| date(w))
         || words.first().is_some_and(|w| month(w)) && words.get(2).is_some_and(|w| w.contains(':'))
+}
+
+/// Whether a log line names its level as a word of its own, or opens with
+/// it as Python's default `LEVEL:logger:message` does.
+fn names_level(l: &str) -> bool {
+    let level = |w: &str| {
+        matches!(
+            w.trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | ':' | '-'))
+                .to_ascii_uppercase()
+                .as_str(),
+            "TRACE" | "DEBUG" | "INFO" | "WARN" | "WARNING" | "ERROR" | "FATAL" | "CRITICAL"
+        )
+    };
+    l.split(|c: char| c.is_whitespace() || c == '|').any(level)
+        || l.split(':').next().is_some_and(level)
 }
 
 /// `key: value` lines, list items and nesting: YAML, not speech (no

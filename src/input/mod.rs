@@ -38,6 +38,7 @@ pub mod prompt;
 pub mod server;
 pub(crate) mod session;
 pub mod tee;
+pub mod text;
 pub mod transcript;
 pub mod ts;
 
@@ -279,6 +280,11 @@ pub struct Parsed {
     /// Set when heard speech does not say who is who: the rules that need
     /// the roles ([`Evidence::ROLES`]) are not run on its logs.
     pub unknown_roles: Option<UnknownRoles>,
+    /// How many parts of heard speech were read (cues of captions, lines
+    /// of a transcript), whoever spoke them: a file is judged by what
+    /// could be read of it, and said to hold nothing only when nothing
+    /// could be.
+    pub read: usize,
 }
 
 /// What a transcript leaves open about who is who.
@@ -290,6 +296,9 @@ pub struct UnknownRoles {
     /// or a line it spoke) or agents named in a header or the
     /// configuration.
     pub voicehook: bool,
+    /// How many parts of a file without any sign of a call could not be
+    /// read: its one note stands for them ([`coverage::settle`]).
+    pub unread: usize,
 }
 
 /// What a reader may need beyond the bytes: who is who when the file does
@@ -389,12 +398,51 @@ pub struct Problem {
     pub at: Anchor,
     pub message: String,
     pub help: Option<String>,
+    /// Said for information (severity `info`): how the file was read, or
+    /// that it is a file callint does not read, never a fault of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note: bool,
 }
 
 impl Problem {
     pub fn new(at: Anchor, message: String, help: Option<String>) -> Problem {
-        Problem { at, message, help }
+        Problem {
+            at,
+            message,
+            help,
+            note: false,
+        }
     }
+
+    /// A [`Problem`] said for information only ([`Problem::note`]).
+    pub fn note(at: Anchor, message: String, help: Option<String>) -> Problem {
+        Problem {
+            note: true,
+            ..Problem::new(at, message, help)
+        }
+    }
+}
+
+/// The one note for a file whose encoding was guessed ([`text::decode`]),
+/// at its first line.
+pub fn read_as(bytes: &[u8], encoding: &str) -> Problem {
+    let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len()).min(200);
+    let end = (0..=end)
+        .rev()
+        .find(|&k| std::str::from_utf8(&bytes[..k]).is_ok())
+        .unwrap_or(0);
+    let end = if bytes[..end].ends_with(b"\r") {
+        end - 1
+    } else {
+        end
+    };
+    Problem::note(
+        Anchor::bytes(Span::new(0, end)),
+        format!("this file is not UTF-8: read as {encoding}"),
+        Some(format!(
+            "the encoding was guessed from the file's bytes; findings point at the right lines of the text as read. Save the file as UTF-8 (or with a byte order mark) if {encoding} is not its encoding"
+        )),
+    )
 }
 
 #[cfg(test)]

@@ -39,8 +39,14 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
     let export = match scan(bytes) {
         // No export: one file of the storage folder, when it is one.
         Ok(e) if e.info.is_none() && e.messages.is_empty() => {
-            if stored_session(bytes).is_some() {
-                return parse_storage(bytes, &[Span::new(0, bytes.len())], opts);
+            if let Some((_, kind)) = stored_session(bytes) {
+                let mut parsed = parse_storage(bytes, &[Span::new(0, bytes.len())], opts);
+                // A session's info alone holds no call and gives nothing
+                // (a session without messages, in a walk of the folder).
+                if kind != Stored::Session {
+                    parsed.problems.push(alone(bytes, kind));
+                }
+                return parsed;
             }
             e
         }
@@ -116,6 +122,24 @@ pub fn stored(o: &serde_json::Map<String, Value>) -> Option<Stored> {
         return Some(Stored::Message);
     }
     (timed && text("version") && (text("title") || text("projectID"))).then_some(Stored::Session)
+}
+
+/// The one note for a file of opencode's storage folder read alone.
+fn alone(bytes: &[u8], kind: Stored) -> Problem {
+    let what = match kind {
+        Stored::Message | Stored::Session => "one message of a session",
+        Stored::Part => "one part of a message of a session",
+    };
+    let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len()).min(200);
+    let end = (0..=end)
+        .rev()
+        .find(|&k| std::str::from_utf8(&bytes[..k]).is_ok())
+        .unwrap_or(0);
+    Problem::note(
+        Anchor::bytes(Span::new(0, end)),
+        format!("this is {what} in opencode's storage folder, read alone: the session's other files were not given with it"),
+        Some("opencode keeps a session as many files (storage/session, storage/message, storage/part); point callint at the storage folder (~/.local/share/opencode/storage) to read the session whole, or export it with `opencode export`".into()),
+    )
 }
 
 /// The session a storage file belongs to, and the file's kind.

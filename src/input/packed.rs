@@ -181,8 +181,9 @@ pub fn unpack_head(bytes: &[u8], n: usize) -> Vec<u8> {
 /// Read the file at `path`, unpacked when it is compressed (what a
 /// renderer shows findings against).
 pub fn read(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    let bytes = std::fs::read(path)?;
-    Ok(unpack(bytes).bytes)
+    let bytes = unpack(std::fs::read(path)?).bytes;
+    // As its readers read it ([`super::text`]).
+    Ok(super::text::decode_owned(bytes).0)
 }
 
 /// The lines of the file at `path` that `spans` touch, unpacked when it is
@@ -194,10 +195,19 @@ pub fn read_lines(
 ) -> std::io::Result<crate::core::lines::Excerpt> {
     use std::io::BufRead;
     let mut file = std::io::BufReader::with_capacity(CHUNK, std::fs::File::open(path)?);
-    if Packing::of(file.fill_buf()?).is_some() {
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
-        return crate::core::lines::Excerpt::read(&unpack(bytes).bytes[..], spans);
+    let head = file.fill_buf()?;
+    // Only JSON without a byte order mark of UTF-16 or UTF-32 is read as
+    // it is written ([`super::text`]): other text is read whole.
+    let json = {
+        let h = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+        matches!(
+            h.iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'{' | b'[')
+        )
+    };
+    if Packing::of(head).is_some() || !json {
+        drop(file);
+        return crate::core::lines::Excerpt::read(&read(path)?[..], spans);
     }
     crate::core::lines::Excerpt::read(file, spans)
 }

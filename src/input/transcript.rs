@@ -95,17 +95,20 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
     let mut entries = Vec::new();
     let mut headers = Headers::default();
     let mut clock = Clock::default();
+    let mut read = 0;
     for l in lines(bytes) {
-        read_line(
+        read += usize::from(read_line(
             bytes,
             l,
             &mut clock,
             &mut headers,
             &mut entries,
             &mut problems,
-        );
+        ));
     }
-    views(headers, entries, problems, opts, "transcript")
+    let mut parsed = views(headers, entries, problems, opts, "transcript");
+    parsed.read = read;
+    parsed
 }
 
 /// The room as heard (`entries`, with the `headers` that name who is who)
@@ -157,6 +160,7 @@ pub(crate) fn views(
         logs,
         problems,
         unknown_roles: cast.unknown,
+        read: 0,
         ..Parsed::default()
     }
 }
@@ -168,7 +172,7 @@ fn read_line(
     headers: &mut Headers,
     entries: &mut Vec<Entry>,
     problems: &mut Vec<Problem>,
-) {
+) -> bool {
     let raw = &bytes[l.span.start..l.span.end];
     let text = match std::str::from_utf8(raw) {
         Ok(t) => t,
@@ -182,13 +186,13 @@ fn read_line(
                 ),
                 Some("a transcript is UTF-8 text; this line was skipped".into()),
             ));
-            return;
+            return false;
         }
     };
     let lead = text.len() - text.trim_start().len();
     let t = text.trim();
     if t.is_empty() {
-        return;
+        return false;
     }
     let at = |off: usize, len: usize| Span::new(l.span.start + off, l.span.start + off + len);
     if let Some(rest) = t.strip_prefix('#') {
@@ -196,9 +200,9 @@ fn read_line(
             let value_at = l.span.start + lead + 1 + key.len() + 1;
             let line = (l.no, l.span);
             // Other keys: a comment that happens to hold a colon.
-            header(headers, entries, line, key, value, value_at);
+            return header(headers, entries, line, key, value, value_at);
         }
-        return; // a header or a comment
+        return false; // a comment
     }
     match utterance(t) {
         Some(u) => {
@@ -220,7 +224,7 @@ fn read_line(
                 },
             };
             if u.text.0.is_empty() {
-                return;
+                return true;
             }
             entries.push(Entry::Utt(Utt {
                 line: l.no,
@@ -230,13 +234,17 @@ fn read_line(
                 speaker_span: at(lead + u.speaker.1, u.speaker.0.len()),
                 text: u.text.0.to_string(),
                 text_span: at(lead + u.text.1, u.text.0.len()),
-            }))
+            }));
+            true
         }
-        None => problems.push(Problem::new(
-            Anchor::bytes(l.span),
-            "this line is neither an utterance nor a header".into(),
-            Some("a transcript line is `[hh:mm:ss] Speaker: text` (the time may be left out) or a header such as `# lang: en`; this line was skipped".into()),
-        )),
+        None => {
+            problems.push(Problem::new(
+                Anchor::bytes(l.span),
+                "this line is neither an utterance nor a header".into(),
+                Some("a transcript line is `[hh:mm:ss] Speaker: text` (the time may be left out) or a header such as `# lang: en`; this line was skipped".into()),
+            ));
+            false
+        }
     }
 }
 
@@ -480,6 +488,7 @@ impl Cast {
         let mut unknown = (!sign).then(|| UnknownRoles {
             at: Anchor::bytes(first_utt.map(|u| u.speaker_span).unwrap_or_default()),
             voicehook: false,
+            unread: 0,
         });
         if human.is_none() && sign {
             // Without `# human:`, the one speaker who is neither the
@@ -506,6 +515,7 @@ impl Cast {
                     unknown = Some(UnknownRoles {
                         at: Anchor::bytes(first_utt.map(|u| u.speaker_span).unwrap_or_default()),
                         voicehook: voicebot_known || !listed_agents.is_empty(),
+                        unread: 0,
                     });
                 }
             }

@@ -296,6 +296,8 @@ impl Linter {
             r.source = source;
             return r;
         }
+        // The text every reader reads: its encoding and line ends settled.
+        let (source, read_as) = input::text::decode_owned(source);
         let format = format.unwrap_or_else(|| input::detect(path, &source));
         let (mut parsed, mut dropped) = if format == input::Format::Native {
             // A log of many broken lines keeps the first few problems.
@@ -314,6 +316,9 @@ impl Linter {
         };
         input::coverage::settle(format, &source, &mut parsed, &mut dropped);
         parsed.problems.extend(problem);
+        parsed
+            .problems
+            .extend(read_as.map(|e| input::read_as(&source, e)));
         let suppressions = crate::lint::suppress::reads(format).then_some(source.as_slice());
         let mut r = self.lint_parsed(path, parsed, format, dropped, suppressions, keep);
         r.len = source.len();
@@ -531,6 +536,7 @@ impl Linter {
             problems,
             unknown_roles,
             instructions,
+            read: _,
         } = parsed;
         let mut diagnostics = Vec::new();
         self.problems(problems, &mut diagnostics);
@@ -649,7 +655,12 @@ impl Linter {
             )
         } else {
             format!(
-                "{what} not show a voicehook call: no voicebot, no agent and no human is named, so nobody's lines were judged"
+                "{what} not show a voicehook call: no voicebot, no agent and no human is named, so nobody's lines were judged{}",
+                match u.unread {
+                    0 => String::new(),
+                    1 => " (nor the one part that could not be read)".to_string(),
+                    n => format!(" (nor the {n} parts that could not be read)"),
+                }
             )
         };
         let mut d = Diagnostic {
@@ -759,7 +770,7 @@ impl Linter {
         out.extend(problems.into_iter().map(|p| {
             let mut d = Diagnostic {
                 rule: rules::INVALID_RECORD.name,
-                severity,
+                severity: if p.note { Severity::Info } else { severity },
                 message: p.message,
                 agent: None,
                 primary: Label {

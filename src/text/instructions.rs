@@ -2101,18 +2101,20 @@ fn first_word(words: &str) -> &str {
 }
 
 fn is_german(words: &str) -> bool {
-    let de = [
-        " der ", " die ", " das ", " und ", " nicht ", " du ", " dich ", " dir ", " ist ",
-        " wenn ", " ein ", " eine ", " den ", " mit ", " auf ", " nie ", " immer ", " zu ",
-        " sie ", " im ",
+    const DE: &[&str] = &[
+        "der", "die", "das", "und", "nicht", "du", "dich", "dir", "ist", "wenn", "ein", "eine",
+        "den", "mit", "auf", "nie", "immer", "zu", "sie", "im",
     ];
-    let en = [
-        " the ", " and ", " not ", " you ", " your ", " is ", " when ", " a ", " an ", " with ",
-        " to ", " never ", " always ", " in ", " of ", " it ", " if ",
+    const EN: &[&str] = &[
+        "the", "and", "not", "you", "your", "is", "when", "a", "an", "with", "to", "never",
+        "always", "in", "of", "it", "if",
     ];
-    let padded = format!(" {words} ");
-    let count = |list: &[&str]| list.iter().filter(|w| padded.contains(*w)).count();
-    count(&de) > count(&en)
+    let (mut de, mut en) = (0, 0);
+    for w in words.split(' ') {
+        de += usize::from(DE.contains(&w));
+        en += usize::from(EN.contains(&w));
+    }
+    de > en
 }
 
 /// Quoted speech replaced by `"…"`, code spans kept without backticks;
@@ -2275,15 +2277,15 @@ fn clauses(words: &str) -> Vec<Clause> {
                 Some(k) if k > 0 => &w[..k],
                 _ => w.as_str(),
             };
-            let head = format!(" {head} ");
-            let negs = NEGATIONS
-                .iter()
-                .map(|n| count_word(&head, n))
-                .sum::<usize>()
+            let toks: Vec<&str> = head.split(' ').collect();
+            let negs = toks.iter().filter(|t| NEGATIONS.contains(t)).count()
                 // "not only" and "no matter" do not negate
-                - count_word(&head, "not only")
-                - count_word(&head, "no matter")
-                - count_word(&head, "nicht nur");
+                - toks
+                    .windows(2)
+                    .filter(|w| {
+                        matches!((w[0], w[1]), ("not", "only") | ("no", "matter") | ("nicht", "nur"))
+                    })
+                    .count();
             // a clause that opens with someone else says what they do
             let lead = ["and ", "und ", "but ", "aber "]
                 .iter()
@@ -2367,10 +2369,6 @@ const OTHER_SUBJECTS: &[&str] = &[
     "ein anderer agent",
     "sie",
 ];
-
-fn count_word(padded: &str, w: &str) -> usize {
-    padded.matches(&format!(" {w} ")).count()
-}
 
 #[cfg(test)]
 mod tests {

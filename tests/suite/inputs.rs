@@ -948,3 +948,176 @@ fn a_byte_order_mark_loses_nothing_in_any_reader() {
         assert_eq!(findings_of(&marked), expected, "{name}");
     }
 }
+
+/// `check --format concise` of files named singly in a fresh folder,
+/// without any configuration: the exit code and the output.
+fn check_named(files: &[(&str, &[u8])]) -> (Option<i32>, String) {
+    let dir = common::scratch();
+    let mut args = vec!["check", "--no-config", "--no-cache", "--format", "concise"];
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        args.push(name);
+    }
+    let o = common::callint_in(&dir, &args);
+    (o.status.code(), common::stdout(&o))
+}
+
+/// Each file's findings in the output, as `line:column: severity[rule]
+/// message`.
+fn findings_in<'a>(out: &'a str, name: &str) -> Vec<&'a str> {
+    let prefix = format!("{name}:");
+    out.lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .collect()
+}
+
+/// A file of opencode's storage folder named alone is told to be one,
+/// once, and asked for the folder; never taken for a board. Read with the
+/// rest of its session, it gets no such note.
+#[test]
+fn an_opencode_storage_file_named_alone_is_told_as_one() {
+    let info = b"{\n  \"id\": \"ses_abc\",\n  \"version\": \"0.15.8\",\n  \"projectID\": \"p1\",\n  \"title\": \"Release call\",\n  \"time\": {\"created\": 1791626476000, \"updated\": 1791626479000}\n}\n";
+    // key order and spacing of their own
+    let message = br#"{"time":{"created":1791626476000},"role":"assistant","sessionID":"ses_abc","id":"msg_1"}"#;
+    let part = b"{ \"type\" : \"text\", \"messageID\" : \"msg_1\", \"sessionID\" : \"ses_abc\", \"id\" : \"prt_1\", \"text\" : \"Hi there.\" }";
+    // a session's info alone holds no call, and gives nothing (nor is it
+    // a board)
+    let (code, out) = check_named(&[("ses_abc.json", info)]);
+    assert!(out.starts_with("All checks passed"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+    for (name, bytes, what) in [
+        ("msg_1.json", &message[..], "one message of a session"),
+        ("prt_1.json", &part[..], "one part of a message"),
+    ] {
+        let (code, out) = check_named(&[(name, bytes)]);
+        let got = findings_in(&out, name);
+        assert_eq!(got.len(), 1, "{out}");
+        assert!(
+            got[0].starts_with("1:1: info[invalid-record] this is "),
+            "{out}"
+        );
+        assert!(
+            got[0].contains(what) && got[0].contains("opencode's storage folder"),
+            "{out}"
+        );
+        assert!(!out.contains("board"), "{out}");
+        assert_eq!(code, Some(0), "{out}");
+    }
+    // named together, they are one session
+    let (code, out) = check_named(&[
+        ("ses_abc.json", info),
+        ("msg_1.json", message),
+        ("prt_1.json", part),
+    ]);
+    assert!(!out.contains("invalid-record"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// Other agent clients' files that callint does not read are named for
+/// what they are, once, at `info`: never "not a board".
+#[test]
+fn other_clients_files_are_named_not_called_boards() {
+    let gemini = br#"{
+  "sessionId": "6f1c2d3e-aaaa-bbbb-cccc-1234567890ab",
+  "projectHash": "abc123",
+  "startTime": "2026-10-10T10:00:00.000Z",
+  "lastUpdated": "2026-10-10T10:05:00.000Z",
+  "messages": [
+    {"id": "m1", "timestamp": "2026-10-10T10:00:01.000Z", "type": "user", "content": "hello"},
+    {"id": "m2", "timestamp": "2026-10-10T10:00:02.000Z", "type": "gemini", "content": "hi there"}
+  ]
+}"#;
+    let gemini_reordered =
+        br#"{"messages":[],"startTime":"2026-10-10T10:00:00.000Z","sessionId":"6f1c"}"#;
+    let meta = br#"{"agentType":"general-purpose","description":"Find the flaky test"}"#;
+    for (name, bytes, what) in [
+        (
+            "session-2026-10-10T10-00-6f1c2d3e.json",
+            &gemini[..],
+            "a Gemini CLI session",
+        ),
+        (
+            "session-2.json",
+            &gemini_reordered[..],
+            "a Gemini CLI session",
+        ),
+        (
+            "agent-a1b2c3.meta.json",
+            &meta[..],
+            "a Claude Code subagent's metadata",
+        ),
+    ] {
+        let (code, out) = check_named(&[(name, bytes)]);
+        let got = findings_in(&out, name);
+        assert_eq!(got.len(), 1, "{out}");
+        assert!(
+            got[0].starts_with("1:1: info[invalid-record] callint does not read this file: it is ")
+                && got[0].contains(what),
+            "{out}"
+        );
+        assert!(!out.contains("board"), "{out}");
+        assert_eq!(code, Some(0), "{out}");
+    }
+}
+
+/// A plain application log, Python's `logging` lines among them (a comma
+/// before the milliseconds on every line), is called a log callint does
+/// not read, once; never a CSV table.
+#[test]
+fn an_application_log_is_never_a_table() {
+    let asctime = b"2026-10-10 10:00:01,123 - root - INFO - server started\n2026-10-10 10:00:02,456 - app.db - WARNING - slow query\n2026-10-10 10:00:03,789 - app - ERROR - failed\n";
+    let basic = b"INFO:root:server started\nWARNING:app.db:slow query\nERROR:app:request failed\n";
+    for (name, bytes) in [
+        ("app.log", &asctime[..]),
+        ("app", &asctime[..]),
+        ("worker.log", &basic[..]),
+        ("worker", &basic[..]),
+    ] {
+        let (_, out) = check_named(&[(name, bytes)]);
+        let got = findings_in(&out, name);
+        assert_eq!(got.len(), 1, "{out}");
+        assert!(
+            got[0].contains("this looks like a plain application log"),
+            "{out}"
+        );
+        assert!(got[0].contains("callint does not read it"), "{out}");
+        assert!(!out.contains("CSV"), "{out}");
+    }
+    // a table is still a table
+    let (_, out) = check_named(&[("scores", b"id,name,score\n1,a,3\n2,b,4\n")]);
+    assert!(out.contains("a CSV table"), "{out}");
+}
+
+/// Values one after another in a `.json` file are no JSON document: an
+/// error at the second value, whatever the spacing.
+#[test]
+fn concatenated_json_values_are_an_error_at_the_second() {
+    for (src, at) in [
+        (&b"[][]"[..], "1:3:"),
+        (b"{}{}", "1:3:"),
+        (b"[ ]\n\n  [ ]", "3:3:"),
+        (
+            b"{\"emoji\":\"\xe2\x9c\x85\",\"doing\":\"x\"} {\"emoji\":\"\xe2\x9c\x85\"}",
+            "1:27:",
+        ),
+    ] {
+        let (code, out) = check_named(&[("board.json", src)]);
+        let got = findings_in(&out, "board.json");
+        let second: Vec<&&str> = got
+            .iter()
+            .filter(|l| l.contains("a second JSON value starts here"))
+            .collect();
+        assert_eq!(second.len(), 1, "{out}");
+        assert!(
+            second[0].starts_with(&format!("{at} error[invalid-record]")),
+            "{out}"
+        );
+        assert_eq!(code, Some(1), "{out}");
+    }
+    let (code, out) = check_named(&[(
+        "board.json",
+        b"[{\"emoji\":\"\xe2\x9c\x85\",\"doing\":\"x\"}]",
+    )]);
+    assert!(!out.contains("invalid-record"), "{out}");
+    assert_eq!(code, Some(0), "{out}");
+}

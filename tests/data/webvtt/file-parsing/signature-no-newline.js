@@ -1,0 +1,1 @@
+assert_equals(cues.length, 0);
