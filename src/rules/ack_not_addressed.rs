@@ -38,16 +38,15 @@ impl Rule for Check {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
         let every = i.tells().any(|c| {
-            (c.has(ACK)
+            c.has(ACK)
                 || c.has(&[
                     "say", "sag", "sage", "respond*", "antworte*", "reply", "answer",
                 ]) && i
                     .quoted
                     .iter()
-                    .any(|q| (1..=4).contains(&q.split_whitespace().count())))
-                && c.has(EVERY)
-                && c.has(LINES)
-        });
+                    .any(|q| (1..=4).contains(&q.split_whitespace().count()))
+        }) && i.has(EVERY)
+            && i.has(LINES);
         if !every || i.has(ADDRESSED_ME) || i.if_any(&["addressed", "angesprochen"]) {
             return None;
         }

@@ -41,7 +41,7 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        if !i.tells().any(|c| c.has(NARRATE) && c.has(AT_LENGTH))
+        if !(i.tells_any(NARRATE) && i.has(AT_LENGTH))
             || !i.has(IN_CALL)
                 && !i.has(&[
                     "out loud", "aloud", "laut", "human", "mensch*", "user", "nutzer*",

@@ -54,8 +54,14 @@ impl Rule for Check {
         // "when the human asks X, answer too"
         let answers_too = i.tells().any(|c| c.has(ANSWER) && c.has(TOO))
             && i.conditions().any(|c| c.has(HUMAN) && c.has(ADDRESSED));
+        // a line meant for another agent
+        let meant_for_other = i.has(OTHER_AGENT)
+            && i.has(&[
+                "meant for", "addressed to", "directed at", "directed to", "intended for",
+                "gerichtet", "an andere*", "an einen anderen", "für andere*",
+            ]);
         let others = i.tells_any(ANSWER)
-            && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other)
+            && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other || meant_for_other)
             || answers_too;
         if !(all || others)
             || i.has(ADDRESSED_ME)

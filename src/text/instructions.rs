@@ -266,6 +266,12 @@ pub mod concept {
         "starte den call",
         "den call erstellen",
         "einen call erstellen",
+        "call is created",
+        "call gets created",
+        "call wird",
+        "calls werden",
+        "call von",
+        "call über",
     ];
     /// A thread other than the one the user talks to.
     pub const SIDE_THREAD: &[&str] = &[
@@ -576,6 +582,14 @@ pub mod concept {
         "alle",
         "alles",
         "sämtliche",
+        "whenever",
+        "anyone",
+        "anybody",
+        "everyone",
+        "everybody",
+        "immer wenn",
+        "jedes mal",
+        "wer auch immer",
     ];
     /// Lines meant for somebody else.
     pub const OTHERS: &[&str] = &[
@@ -595,7 +609,7 @@ pub mod concept {
         "whoever it",
         "jemand anderen",
         "jemand anders",
-        "andere* agent*",
+        "andere agent*",
         "anderen",
         "nicht an dich",
         "auch wenn",
@@ -1015,6 +1029,12 @@ pub mod concept {
         "what is said",
         "what the human says",
         "everything you hear",
+        "speaks",
+        "talks",
+        "says something",
+        "spricht",
+        "redet",
+        "etwas sagt",
     ];
     /// Speaking at length.
     pub const NARRATE: &[&str] = &[
@@ -1031,6 +1051,12 @@ pub mod concept {
         "erklär*",
         "lies vor",
         "vorlesen",
+        "talk* through",
+        "keep talking",
+        "talk about",
+        "commentate*",
+        "sprich über",
+        "red* über",
     ];
     /// At length.
     pub const AT_LENGTH: &[&str] = &[
@@ -1748,6 +1774,15 @@ const DIRECTIVE_WORDS: &[&str] = &[
     "you are",
     "dein label",
     "du bist",
+    "it is fine to",
+    "it's fine to",
+    "it is ok to",
+    "it's ok to",
+    "feel free",
+    "you are allowed",
+    "is allowed to",
+    "ruhig",
+    "gern",
 ];
 
 /// Words of an instruction's subject that make "is"/"are" statements
@@ -2360,14 +2395,12 @@ const OTHER_SUBJECTS: &[&str] = &[
     "other agents",
     "the other agents",
     "the server",
-    "it",
     "they",
     "der mensch",
     "der nutzer",
     "der server",
     "andere agenten",
     "ein anderer agent",
-    "sie",
 ];
 
 #[cfg(test)]
