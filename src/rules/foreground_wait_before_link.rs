@@ -34,12 +34,26 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
+        // "hold the link back until join answers"
+        let held = i.tells_any(&["hold off", "hold back", "wait with", "warte mit", "delay*", "zögere"])
+            && i.has(LINK)
+            && i.has(&["until", "bis"])
+            && i.has(JOIN);
+        if held && !i.has(&["background", "hintergrund*"]) {
+            return Some(at_instruction(i, "this instruction has the agent wait in the foreground before the user has the call's link", "give the user share_text first and end the turn with it; join when the user says they opened the link, or in the background where the client can"));
+        }
         if !i.tells_any(WAIT) {
             return None;
         }
         let w = i.find(WAIT)?;
         let link = i.find(LINK)?;
-        let before = link > w
+        // the link given in a later clause: "..., and only afterwards tell
+        // the user the link"
+        let later = i.tells().any(|c| {
+            c.has(LINK)
+                && c.has(&["afterwards", "then", "only then", "after that", "dann", "erst dann", "danach"])
+        });
+        let before = later || link > w
             && i.find(&[
                 "then",
                 "before",

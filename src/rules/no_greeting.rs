@@ -45,7 +45,7 @@ impl Rule for Check {
         if !i.has(JOIN) {
             return None;
         }
-        let silent = i.tells_any(SILENT) || i.forbids_any(GREET);
+        let silent = i.tells_any(SILENT) || i.forbids_any(GREET) || i.forbids_any(SPEAK_ANY);
         let greets = i.clauses.iter().any(|c| !c.negated && c.has(GREET));
         if !silent || greets {
             return None;

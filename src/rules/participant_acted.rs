@@ -38,8 +38,13 @@ impl Rule for Check {
         use crate::text::instructions::concept::*;
         // the agent's own act, not one it leaves to someone ("so Oliver
         // can fix it")
-        let acts = i.tells().any(|c| c.has(ACT) && c.main().has(ACT));
-        let heard = i.if_any(HEARS) || i.tells().any(|c| c.has(ACT) && c.has(HEARS));
+        let hands_on = |c: &crate::text::instructions::Clause| {
+            c.has(&["send*", "hand*", "pass*", "schick*", "gib"])
+                && c.has(&["task*", "work", "aufgabe*"])
+                && c.has(OTHER_AGENT)
+        };
+        let acts = i.tells().any(|c| c.has(ACT) && c.main().has(ACT) || hands_on(c));
+        let heard = i.if_any(HEARS) || i.tells().any(|c| (c.has(ACT) || hands_on(c)) && c.has(HEARS));
         if !acts || !heard || i.has(ASKED_EXPLICITLY) || i.tells_any(OFFER) || i.has(ADDRESSED_ME) {
             return None;
         }

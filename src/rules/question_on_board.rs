@@ -39,7 +39,10 @@ impl Rule for Check {
         use crate::text::instructions::concept::*;
         let puts = i.tells().any(|c| {
             c.has(PUT)
-                && c.has(&["question*", "frage*", "open decision*", "offene entscheidung*"])
+                && c.has(&[
+                    "question*", "frage*", "open decision*", "offene entscheidung*", "to decide",
+                    "zu entscheiden",
+                ])
                 && c.has(OPEN_LIST)
                 && !c.has(DECIDE)
         });

@@ -60,12 +60,20 @@ impl Rule for Check {
                 "meant for", "addressed to", "directed at", "directed to", "intended for",
                 "gerichtet", "an andere*", "an einen anderen", "für andere*",
             ]);
-        let others = i.tells_any(ANSWER)
+        // "answer for Kiwi" when the human asked Kiwi
+        let answers_for = i.tells_any(&[
+            "answer for", "reply for", "respond for", "answer on behalf", "in place of",
+            "antworte für", "an seiner stelle", "an ihrer stelle",
+        ]) && i.conditions().any(|c| c.has(HUMAN) && c.has(ADDRESSED));
+        let others = answers_for
+            || i.tells_any(ANSWER)
             && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other || meant_for_other)
             || answers_too;
         if !(all || others)
             || i.has(ADDRESSED_ME)
-            || i.if_any(&["addressed", "angesprochen"])
+            || i
+                .conditions()
+                .any(|c| c.has(&["addressed", "angesprochen"]) && !c.has(OTHERS))
             || i.has(DELTA)
         {
             return None;

@@ -320,6 +320,11 @@ pub mod concept {
         "dann",
         "hinterher",
         "im anschluss",
+        "below it",
+        "below",
+        "underneath",
+        "after it",
+        "darunter",
     ];
     /// Text after the link.
     pub const TRAILER: &[&str] = &[
@@ -423,6 +428,12 @@ pub mod concept {
         "zuerst spricht",
         "abwarten",
         "stumm",
+        "go first",
+        "let the human start",
+        "let the human begin",
+        "let oliver start",
+        "lass oliver anfangen",
+        "lass den menschen anfangen",
     ];
     /// Speaking in the call.
     pub const SPEAK: &[&str] = &[
@@ -566,6 +577,11 @@ pub mod concept {
         "share your opinion",
         "gib deine meinung",
         "sag deine meinung",
+        "correct it",
+        "correct them",
+        "contradict*",
+        "widersprich*",
+        "korrigiere",
     ];
     /// All of something.
     pub const EVERY: &[&str] = &[
@@ -703,6 +719,25 @@ pub mod concept {
         "anspricht",
         "redet",
     ];
+    /// Making something.
+    pub const CREATE: &[&str] = &[
+        "creat*", "start*", "open*", "set up", "spin up", "make", "erstell*", "anleg*", "eröffn*",
+        "aufsetz*",
+    ];
+    /// A call.
+    pub const CALL: &[&str] = &["call", "create_call", "anruf", "voice call", "calls"];
+    /// Speaking at all.
+    pub const SPEAK_ANY: &[&str] = &[
+        "say anything",
+        "say a word",
+        "speak*",
+        "talk*",
+        "etwas sagen",
+        "sprich",
+        "sprechen",
+        "reden",
+        "rede",
+    ];
     /// Doing something as well as someone else.
     pub const TOO: &[&str] = &["too", "as well", "also", "ebenfalls", "auch", "gleichfalls"];
     /// Acting on the code or the call's work.
@@ -745,6 +780,14 @@ pub mod concept {
         "korrigier*",
         "schreib* um",
         "überarbeite*",
+        "make the change",
+        "make changes",
+        "apply the change",
+        "apply changes",
+        "implement*",
+        "umsetzen",
+        "setz* um",
+        "nimm die änderung vor",
     ];
     /// Hearing of something, not being asked for it.
     pub const HEARS: &[&str] = &[
@@ -769,6 +812,14 @@ pub mod concept {
         "siehst",
         "auffällt",
         "ansprichst",
+        "pick* up",
+        "in the call",
+        "im call",
+        "comes up",
+        "receiv*",
+        "bekommst",
+        "empfängst",
+        "erhältst",
     ];
     /// Asked for explicitly.
     pub const ASKED_EXPLICITLY: &[&str] = &[
