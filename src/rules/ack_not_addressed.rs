@@ -40,7 +40,13 @@ impl Rule for Check {
         let every = i.tells().any(|c| {
             c.has(ACK)
                 || c.has(&[
-                    "say", "sag", "sage", "respond*", "antworte*", "reply", "answer",
+                    "say",
+                    "sag",
+                    "sage",
+                    "respond*",
+                    "antworte*",
+                    "reply",
+                    "answer",
                 ]) && i
                     .quoted
                     .iter()

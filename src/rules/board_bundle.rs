@@ -42,9 +42,12 @@ impl Rule for Check {
         // or a board item written as a count: "3 open points"
         let count = i.quoted.iter().any(|q| {
             let mut w = q.split_whitespace();
-            w.next().is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 1)) && w.next().is_some()
+            w.next()
+                .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 1))
+                && w.next().is_some()
         });
-        let bundles = (i.tells().any(|c| c.has(BUNDLE) && c.has(THINGS)) || count && i.tells().next().is_some())
+        let bundles = (i.tells().any(|c| c.has(BUNDLE) && c.has(THINGS))
+            || count && i.tells().next().is_some())
             && i.has(BOARD);
         if !bundles
             || i.has(&[

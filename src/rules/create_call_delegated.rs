@@ -32,7 +32,8 @@ impl Rule for Check {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
         let off_main = i.tells_both(CREATE_CALL, SIDE_THREAD)
-            || i.tells().any(|c| c.has(CREATE) && c.has(CALL) && c.has(SIDE_THREAD))
+            || i.tells()
+                .any(|c| c.has(CREATE) && c.has(CALL) && c.has(SIDE_THREAD))
             || i.tells_both(
                 &["delegat*", "delegier*", "hand off", "übergib"],
                 CREATE_CALL,

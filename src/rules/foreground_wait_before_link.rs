@@ -35,8 +35,14 @@ impl Rule for Check {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
         // "hold the link back until join answers"
-        let held = i.tells_any(&["hold off", "hold back", "wait with", "warte mit", "delay*", "zögere"])
-            && i.has(LINK)
+        let held = i.tells_any(&[
+            "hold off",
+            "hold back",
+            "wait with",
+            "warte mit",
+            "delay*",
+            "zögere",
+        ]) && i.has(LINK)
             && i.has(&["until", "bis"])
             && i.has(JOIN);
         if held && !i.has(&["background", "hintergrund*"]) {
@@ -51,22 +57,31 @@ impl Rule for Check {
         // the user the link"
         let later = i.tells().any(|c| {
             c.has(LINK)
-                && c.has(&["afterwards", "then", "only then", "after that", "dann", "erst dann", "danach"])
+                && c.has(&[
+                    "afterwards",
+                    "then",
+                    "only then",
+                    "after that",
+                    "dann",
+                    "erst dann",
+                    "danach",
+                ])
         });
-        let before = later || link > w
-            && i.find(&[
-                "then",
-                "before",
-                "only then",
-                "afterwards",
-                "after that",
-                "dann",
-                "bevor",
-                "erst dann",
-                "danach",
-                "erst",
-            ])
-            .is_some_and(|t| t > w && t < link)
+        let before = later
+            || link > w
+                && i.find(&[
+                    "then",
+                    "before",
+                    "only then",
+                    "afterwards",
+                    "after that",
+                    "dann",
+                    "bevor",
+                    "erst dann",
+                    "danach",
+                    "erst",
+                ])
+                .is_some_and(|t| t > w && t < link)
             || i.if_any(LINK) && i.conditions().any(|c| c.has(&["before", "bevor"]));
         if !before || i.has(&["background", "hintergrund*"]) || i.forbids_any(WAIT) {
             return None;

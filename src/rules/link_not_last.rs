@@ -39,7 +39,10 @@ impl Rule for Check {
         use crate::text::instructions::concept::*;
         let link = i.find(LINK)?;
         // waiting before the link is another rule's case
-        if i.tells_any(WAIT) && i.find(WAIT).is_some_and(|w| w < link) && !i.has(&["background", "hintergrund*"]) {
+        if i.tells_any(WAIT)
+            && i.find(WAIT).is_some_and(|w| w < link)
+            && !i.has(&["background", "hintergrund*"])
+        {
             return None;
         }
         let trails = i.tells().any(|c| {

@@ -43,8 +43,12 @@ impl Rule for Check {
                 && c.has(&["task*", "work", "aufgabe*"])
                 && c.has(OTHER_AGENT)
         };
-        let acts = i.tells().any(|c| c.has(ACT) && c.main().has(ACT) || hands_on(c));
-        let heard = i.if_any(HEARS) || i.tells().any(|c| (c.has(ACT) || hands_on(c)) && c.has(HEARS));
+        let acts = i
+            .tells()
+            .any(|c| c.has(ACT) && c.main().has(ACT) || hands_on(c));
+        let heard = i.if_any(HEARS)
+            || i.tells()
+                .any(|c| (c.has(ACT) || hands_on(c)) && c.has(HEARS));
         if !acts || !heard || i.has(ASKED_EXPLICITLY) || i.tells_any(OFFER) || i.has(ADDRESSED_ME) {
             return None;
         }

@@ -40,14 +40,17 @@ impl Rule for Check {
         let puts = i.tells().any(|c| {
             c.has(PUT)
                 && c.has(&[
-                    "question*", "frage*", "open decision*", "offene entscheidung*", "to decide",
+                    "question*",
+                    "frage*",
+                    "open decision*",
+                    "offene entscheidung*",
+                    "to decide",
                     "zu entscheiden",
                 ])
                 && c.has(OPEN_LIST)
                 && !c.has(DECIDE)
         });
-        let for_human =
-            i.has(HUMAN) || i.has(&["to decide", "zu entscheiden"]);
+        let for_human = i.has(HUMAN) || i.has(&["to decide", "zu entscheiden"]);
         let also = i.has(DECIDE)
             && i.tells()
                 .any(|c| c.has(&["also", "as well", "auch", "zusätzlich"]) && c.has(OPEN_LIST));

@@ -57,22 +57,34 @@ impl Rule for Check {
         // a line meant for another agent
         let meant_for_other = i.has(OTHER_AGENT)
             && i.has(&[
-                "meant for", "addressed to", "directed at", "directed to", "intended for",
-                "gerichtet", "an andere*", "an einen anderen", "für andere*",
+                "meant for",
+                "addressed to",
+                "directed at",
+                "directed to",
+                "intended for",
+                "gerichtet",
+                "an andere*",
+                "an einen anderen",
+                "für andere*",
             ]);
         // "answer for Kiwi" when the human asked Kiwi
         let answers_for = i.tells_any(&[
-            "answer for", "reply for", "respond for", "answer on behalf", "in place of",
-            "antworte für", "an seiner stelle", "an ihrer stelle",
+            "answer for",
+            "reply for",
+            "respond for",
+            "answer on behalf",
+            "in place of",
+            "antworte für",
+            "an seiner stelle",
+            "an ihrer stelle",
         ]) && i.conditions().any(|c| c.has(HUMAN) && c.has(ADDRESSED));
         let others = answers_for
             || i.tells_any(ANSWER)
-            && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other || meant_for_other)
+                && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other || meant_for_other)
             || answers_too;
         if !(all || others)
             || i.has(ADDRESSED_ME)
-            || i
-                .conditions()
+            || i.conditions()
                 .any(|c| c.has(&["addressed", "angesprochen"]) && !c.has(OTHERS))
             || i.has(DELTA)
         {
