@@ -74,15 +74,21 @@ fn next_step(client: Client) -> Option<&'static str> {
     }
 }
 
-/// Run it: 0 when done (or nothing to do), 2 on an error.
-pub fn run(a: &InstallArgs) -> u8 {
-    let scope = if a.user { Scope::User } else { Scope::Project };
-    let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    // Said as a whole path, so that the message tells where it went.
+/// The project folder (`--dir`, else the working folder) as a whole path,
+/// so that messages tell where things are, and the home folder.
+fn places(dir: Option<&PathBuf>) -> (PathBuf, Option<PathBuf>) {
+    let project = dir.cloned().unwrap_or_else(|| PathBuf::from("."));
     let project = std::path::absolute(&project).unwrap_or(project);
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
+    (project, home)
+}
+
+/// Run it: 0 when done (or nothing to do), 2 on an error.
+pub fn run(a: &InstallArgs) -> u8 {
+    let scope = if a.user { Scope::User } else { Scope::Project };
+    let (project, home) = places(a.dir.as_ref());
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let plan = install::file(a.client, scope, &project, home.as_deref(), &env)
         .and_then(|f| install::plan(a.client, &f, a.uninstall, &program(a), a.force));
@@ -142,11 +148,7 @@ pub struct DoctorArgs {
 /// `callint guard doctor`: 1 when an installed hook would let every call
 /// through, else 0.
 pub fn doctor(a: &DoctorArgs) -> u8 {
-    let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let project = std::path::absolute(&project).unwrap_or(project);
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
+    let (project, home) = places(a.dir.as_ref());
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let report = crate::app::guard::doctor::run(&project, home.as_deref(), &env);
     super::emit(report.text.as_bytes(), u8::from(report.broken))

@@ -34,6 +34,9 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
+        let found = || {
+            Some(at_instruction(i, "this instruction has the agent wait in the foreground before the user has the call's link", "give the user share_text first and end the turn with it; join when the user says they opened the link, or in the background where the client can"))
+        };
         // "hold the link back until join answers"
         let held = i.tells_any(&[
             "hold off",
@@ -46,7 +49,7 @@ impl Rule for Check {
             && i.has(&["until", "bis"])
             && i.has(JOIN);
         if held && !i.has(&["background", "hintergrund*"]) {
-            return Some(at_instruction(i, "this instruction has the agent wait in the foreground before the user has the call's link", "give the user share_text first and end the turn with it; join when the user says they opened the link, or in the background where the client can"));
+            return found();
         }
         if !i.tells_any(WAIT) {
             return None;
@@ -86,7 +89,7 @@ impl Rule for Check {
         if !before || i.has(&["background", "hintergrund*"]) || i.forbids_any(WAIT) {
             return None;
         }
-        Some(at_instruction(i, "this instruction has the agent wait in the foreground before the user has the call's link", "give the user share_text first and end the turn with it; join when the user says they opened the link, or in the background where the client can"))
+        found()
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {

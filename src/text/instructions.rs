@@ -1266,7 +1266,7 @@ pub fn read(doc: &str) -> Doc {
             continue;
         }
         if let Some((ch, n)) = opening_fence(trimmed) {
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
             fence = Some((ch, n));
             fence_start = line.start;
             fence_example =
@@ -1287,12 +1287,12 @@ pub fn read(doc: &str) -> Doc {
             continue;
         }
         if trimmed.is_empty() {
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
             continue;
         }
         // headings
         if let Some(level) = heading_level(trimmed) {
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
             let title = trimmed[level..].trim().trim_end_matches('#').trim();
             if let Some((l, start)) = heading_example {
                 if level <= l {
@@ -1326,7 +1326,7 @@ pub fn read(doc: &str) -> Doc {
         }
         if let Some((word, rest)) = label {
             if is_example_label(word) && mentions(&lower_words(word), INTRO_WORDS) {
-                flush(doc, &mut para, &mut out);
+                flush(&mut para, &mut out);
                 label_example = Some((indent, line.start));
                 prev_intro_example = rest.trim().is_empty();
                 continue;
@@ -1335,21 +1335,21 @@ pub fn read(doc: &str) -> Doc {
         let quote = trimmed.starts_with('>');
         let example_here = heading_example.is_some() || label_example.is_some();
         if example_here {
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
             continue;
         }
         if quote && (prev_intro_example || prev_colon) {
             // a blockquote that an example label or a colon introduces
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
             continue;
         }
         if is_transcript_line(body) {
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
             continue;
         }
         // a table: its separator row is no text; a row's cells are pieces
         if trimmed.starts_with('|') {
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
             if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
                 continue;
             }
@@ -1363,14 +1363,14 @@ pub fn read(doc: &str) -> Doc {
                         start: s,
                         text: cell,
                     });
-                    flush(doc, &mut para, &mut out);
+                    flush(&mut para, &mut out);
                 }
             }
             continue;
         }
         // list items start pieces of their own
         if marker.is_some() || quote {
-            flush(doc, &mut para, &mut out);
+            flush(&mut para, &mut out);
         }
         let offset = t.len() - body.len();
         let body = body.trim_start_matches('>').trim_start();
@@ -1385,7 +1385,7 @@ pub fn read(doc: &str) -> Doc {
             prev_intro_example = true;
         }
     }
-    flush(doc, &mut para, &mut out);
+    flush(&mut para, &mut out);
     let scope = call_sections(doc, &lines);
     out.instructions
         .retain(|i| scope.iter().any(|r| r.contains(&i.span.start)));
@@ -1605,11 +1605,10 @@ struct Piece<'a> {
     text: &'a str,
 }
 
-fn flush(doc: &str, para: &mut Vec<Piece<'_>>, out: &mut Doc) {
+fn flush(para: &mut Vec<Piece<'_>>, out: &mut Doc) {
     if para.is_empty() {
         return;
     }
-    let _ = doc;
     // Sentences run across the lines of a paragraph: each is read from
     // the pieces joined by spaces, with a map back to the document.
     let mut text = String::new();
