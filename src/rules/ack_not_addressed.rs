@@ -51,7 +51,7 @@ impl Rule for Check {
                     .quoted
                     .iter()
                     .any(|q| (1..=4).contains(&q.split_whitespace().count()))
-        }) && i.has(EVERY)
+        }) && (i.has(EVERY) || i.has(&["always", "immer", "each time", "jedes mal"]))
             && i.has(LINES);
         if !every || i.has(ADDRESSED_ME) || i.if_any(&["addressed", "angesprochen"]) {
             return None;

@@ -33,7 +33,19 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        if !i.tells_any(ANSWER)
+        // "tell that agent", "sag es dem Agenten": a reply aimed at it
+        let tells_agent = i.tells().any(|c| {
+            c.has(&["tell", "sag", "sage"])
+                && c.has(&[
+                    "that agent",
+                    "the agent",
+                    "them",
+                    "it",
+                    "diesem agenten",
+                    "dem agenten",
+                ])
+        });
+        if !(i.tells_any(ANSWER) || tells_agent)
             || !i.has(OTHER_AGENT)
             || i.has(QUESTION)
             || i.has(DELTA)
@@ -55,7 +67,17 @@ impl Rule for Check {
             "report*",
             "berichtet",
             "meldet",
-        ]) || !i.has(HUMAN)
+            "plan*",
+            "explain*",
+            "erklärt",
+            "propos*",
+            "vorschläg*",
+            "says something",
+            "sagen",
+            "erzählen",
+            "berichten",
+            "sagt etwas",
+        ]) || !(i.has(HUMAN) || i.has(IN_CALL))
         {
             return None;
         }

@@ -35,8 +35,25 @@ impl Rule for Check {
         if !i.has(EMOJI) {
             return None;
         }
-        let leaves = i.forbids().any(|c| c.has(EMOJI) && c.has(SET))
-            || i.tells().any(|c| c.has(EMOJI) && c.has(OMIT));
+        // an emoji forbidden in what is spoken is not the board's
+        let spoken = &[
+            "spoken",
+            "say*",
+            "speech",
+            "aloud",
+            "out loud",
+            "gesprochen*",
+            "sag*",
+        ];
+        let leaves = i.forbids().any(|c| {
+            c.has(&["no emoji*", "keine emoji*", "without emoji*", "ohne emoji*"])
+                && c.has(&["status*", "board*"])
+                && !c.has(spoken)
+        }) || i.forbids().any(|c| {
+            c.has(EMOJI)
+                && (c.has(SET) || c.has(&["avoid*", "refrain", "vermeide*"]))
+                && !c.has(spoken)
+        }) || i.tells_of(OMIT, EMOJI);
         if !leaves
             || i.tells()
                 .any(|c| c.has(EMOJI) && c.has(SET) && !c.has(OMIT))

@@ -48,7 +48,22 @@ impl Rule for Check {
         ]) && i.has(LINK)
             && i.has(&["until", "bis"])
             && i.has(JOIN);
-        if held && !i.has(&["background", "hintergrund*"]) {
+        // "only once the human has joined, share the link": the link held
+        // back until then (a link shared again after joining is fine)
+        let after_join = i.tells_any(LINK)
+            && i.has(&["only", "erst", "not until", "nur"])
+            && i.conditions().any(|c| {
+                c.has(JOIN)
+                    || c.has(&[
+                        "beigetreten",
+                        "is in the call",
+                        "im call ist",
+                        "shows up",
+                        "is there",
+                        "da ist",
+                    ])
+            });
+        if (held || after_join) && !i.has(&["background", "hintergrund*"]) {
             return found();
         }
         if !i.tells_any(WAIT) {

@@ -41,12 +41,20 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        if !(i.tells_any(NARRATE) && i.has(AT_LENGTH))
-            || !i.has(IN_CALL)
-                && !i.has(&[
-                    "out loud", "aloud", "laut", "human", "mensch*", "user", "nutzer*",
-                ])
-        {
+        // "read the whole summary out loud" narrates too
+        let reads_aloud = i.tells().any(|c| {
+            c.has(&["read*", "lies", "vorles*"]) && c.has(&["aloud", "out loud", "laut", "vor"])
+        });
+        // in the call, said in a clause that is not negated ("the report
+        // goes in the pull request, not in the call" speaks of no call)
+        let spoken = i.clauses.iter().any(|c| {
+            !c.negated
+                && (c.has(IN_CALL)
+                    || c.has(&[
+                        "out loud", "aloud", "laut", "human", "mensch*", "user", "nutzer*",
+                    ]))
+        });
+        if !((i.tells_any(NARRATE) || reads_aloud) && i.has(AT_LENGTH)) || !spoken {
             return None;
         }
         Some(at_instruction(i, "this instruction has the agent speak at length; every sentence is one the human must listen to", "say to keep says to one short thought, and to show the steps on the board and in the activity feed"))

@@ -42,11 +42,30 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        if !i.has(JOIN) {
+        // the greeting itself made optional is about joining too
+        let greeting_dropped = i.has(&["greeting", "begrüßung"])
+            && i.has(&[
+                "optional",
+                "not needed",
+                "unnecessary",
+                "not necessary",
+                "no greeting",
+                "keine begrüßung",
+                "nicht nötig",
+                "überflüssig",
+            ]);
+        if !i.has(JOIN) && !greeting_dropped {
             return None;
         }
-        let silent = i.tells_any(SILENT) || i.forbids_any(GREET) || i.forbids_any(SPEAK_ANY);
-        let greets = i.clauses.iter().any(|c| !c.negated && c.has(GREET));
+        let silent = greeting_dropped
+            || i.tells_any(SILENT)
+            || i.forbids_any(GREET)
+            || i.forbids_any(SPEAK_ANY)
+            || i.tells_of(OMIT, GREET);
+        let greets = i
+            .clauses
+            .iter()
+            .any(|c| !c.negated && c.has(GREET) && !c.has(OMIT));
         if !silent || greets {
             return None;
         }

@@ -37,24 +37,45 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        let puts = i.tells().any(|c| {
-            c.has(PUT)
-                && c.has(&[
-                    "question*",
-                    "frage*",
-                    "open decision*",
-                    "offene entscheidung*",
-                    "to decide",
-                    "zu entscheiden",
-                ])
+        const ASKS: &[&str] = &[
+            "question*",
+            "frage*",
+            "decision*",
+            "entscheidung*",
+            "to decide",
+            "must decide",
+            "has to decide",
+            "needs to decide",
+            "zu entscheiden",
+            "entscheiden muss",
+        ];
+        // the question named in the clause, or referred back to ("when you
+        // need a decision, add it to your open items")
+        // `decide` named as the tool, not the human's deciding ("what the
+        // human must decide")
+        let names_decide = |c: &crate::text::instructions::Clause| {
+            c.has(DECIDE) && !c.has(&["must decide", "to decide", "should decide", "can decide"])
+        };
+        let puts = i.clauses.iter().enumerate().any(|(k, c)| {
+            !c.condition
+                && !c.negated
+                && !c.about_other
+                && c.has(PUT)
+                && (c.has(ASKS) || i.refers_back(k, ASKS))
                 && c.has(OPEN_LIST)
-                && !c.has(DECIDE)
+                && !names_decide(c)
         });
-        let for_human = i.has(HUMAN) || i.has(&["to decide", "zu entscheiden"]);
+        let for_human = i.has(HUMAN)
+            || i.has(&[
+                "to decide",
+                "must decide",
+                "zu entscheiden",
+                "entscheiden muss",
+            ]);
         let also = i.has(DECIDE)
             && i.tells()
                 .any(|c| c.has(&["also", "as well", "auch", "zusätzlich"]) && c.has(OPEN_LIST));
-        let parked = puts && for_human && !i.tells_any(DECIDE);
+        let parked = puts && for_human && !i.tells().any(names_decide);
         if !parked && !also {
             return None;
         }

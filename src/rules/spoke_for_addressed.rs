@@ -66,23 +66,69 @@ impl Rule for Check {
                 "an andere*",
                 "an einen anderen",
                 "für andere*",
+                "name another",
+                "names another",
+                "name someone else",
+                "for another agent",
+                "to another agent",
             ]);
-        // "answer for Kiwi" when the human asked Kiwi
-        let answers_for = i.tells_any(&[
-            "answer for",
-            "reply for",
-            "respond for",
-            "answer on behalf",
-            "in place of",
-            "antworte für",
-            "an seiner stelle",
-            "an ihrer stelle",
-        ]) && i.conditions().any(|c| c.has(HUMAN) && c.has(ADDRESSED));
+        // "answer for Kiwi" when the human asked Kiwi, or "in its place"
+        // when the agent that was asked is slow; not when another agent
+        // asked the human (the human's own answer is another rule's case)
+        let asked_another = i.conditions().any(|c| {
+            let human_asks = c.has(HUMAN)
+                && c.has(ADDRESSED)
+                && !matches!((c.find(OTHER_AGENT), c.find(HUMAN)), (Some(o), Some(h)) if o < h);
+            let another_asked = c.has(OTHER_AGENT)
+                && c.has(&[
+                    "gefragt",
+                    "angesprochen",
+                    "is asked",
+                    "gets asked",
+                    "was asked",
+                    "is addressed",
+                ])
+                || c.has(&[
+                    "the agent that was asked",
+                    "the agent who was asked",
+                    "the one asked",
+                    "the asked agent",
+                    "the addressed agent",
+                    "der gefragte agent",
+                    "der angesprochene agent",
+                ]);
+            human_asks || another_asked
+        });
+        let answers_for = (i.tells_of(ANSWER, &["for"])
+            || i.tells_any(&[
+                "on behalf",
+                "in place of",
+                "in its place",
+                "in their place",
+                "in his place",
+                "in her place",
+                "instead of it",
+                "instead of them",
+                "für ihn",
+                "für sie",
+                "an seiner stelle",
+                "an ihrer stelle",
+            ]))
+            && asked_another;
         let others = answers_for
             || i.tells_any(ANSWER)
-                && (i.has(OTHERS) && !i.has(OTHER_AGENT) || human_to_other || meant_for_other)
+                && (i.has(OTHERS) && !i.has(OTHER_AGENT)
+                    || human_to_other
+                    || meant_for_other
+                    || asked_another && i.if_any(OTHER_AGENT))
             || answers_too;
+        // a short acknowledgement said to every line is the other rule's
+        let acks = i
+            .quoted
+            .iter()
+            .any(|q| (1..=4).contains(&q.split_whitespace().count()));
         if !(all || others)
+            || all && !others && acks
             || i.has(ADDRESSED_ME)
             || i.conditions()
                 .any(|c| c.has(&["addressed", "angesprochen"]) && !c.has(OTHERS))

@@ -75,7 +75,22 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        let skips_timeouts = i.tells_both(SKIP, &["timeout*", "time-out*", "time out"]);
+        const TIMEOUT: &[&str] = &["timeout*", "time-out*", "time out", "times out"];
+        // "timeouts carry nothing; discard them", or, after a timeout, go on
+        // "without reading the event"
+        let skips_timeouts = i.tells_of(SKIP, TIMEOUT)
+            || i.if_any(TIMEOUT)
+                && i.clauses.iter().any(|c| {
+                    c.has(&[
+                        "without read*",
+                        "without look*",
+                        "without process*",
+                        "without check*",
+                        "ohne zu lesen",
+                        "ohne es zu lesen",
+                        "ohne reinzuschauen",
+                    ])
+                });
         let only_user = i.tells().any(|c| {
             c.has(&["only", "nur", "just", "ausschließlich"])
                 && c.has(&[

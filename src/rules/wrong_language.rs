@@ -40,12 +40,45 @@ impl Rule for Check {
         if i.has(CALL_LANGUAGE) && !i.has(USER_LANGUAGE) {
             return None;
         }
+        // the speaking may be named in a condition ("stick to English when
+        // you speak")
         let fixed = i.tells().any(|c| {
             c.has(LANGUAGE)
-                && c.has(SPEAK)
-                && c.has(&["in", "auf", "only", "nur", "always", "immer"])
+                && (c.has(SPEAK) || i.conditions().any(|k| k.has(SPEAK)))
+                && c.has(&[
+                    "in",
+                    "auf",
+                    "only",
+                    "nur",
+                    "always",
+                    "immer",
+                    "for all",
+                    "for every",
+                    "für alle",
+                    "für jede*",
+                    "stick to",
+                    "default to",
+                    "bleib bei",
+                ])
         });
-        let users = i.tells().any(|c| c.has(USER_LANGUAGE)) && i.has(IN_CALL);
+        // "the language your user writes in", "your user's preferred language"
+        let users = i.tells().any(|c| {
+            c.has(USER_LANGUAGE)
+                || c.has(&["language", "sprache"])
+                    && c.has(&[
+                        "your user*",
+                        "user's",
+                        "the user",
+                        "deines nutzers",
+                        "dein nutzer",
+                        "invoked you",
+                        "started you",
+                        "launched you",
+                        "your owner",
+                        "dich gestartet",
+                        "dich aufgerufen",
+                    ])
+        }) && i.has(IN_CALL);
         if !users && (!fixed || i.has(CALL_LANGUAGE)) {
             return None;
         }

@@ -76,6 +76,11 @@ pub struct Clause {
     /// It says what someone else does ("Delta answers", "der Mensch
     /// entscheidet"), not what the agent is told to do.
     pub about_other: bool,
+    /// It starts a statement of its own: the sentence's first clause, one
+    /// after `;`, `:` or a dash, after a condition, or one that opens with
+    /// "so", "then", "and then" ("..., so skip them"). The other clauses
+    /// after a comma continue a list ("answer, react to or comment on").
+    pub opens: bool,
 }
 
 impl Clause {
@@ -146,8 +151,31 @@ impl Instruction {
 
     /// True when one clause that tells the agent to do something holds one
     /// of `a` and one of `b`.
+    /// One of them may be a pronoun that refers back to it ([`Self::tells_of`]).
     pub fn tells_both(&self, a: &'static [&'static str], b: &'static [&'static str]) -> bool {
-        self.tells().any(|c| c.has(a) && c.has(b))
+        self.tells_of(a, b) || self.tells_of(b, a)
+    }
+
+    /// True when a clause that tells the agent to do something holds one of
+    /// `verb` and, as its object, one of `object` or a pronoun that refers
+    /// back to one of `object` elsewhere in the sentence ("emoji are noise,
+    /// so skip them").
+    pub fn tells_of(&self, verb: &'static [&'static str], object: &'static [&'static str]) -> bool {
+        self.clauses.iter().enumerate().any(|(k, c)| {
+            !c.condition
+                && !c.negated
+                && !c.about_other
+                && c.has(verb)
+                && (c.has(object) || self.refers_back(k, object))
+        })
+    }
+
+    /// True when clause `k` holds a pronoun and a clause before it names
+    /// one of `pats`: what the pronoun may stand for ("when you need a
+    /// decision, add it to ...").
+    pub fn refers_back(&self, k: usize, pats: &'static [&'static str]) -> bool {
+        self.clauses.get(k).is_some_and(|c| c.has(concept::PRONOUN))
+            && self.clauses[..k].iter().any(|b| b.has(pats))
     }
 
     /// True when a condition holds any of `pats`.
@@ -193,21 +221,28 @@ pub fn find(words: &str, pats: &'static [&'static str]) -> Option<usize> {
 /// A list of patterns, compiled.
 struct Compiled {
     ac: Option<aho_corasick::AhoCorasick>,
-    /// Per pattern: it may end inside a word (`greet*`), it may start
-    /// inside one (`*agent`).
+    /// Per pattern compiled: it may end inside a word (`greet*`), it may
+    /// start inside one (`*agent`). A stem that ends in a silent `e` is
+    /// compiled twice, the second time without it before `-ing`
+    /// (`acknowledge*` also finds "acknowledging").
     open: Vec<(bool, bool)>,
 }
 
 impl Compiled {
     fn new(pats: &'static [&'static str]) -> Compiled {
         let mut open = Vec::with_capacity(pats.len());
-        let mut bare = Vec::with_capacity(pats.len());
+        let mut bare: Vec<String> = Vec::with_capacity(pats.len());
         for p in pats {
             let (suffix, p) = p.strip_prefix('*').map_or((false, *p), |r| (true, r));
             let (prefix, p) = p.strip_suffix('*').map_or((false, p), |r| (true, r));
-            if !p.is_empty() {
-                open.push((prefix, suffix));
-                bare.push(p);
+            if p.is_empty() {
+                continue;
+            }
+            open.push((prefix, suffix));
+            bare.push(p.to_string());
+            if prefix && p.len() > 3 && p.ends_with('e') && !p.ends_with("ee") {
+                open.push((true, suffix));
+                bare.push(format!("{}ing", &p[..p.len() - 1]));
             }
         }
         Compiled {
@@ -244,6 +279,10 @@ fn is_word_byte(b: u8) -> bool {
 /// [`mentions`] patterns): the vocabulary the rules' instruction forms
 /// share.
 pub mod concept {
+    /// Words that refer back to a thing named before in the sentence.
+    pub const PRONOUN: &[&str] = &[
+        "it", "them", "those", "these", "one", "ones", "es", "sie", "ihn", "diese", "davon",
+    ];
     /// Creating the call.
     pub const CREATE_CALL: &[&str] = &[
         "create_call",
@@ -272,6 +311,9 @@ pub mod concept {
         "calls werden",
         "call von",
         "call über",
+        "create the voicehook call",
+        "create a voicehook call",
+        "start the voicehook call",
     ];
     /// A thread other than the one the user talks to.
     pub const SIDE_THREAD: &[&str] = &[
@@ -383,6 +425,8 @@ pub mod concept {
         "dem beitritt",
         "nach dem join",
         "reinkommen",
+        "tritt",
+        "trittst",
     ];
     /// Greeting.
     pub const GREET: &[&str] = &[
@@ -398,6 +442,8 @@ pub mod concept {
         "stell dich vor",
         "vorstellen",
         "hallo sagen",
+        "hello",
+        "hallo",
     ];
     /// Keeping silent.
     pub const SILENT: &[&str] = &[
@@ -434,6 +480,12 @@ pub mod concept {
         "let oliver start",
         "lass oliver anfangen",
         "lass den menschen anfangen",
+        "just listen",
+        "only listen",
+        "listen only",
+        "nur zuhören",
+        "hör nur zu",
+        "hör zu",
     ];
     /// Speaking in the call.
     pub const SPEAK: &[&str] = &[
@@ -456,6 +508,11 @@ pub mod concept {
         "sag",
         "sage",
         "formulier*",
+        "spoken",
+        "gesprochen*",
+        "voice",
+        "speech",
+        "utterance*",
     ];
     /// A language named.
     pub const LANGUAGE: &[&str] = &[
@@ -526,6 +583,9 @@ pub mod concept {
         "grüß*",
         "sprich",
         "laut",
+        "spoken",
+        "speech",
+        "utterance*",
     ];
     /// Events the agent reads.
     pub const EVENTS: &[&str] = &["event*", "next", "ereignis*", "type", "types", "typ"];
@@ -582,6 +642,13 @@ pub mod concept {
         "contradict*",
         "widersprich*",
         "korrigiere",
+        "ergänze*",
+        "expand on",
+        "build on",
+        "add to what",
+        "take the question",
+        "take it yourself",
+        "übernimm die frage",
     ];
     /// All of something.
     pub const EVERY: &[&str] = &[
@@ -637,6 +704,8 @@ pub mod concept {
     /// The agent itself is addressed.
     pub const ADDRESSED_ME: &[&str] = &[
         "addressed to you",
+        "addressed to them",
+        "addressed to it",
         "you are addressed",
         "you're addressed",
         "addressed_to_you",
@@ -681,6 +750,12 @@ pub mod concept {
         "anderen agent*",
         "ein agent",
         "agenten",
+        "fellow agent*",
+        "the other agent*",
+        "teammate*",
+        "other bot*",
+        "colleague*",
+        "kolleg*",
     ];
     /// Asking.
     pub const QUESTION: &[&str] = &[
@@ -737,6 +812,12 @@ pub mod concept {
         "sprechen",
         "reden",
         "rede",
+        "saying anything",
+        "saying a word",
+        "a word",
+        "ein wort",
+        "etwas zu sagen",
+        "sagen",
     ];
     /// Doing something as well as someone else.
     pub const TOO: &[&str] = &["too", "as well", "also", "ebenfalls", "auch", "gleichfalls"];
@@ -770,7 +851,8 @@ pub mod concept {
         "update the file",
         "bearbeite*",
         "ändere*",
-        "änder*",
+        "ändern",
+        "änderst",
         "deploye*",
         "leite*",
         "weiterleit*",
@@ -820,6 +902,12 @@ pub mod concept {
         "bekommst",
         "empfängst",
         "erhältst",
+        "answer*",
+        "respond*",
+        "reply",
+        "replies",
+        "antwortet",
+        "meldet sich",
     ];
     /// Asked for explicitly.
     pub const ASKED_EXPLICITLY: &[&str] = &[
@@ -899,6 +987,14 @@ pub mod concept {
         "einseitig",
         "ein bug",
         "bug",
+        "nichts ankommt",
+        "kommt nichts an",
+        "nichts durchkommt",
+        "nothing reaches",
+        "nothing gets through",
+        "eine richtung",
+        "in eine richtung",
+        "one direction",
     ];
     /// At once, before looking.
     pub const AT_ONCE: &[&str] = &[
@@ -920,6 +1016,18 @@ pub mod concept {
         "scheint",
         "wirkt",
         "aussieht",
+        "in doubt",
+        "im zweifel",
+        "unsure",
+        "not sure",
+        "unsicher",
+        "silent",
+        "quiet",
+        "still ist",
+        "ruhig ist",
+        "nobody answers",
+        "no one answers",
+        "niemand antwortet",
     ];
     /// Checking first.
     pub const CHECK_FIRST: &[&str] = &[
@@ -973,6 +1081,19 @@ pub mod concept {
         "einem eintrag",
         "einen eintrag",
         "zusammen",
+        "together",
+        "in one",
+        "into one",
+        "in a single",
+        "into a single",
+        "in einem",
+        "in einen",
+        "one board item",
+        "one board entry",
+        "a single board item",
+        "single status line",
+        "one status line",
+        "one status",
     ];
     /// Several things.
     pub const THINGS: &[&str] = &[
@@ -990,11 +1111,43 @@ pub mod concept {
         "punkte",
         "themen",
         "dinge",
+        "everything",
+        "alles",
+        "all of it",
     ];
     /// Putting something somewhere.
     pub const PUT: &[&str] = &[
-        "put*", "add*", "list*", "write*", "place*", "keep*", "track*", "note*", "park*", "trag*",
-        "schreib*", "setz*", "pack*", "führe*", "notier*", "leg* ab",
+        "put*",
+        "add*",
+        "list*",
+        "write*",
+        "place*",
+        "keep*",
+        "track*",
+        "note*",
+        "park*",
+        "trag*",
+        "schreib*",
+        "setz*",
+        "pack*",
+        "führe*",
+        "notier*",
+        "leg* ab",
+        "leave*",
+        "go in",
+        "goes in",
+        "go into",
+        "goes into",
+        "go on",
+        "goes on",
+        "belong in",
+        "belongs in",
+        "belong on",
+        "belongs on",
+        "gehört in*",
+        "gehören in*",
+        "gehört auf*",
+        "gehören auf*",
     ];
     /// Where questions for the human belong.
     pub const DECIDE: &[&str] = &[
@@ -1033,6 +1186,10 @@ pub mod concept {
         "empty",
         "blank",
         "leer",
+        "*-free",
+        "*-frei",
+        "plain text",
+        "nur text",
     ];
     /// Choosing an emoji.
     pub const SET: &[&str] = &[
@@ -1086,6 +1243,11 @@ pub mod concept {
         "spricht",
         "redet",
         "etwas sagt",
+        "you heard",
+        "heard them",
+        "are listening",
+        "zuhörst",
+        "gehört hast",
     ];
     /// Speaking at length.
     pub const NARRATE: &[&str] = &[
@@ -1108,6 +1270,22 @@ pub mod concept {
         "commentate*",
         "sprich über",
         "red* über",
+        "through your",
+        "through the whole",
+        "through each",
+        "through every",
+        "go through",
+        "go over",
+        "detailed report",
+        "full report",
+        "spoken report",
+        "ausführlichen bericht",
+        "commentary",
+        "play-by-play",
+        "keep the human informed",
+        "keep everyone informed",
+        "keep oliver informed",
+        "auf dem laufenden",
     ];
     /// At length.
     pub const AT_LENGTH: &[&str] = &[
@@ -1128,6 +1306,33 @@ pub mod concept {
         "im detail",
         "schritt für schritt",
         "alles",
+        "full",
+        "whole",
+        "entire",
+        "complete",
+        "each change",
+        "every change",
+        "all changes",
+        "vollständig*",
+        "ganze*",
+        "komplett*",
+        "detailed",
+        "thorough*",
+        "verbose*",
+        "comprehensive*",
+        "exhaustive*",
+        "elaborate*",
+        "lengthy",
+        "all the details",
+        "in depth",
+        "ausführliche*",
+        "genau*",
+        "running",
+        "constant*",
+        "continuous*",
+        "ständig*",
+        "laufend*",
+        "everything you do",
     ];
 }
 
@@ -1347,24 +1552,31 @@ pub fn read(doc: &str) -> Doc {
             flush(&mut para, &mut out);
             continue;
         }
-        // a table: its separator row is no text; a row's cells are pieces
+        // a table: its separator row is no text; a row is read as one
+        // sentence whose cells are clauses ("| `timeout` | ignore it |")
         if trimmed.starts_with('|') {
             flush(&mut para, &mut out);
             if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
                 continue;
             }
-            let base = line.start + (t.len() - t.trim_start().len());
-            let mut at = 0;
-            for cell in trimmed.split('|') {
-                let s = base + at;
-                at += cell.len() + 1;
-                if !cell.trim().is_empty() {
-                    para.push(Piece {
-                        start: s,
-                        text: cell,
-                    });
-                    flush(&mut para, &mut out);
-                }
+            let inner = trimmed.trim_start_matches('|').trim_end_matches('|');
+            // a row of facts ("| `join` | hard | error |") tells nothing;
+            // one whose cell opens with an imperative is an instruction
+            let tells = inner.split('|').any(|cell| {
+                let cell = cell.trim_start();
+                !cell.starts_with('`') && opens_imperative(&lower_words(cell))
+            });
+            if !tells {
+                continue;
+            }
+            let skipped = t.len() - t.trim_start().len()
+                + (trimmed.len() - trimmed.trim_start_matches('|').len());
+            if !inner.trim().is_empty() {
+                para.push(Piece {
+                    start: line.start + skipped,
+                    text: inner,
+                });
+                flush(&mut para, &mut out);
             }
             continue;
         }
@@ -1767,6 +1979,11 @@ const NEGATIONS: &[&str] = &[
     "cannot",
     "won't",
     "without",
+    "avoid",
+    "avoiding",
+    "refrain",
+    "vermeide",
+    "vermeiden",
     "nie",
     "niemals",
     "nicht",
@@ -1824,6 +2041,46 @@ const DIRECTIVE_WORDS: &[&str] = &[
     "you are",
     "dein label",
     "du bist",
+    "yours to",
+    "soll",
+    "muss",
+    "darf",
+    "dürfen",
+    "is expected to",
+    "are expected to",
+    "is supposed to",
+    "are supposed to",
+    "need to",
+    "needs to",
+    "has to",
+    "have to",
+    "is required to",
+    "are required to",
+    "is optional",
+    "are optional",
+    "not needed",
+    "unnecessary",
+    "not necessary",
+    "nicht nötig",
+    "nicht notwendig",
+    "überflüssig",
+    "ist optional",
+    "up to you",
+    "deine aufgabe",
+    "go in",
+    "goes in",
+    "go into",
+    "goes into",
+    "go on the",
+    "goes on the",
+    "belong in",
+    "belongs in",
+    "belong on",
+    "belongs on",
+    "gehört in*",
+    "gehören in*",
+    "gehört auf*",
+    "gehören auf*",
     "it is fine to",
     "it's fine to",
     "it is ok to",
@@ -2096,7 +2353,7 @@ const IMPERATIVE_STARTS: &[&str] = &[
 /// Analyse one sentence; `None` when it tells the agent nothing.
 pub fn analyse(raw: &str) -> Option<Instruction> {
     let (masked, quoted) = mask_quotes(raw);
-    let words = lower_words(&masked);
+    let words = generic_agent_is_you(lower_words(&masked));
     if words.is_empty() {
         return None;
     }
@@ -2113,8 +2370,23 @@ pub fn analyse(raw: &str) -> Option<Instruction> {
     let directive = std::iter::once(first_word(&words))
         .chain(after_condition)
         .any(|w| IMPERATIVE_STARTS.contains(&w))
+        || clauses
+            .iter()
+            .any(|c| c.opens && !c.condition && opens_imperative(&c.words))
         || mentions(&words, DIRECTIVE_WORDS)
-        || german && mentions(&words, &["du", "dein", "deine", "dich", "dir"]);
+        || words.split(' ').count() <= 8
+            && words
+                .split(' ')
+                .take(3)
+                .any(|w| matches!(w, "no" | "kein" | "keine" | "keinen"))
+        || german
+            && (mentions(&words, GERMAN_YOU)
+                || clauses.iter().any(|c| {
+                    c.words.trim().rsplit(' ').next().is_some_and(|w| {
+                        crate::text::lexicon::Lexicon::get()
+                            .has("instructions.final-infinitives", w)
+                    })
+                }));
     // A past-tense account tells nothing ("opencode greeted in German"),
     // and an instruction about another medium (the issue tracker, email,
     // the release notes) is none about the call.
@@ -2128,6 +2400,79 @@ pub fn analyse(raw: &str) -> Option<Instruction> {
         quoted,
         words,
     })
+}
+
+/// "Agents should answer ...", "Der Agent soll ...": a sentence whose
+/// subject is the agent in general speaks to the agent reading it, as "you"
+/// does; its subject is rewritten so, and no other agent is read into it.
+fn generic_agent_is_you(words: String) -> String {
+    const SUBJECTS: &[(&str, &str)] = &[
+        ("agents", "you"),
+        ("the agent", "you"),
+        ("an agent", "you"),
+        ("every agent", "you"),
+        ("each agent", "you"),
+        ("all agents", "you"),
+        ("der agent", "du"),
+        ("ein agent", "du"),
+        ("jeder agent", "du"),
+        ("alle agenten", "du"),
+        ("agenten", "du"),
+    ];
+    const VERBS: &[&str] = &[
+        "should", "must", "may", "can", "are", "is", "will", "need", "needs", "have", "has",
+        "shall", "soll", "sollen", "sollte", "sollten", "muss", "müssen", "darf", "dürfen", "ist",
+        "sind",
+    ];
+    for (subject, you) in SUBJECTS {
+        let Some(rest) = words
+            .strip_prefix(subject)
+            .and_then(|r| r.strip_prefix(' '))
+        else {
+            continue;
+        };
+        if VERBS.contains(&rest.split(' ').next().unwrap_or("")) {
+            return format!("{you} {rest}");
+        }
+    }
+    words
+}
+
+/// The German words that speak to the agent.
+const GERMAN_YOU: &[&str] = &[
+    "du", "dein", "deine", "deinem", "deinen", "deiner", "deines", "dich", "dir",
+];
+
+/// True when a clause opens with an imperative ("leave out the emoji",
+/// "schreib offene Fragen ...") or with "you" and a verb in the present
+/// ("you reply in English"): it tells the agent to do something. A verb
+/// followed by a copula or "of" is a noun ("report of", "end is"), and one
+/// followed by "by" a participle ("read by the proxy"): neither tells
+/// anything.
+fn opens_imperative(clause: &str) -> bool {
+    let first = first_word(clause.trim());
+    let lex = crate::text::lexicon::Lexicon::get();
+    let next = clause
+        .trim()
+        .split(' ')
+        .skip_while(|w| *w != first)
+        .nth(1)
+        .unwrap_or("");
+    if matches!(
+        next,
+        "is" | "are" | "was" | "were" | "of" | "has" | "had" | "'s" | "by" | "ist" | "sind" | "war"
+    ) {
+        return false;
+    }
+    if first == "you" {
+        return !next.is_empty()
+            && !next.ends_with("ed")
+            && !matches!(
+                next,
+                "was" | "were" | "had" | "did" | "said" | "got" | "went"
+            );
+    }
+    lex.has("instructions.imperatives", first)
 }
 
 /// The first word of a sentence, past list labels such as `Step 2:` and
@@ -2277,17 +2622,28 @@ fn mask_quotes(raw: &str) -> (String, Vec<String>) {
 pub fn lower_words(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
+    // inside brackets, an aside: its commas split no clause
+    let mut depth = 0usize;
     for c in s.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
         let c = match c {
+            ',' | ';' | ':' if depth > 0 => ' ',
             '*' | '_' if !out.ends_with(|p: char| p.is_alphanumeric()) => ' ',
-            '*' | '#' | '[' | ']' | '(' | ')' | '{' | '}' | '|' | '<' | '>' => ' ',
+            '*' | '#' | '[' | ']' | '(' | ')' | '{' | '}' | '<' | '>' => ' ',
             _ => c,
         };
         if c.is_whitespace() {
             pending_space = !out.is_empty();
             continue;
         }
-        let sep = matches!(c, ',' | ';' | ':' | '—' | '–' | '!' | '?');
+        let (sep, c) = match c {
+            '|' => (true, ';'),
+            _ => (matches!(c, ',' | ';' | ':' | '—' | '–' | '!' | '?'), c),
+        };
         if sep || c == '.' && !out.ends_with(|p: char| p.is_alphanumeric()) {
             if !out.is_empty() {
                 out.push(' ');
@@ -2308,26 +2664,74 @@ pub fn lower_words(s: &str) -> String {
     while out.ends_with(['.', ' ']) {
         out.pop();
     }
-    out.replace("’", "'")
+    let out = out.replace("’", "'");
+    // "at all" says how much, not of how many ("nothing at all")
+    if out.contains("at all") {
+        let padded = format!(" {out} ").replace(" at all ", " whatsoever ");
+        return padded.trim().to_string();
+    }
+    out
 }
 
 /// Split a sentence's words into clauses: at `,`, `;`, `:` and dashes,
 /// and before a word that starts a condition or a contrast; a condition
 /// runs to the next separator.
 fn clauses(words: &str) -> Vec<Clause> {
-    let mut parts: Vec<(String, bool)> = Vec::new();
+    let mut parts: Vec<(String, bool, bool)> = Vec::new();
     let mut cur = String::new();
     let mut cond = false;
+    // the current part opens a statement ([`Clause::opens`])
+    let mut opens = true;
     let toks: Vec<&str> = words.split(' ').collect();
     let mut k = 0;
     while k < toks.len() {
         let w = toks[k];
+        // "sag sofort, dass ...": the complement belongs to its verb
+        if w == "," && matches!(toks.get(k + 1), Some(&("dass" | "daß"))) && !cond {
+            k += 1;
+            continue;
+        }
+        // "**Greeting:** none", "Language: English": a topic of up to
+        // three words before a fragment of up to three with no verb is
+        // that fragment's label ("Timeouts: ignore them" is two clauses, the
+        // pronoun referring back)
+        if w == ":"
+            && parts.is_empty()
+            && !cond
+            && (1..=3).contains(&cur.split(' ').count())
+            && !opens_imperative(&toks[k + 1..].join(" "))
+            && toks[k + 1..]
+                .iter()
+                .take_while(|t| !matches!(**t, "," | ";" | ":" | "." | "—" | "–"))
+                .count()
+                <= 3
+        {
+            cur.push_str(" :");
+            k += 1;
+            continue;
+        }
         if matches!(w, "," | ";" | ":" | "—" | "–" | "-" | "!" | "?") {
             // "only when ..., X": the condition ends here
+            let was_cond = cond;
+            // a comma after a bare verb continues a list of verbs ("to
+            // answer, react to or comment on"); not after a noun that is
+            // spelled as one ("at the end, post ...")
+            let mut back = cur.rsplit(' ');
+            let (last, before) = (back.next().unwrap_or(""), back.next());
+            let listed = (IMPERATIVE_STARTS.contains(&last)
+                || crate::text::lexicon::Lexicon::get().has("instructions.imperatives", last))
+                && before.is_none_or(|b| matches!(b, "to" | "zu" | "or" | "and" | "oder" | "und"));
             if !cur.is_empty() {
-                parts.push((std::mem::take(&mut cur), cond));
+                parts.push((std::mem::take(&mut cur), cond, opens));
             }
             cond = false;
+            opens = w != ","
+                || was_cond
+                || !listed
+                || matches!(
+                    toks.get(k + 1),
+                    Some(&("so" | "then" | "dann" | "also" | "and" | "und" | "just" | "instead"))
+                );
             k += 1;
             continue;
         }
@@ -2337,8 +2741,10 @@ fn clauses(words: &str) -> Vec<Clause> {
         });
         let contrast = matches!(w, "but" | "aber" | "sondern" | "instead" | "stattdessen");
         if (starts_cond || contrast) && !cur.is_empty() {
-            parts.push((std::mem::take(&mut cur), cond));
+            let was_cond = cond;
+            parts.push((std::mem::take(&mut cur), cond, opens));
             cond = false;
+            opens = contrast || was_cond;
         }
         if starts_cond {
             cond = true;
@@ -2350,11 +2756,31 @@ fn clauses(words: &str) -> Vec<Clause> {
         k += 1;
     }
     if !cur.is_empty() {
-        parts.push((cur, cond));
+        parts.push((cur, cond, opens));
     }
-    parts
+    // a short piece between commas that opens with no verb ("English,
+    // always, in every say") belongs to the clause before it
+    let mut merged: Vec<(String, bool, bool)> = Vec::with_capacity(parts.len());
+    for (w, c, o) in parts {
+        let short = w.split(' ').count() <= 3;
+        let verbless = !opens_imperative(&w)
+            && !w.split(' ').next().is_some_and(|f| {
+                matches!(f, "then" | "and" | "so" | "dann" | "und" | "you" | "du")
+            });
+        match merged.last_mut() {
+            Some(last) if short && verbless && !c && !last.1 && !mentions(&w, NEGATIONS) => {
+                last.0.push(' ');
+                last.0.push_str(&w);
+            }
+            _ => merged.push((w, c, o)),
+        }
+    }
+    for part in merged.iter_mut() {
+        join_separable(&mut part.0);
+    }
+    merged
         .into_iter()
-        .map(|(w, condition)| {
+        .map(|(w, condition, opens)| {
             let padded = format!(" {w} ");
             // a negation inside a "that"/"dass" complement is the
             // complement's ("announce that they can't hear")
@@ -2375,17 +2801,57 @@ fn clauses(words: &str) -> Vec<Clause> {
             let lead = ["and ", "und ", "but ", "aber "]
                 .iter()
                 .fold(w.as_str(), |l, p| l.strip_prefix(p).unwrap_or(l));
+            // "let that agent answer", "überlass es Kiwi": the other acts
+            // (having a subagent do it is the agent's own doing)
+            let lets_other = find(lead, &["let", "lass", "leave it to", "überlass*"]) == Some(0)
+                && !mentions(lead, &["let me", "let us", "know", "wissen", "weg", "sein", "bleiben"])
+                && !mentions(lead, concept::SIDE_THREAD);
             let about_other = !condition
-                && find(lead, OTHER_SUBJECTS) == Some(0)
-                && !IMPERATIVE_STARTS.contains(&first_word(&w));
+                && (lets_other
+                    || find(lead, OTHER_SUBJECTS) == Some(0)
+                        && !IMPERATIVE_STARTS.contains(&first_word(&w)));
             Clause {
                 words: padded,
                 negated: negs % 2 == 1,
                 condition,
                 about_other,
+                opens,
             }
         })
         .collect()
+}
+
+/// A German verb whose particle stands at the clause's end ("schlage im
+/// Call vor", "tritt dem Call bei") gets its joined form added, so that a
+/// list finds it as written together ("vorschlagen", "beitreten").
+fn join_separable(clause: &mut String) {
+    const VERBS: &[(&[&str], &str, &str)] = &[
+        (&["schlag", "schlage", "schlägst"], "vor", "vorschlagen"),
+        (&["tritt", "trete", "trittst"], "bei", "beitreten"),
+        (&["lass", "lasse", "lässt"], "weg", "weglassen"),
+        (&["biete", "biet", "bietest"], "an", "anbieten"),
+        (&["ruf", "rufe", "rufst"], "auf", "aufrufen"),
+        (&["hör", "höre", "hörst"], "zu", "zuhören"),
+        (&["teil", "teile", "teilst"], "mit", "mitteilen"),
+        (&["nimm", "nimmst"], "an", "annehmen"),
+        (&["fass", "fasse", "fasst"], "zusammen", "zusammenfassen"),
+        (&["warte", "wart", "wartest"], "ab", "abwarten"),
+    ];
+    let toks: Vec<&str> = clause.split(' ').collect();
+    let (Some(first), Some(last)) = (toks.first(), toks.last()) else {
+        return;
+    };
+    if toks.len() < 3 {
+        return;
+    }
+    let joined = VERBS
+        .iter()
+        .find(|(stems, particle, _)| stems.contains(first) && last == particle)
+        .map(|(_, _, joined)| *joined);
+    if let Some(j) = joined {
+        clause.push(' ');
+        clause.push_str(j);
+    }
 }
 
 /// Other media an instruction may be about.
@@ -2414,6 +2880,9 @@ const ELSEWHERE: &[&str] = &[
 
 /// Words that put an instruction in the call all the same.
 const IN_THE_CALL: &[&str] = &[
+    "hear",
+    "you hear",
+    "hörst",
     "call",
     "calls",
     "voicehook",
@@ -2491,6 +2960,65 @@ mod tests {
         assert!(analyse("The server drops says that were not addressed.").is_none());
         assert!(analyse("Greet in the call language.").is_some());
         assert!(analyse("Du sollst immer zuerst grüßen.").is_some());
+    }
+
+    #[test]
+    fn an_imperative_opens_any_statement_of_the_sentence() {
+        // after a semicolon, after "so", after a leading phrase
+        assert!(analyse("Status lines are plain text; leave out emoji.").is_some());
+        assert!(analyse("Emoji on the board are noise, so skip them.").is_some());
+        assert!(analyse("At the end of your turn, post the link.").is_some());
+        assert!(
+            analyse("Wenn ein Agent etwas erklärt, ergänze es mit deinem Kommentar.").is_some()
+        );
+        assert!(analyse("Offene Fragen nie aufs Board schreiben.").is_some());
+        assert!(analyse("You reply in the call's language.").is_some());
+        assert!(analyse("Questions for the human go in the open list.").is_some());
+        // a list of verbs after a noun phrase tells nothing; nor does a
+        // verb spelled as a noun, nor "you" with a past tense
+        assert!(
+            analyse("The page lists an instruction to answer, react to or comment on a line.")
+                .is_none()
+        );
+        assert!(analyse("The report of the call is kept, read by the proxy.").is_none());
+        assert!(analyse("You joined late and the human was gone.").is_none());
+    }
+
+    #[test]
+    fn clause_structure_follows_the_sentence() {
+        // an aside in brackets splits no clause
+        let i = one("Hand the call setup (`create_call`, then `share_text`) off to a subagent.");
+        assert!(i.tells_both(&["create_call"], &["subagent"]));
+        // a "dass" complement stays with its verb
+        let i = one("Sag sofort, dass bei dir nichts ankommt.");
+        assert!(i.tells_both(&["sag"], &["ankommt"]), "{:?}", i.clauses);
+        // "avoid" negates; "let X answer" is what X does, but having a
+        // subagent do it is the agent's own doing
+        assert!(one("Avoid answering questions for others.")
+            .tells()
+            .next()
+            .is_none());
+        assert!(one("Let that agent answer.").tells().next().is_none());
+        assert!(one("Lass einen Subagenten den Call anlegen.")
+            .tells()
+            .next()
+            .is_some());
+        assert!(one("Lass das Emoji im Status weg.")
+            .tells()
+            .next()
+            .is_some());
+        // a pronoun refers back to what the sentence named
+        assert!(one("Emoji are noise, so skip them.").tells_of(&["skip*"], &["emoji"]));
+        assert!(!one("Emoji are fine, so use them.").tells_of(&["skip*"], &["emoji"]));
+        // "at all" counts nothing
+        assert!(!one("Never say lines do not come through at all.").has(&["all"]));
+    }
+
+    #[test]
+    fn a_stem_with_a_silent_e_finds_its_ing_form() {
+        assert!(mentions("by acknowledging it", &["acknowledge*"]));
+        assert!(mentions("describing each step", &["describe*"]));
+        assert!(mentions("taking over", &["take*"]));
     }
 
     #[test]
