@@ -138,8 +138,15 @@ fn answers_body(answers: Vec<Value>, batch: bool) -> Vec<u8> {
     }
 }
 
-fn has_initialize(body: &[u8]) -> bool {
-    memchr::memmem::find(body, b"\"initialize\"").is_some()
+/// Whether `msg` is (or a batch holds) an `initialize` request: by its
+/// method, not by the word anywhere (a say may speak of initialize).
+fn has_initialize(msg: Option<&Value>) -> bool {
+    let is = |m: &Value| m.get("method").and_then(Value::as_str) == Some("initialize");
+    match msg {
+        Some(Value::Array(items)) => items.iter().any(is),
+        Some(m) => is(m),
+        None => false,
+    }
 }
 
 /// The sessions of an HTTP proxy, by `Mcp-Session-Id` (`""` for a server
@@ -371,13 +378,12 @@ async fn post(
     url: reqwest::Url,
     body: Bytes,
 ) -> Response<Out> {
-    let initialize = key.is_none() && has_initialize(&body);
+    let msg = serde_json::from_slice::<Value>(&body).ok();
+    let initialize = key.is_none() && has_initialize(msg.as_ref());
     // Without a session (the stateless protocol, or a server that gives
     // none), a voicehook call is told apart by what it says of itself.
-    let own = match (&key, initialize) {
-        (None, false) => serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|m| front.stateless_key(&m)),
+    let own = match (&key, initialize, &msg) {
+        (None, false, Some(m)) => front.stateless_key(m),
         _ => None,
     };
     let session = match own {

@@ -117,11 +117,10 @@ pub fn request_headers(m: &Value) -> Vec<(&'static str, String)> {
 /// ASCII without surrounding spaces, else in the `=?base64?...?=` form of
 /// the streamable-HTTP transport (as is a plain value that looks like one).
 pub fn header_value(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !s.starts_with(' ')
-        && !s.ends_with(' ')
-        && !(s.starts_with("=?base64?") && s.ends_with("?="));
+    let visible = s.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = s.starts_with(' ') || s.ends_with(' ');
+    let sentinel = s.starts_with("=?base64?") && s.ends_with("?=");
+    let plain = !s.is_empty() && visible && !padded && !sentinel;
     if plain {
         s.to_string()
     } else {
@@ -784,7 +783,7 @@ impl Session {
 /// `90 s`, `1.5 s`.
 fn seconds(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", d.as_secs_f64())
