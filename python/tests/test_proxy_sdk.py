@@ -166,7 +166,7 @@ def test_the_sdks_through_the_proxy(transport, client, server, binary, tmp_path)
     # The whole scenario for clients and servers of one SDK; across them,
     # the connection and the calls, with progress and a request of the
     # server's.
-    steps = "big,many,progress,ask,cancel,timeout" if same else "progress,ask"
+    steps = "more,big,many,progress,ask,cancel,timeout" if same else "more,progress,ask"
     modern = client == server == "2"
     if modern:
         # The 2.x server's ctx.elicit sends a request of its own, which the
@@ -186,6 +186,9 @@ def test_the_sdks_through_the_proxy(transport, client, server, binary, tmp_path)
     assert out["long_say"]["error"] is True
     assert out["long_say"]["text"].startswith("callint denied this say")
     assert denial_rules(out["long_say"]["text"]) == {"long-say"}
+    # A resource and a prompt (in 2026-07-28 over HTTP, with Mcp-Name).
+    assert out["resource"] == "Say one short thought at a time."
+    assert out["prompt"] == "Hi, this is Kit."
     assert out["progress"] == {"seen": [1.0, 2.0, 3.0, 4.0, 5.0], "result": {"steps": 5}}
     # The server asks the client (its own request, or in 2026-07-28 a result
     # asking for input and the call sent again), and gets the answer.

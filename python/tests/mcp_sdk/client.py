@@ -88,6 +88,11 @@ async def main():
         out["clean_say"] = {"error": is_error(s), "structured": structured(s)}
         d = await c.call_tool("say", {"text": LONG_SAY})
         out["long_say"] = {"error": is_error(d), "text": text(d)}
+        if want("more"):
+            r = await c.read_resource("voicehook://rules")
+            out["resource"] = r.contents[0].text
+            p = await c.get_prompt("greet", {"label": "Kit"})
+            out["prompt"] = p.messages[0].content.text
         if want("big"):
             b = await c.call_tool("echo", {"blob": "x" * (5 << 20)})
             out["big"] = structured(b)["length"]

@@ -69,6 +69,18 @@ async def slow(steps: int, ctx: Context) -> dict:
     return {"steps": steps}
 
 
+@mcp.resource("voicehook://rules")
+def rules() -> str:
+    """The rules of the call."""
+    return "Say one short thought at a time."
+
+
+@mcp.prompt()
+def greet(label: str) -> str:
+    """How an agent greets the call."""
+    return f"Hi, this is {label}."
+
+
 class Answer(BaseModel):
     ok: bool
 
