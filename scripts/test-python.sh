@@ -3,7 +3,8 @@
 # a fresh virtual environment with what the tests need (pytest; Dask, pandas
 # and pyarrow for the cluster recipe; PyYAML to read action.yml; pre-commit),
 # and run python/tests against the cargo-built binary, which the wheel's
-# command and module must agree with. Then the pre-commit hook is tried
+# command and module must agree with; the MCP SDK (1.x and 2.x, pinned) in
+# virtual environments of their own, for the proxy's tests. Then the pre-commit hook is tried
 # with the wheel instead of a build of the crate.
 #
 # Needs python3 (3.9 or newer, with venv) and pip's access to PyPI.
@@ -29,7 +30,20 @@ rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet "$wheel" pytest "dask[bag]" distributed pandas pyarrow pyyaml pre-commit
 
+# The official MCP Python SDK, a 1.x and a 2.x release, each in a virtual
+# environment of its own (they cannot share one), as the proxy's
+# counterparts in python/tests/test_proxy_sdk.py.
+for v in 1:1.30.0 2:2.3.0; do
+  sdk="$target/py-mcp${v%%:*}"
+  if [ ! -x "$sdk/bin/python" ] || ! "$sdk/bin/python" -m pip show mcp 2>/dev/null | grep -qx "Version: ${v#*:}"; then
+    rm -rf "$sdk"
+    "$python" -m venv "$sdk"
+    "$sdk/bin/python" -m pip install --quiet "mcp==${v#*:}"
+  fi
+done
+
 CALLINT_BIN="$target/release/callint" CALLINT_WHEEL="$wheel" \
+  MCP_SDK1_PYTHON="$target/py-mcp1/bin/python" MCP_SDK2_PYTHON="$target/py-mcp2/bin/python" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
 
 # The pre-commit hook from the wheel: no Rust toolchain involved.

@@ -27,10 +27,17 @@ in order. Headers such as Authorization pass through and are never recorded.
 The recording (--record) holds every message as {\"ts\", \"dir\", \"message\"}
 lines; `callint check`, `callint report` and `check --follow` read it.
 
+Both eras of MCP pass: the 2025 protocols (initialize, Mcp-Session-Id) and
+the stateless 2026-07-28 one (version and capabilities in each request's
+_meta, server/discover, resultType on every result).
+
+A stdio server's lines that are not JSON go to standard error. A request the
+server does not answer within --upstream-timeout gets a JSON-RPC error.
+
 Exit status (stdio): 0 when the client closed, 3 when the server could not
 be started, ended, could not be reached or answered something that is not
-JSON (each request in flight is answered with a JSON-RPC error first), 2 for
-a usage error. Ctrl-C prints a summary of what was denied and exits 130.
+JSON over HTTP (each request in flight is answered with a JSON-RPC error
+first), 2 for a usage error. Ctrl-C prints a summary of what was denied and exits 130.
 
 Examples:
   callint proxy --record calls/ -- npx -y voicehook-mcp
@@ -81,10 +88,22 @@ pub struct ProxyArgs {
     /// Ignore every callint.toml.
     #[arg(long)]
     no_config: bool,
+    /// Seconds the server has to answer a request; past them the proxy
+    /// answers it with a JSON-RPC error (code -32001) and goes on.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0,
+          value_parser = positive_seconds)]
+    upstream_timeout: f64,
     /// Take each message's time from `_meta["callint/ts"]` of its params or
     /// result when it has one (replaying a recorded call).
     #[arg(long, hide = true)]
     clock_from_meta: bool,
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err("a number of seconds above 0 and at most 86400".into()),
+    }
 }
 
 /// Run the proxy; its exit status.
@@ -107,6 +126,7 @@ pub fn run(args: ProxyArgs) -> u8 {
         },
         dry_run: args.dry_run,
         clock_from_meta: args.clock_from_meta,
+        upstream_timeout: std::time::Duration::from_secs_f64(args.upstream_timeout),
     };
     let record = args.record.as_deref().map(RecordTo::from_arg);
     let tally = Arc::new(Mutex::new(Tally::default()));

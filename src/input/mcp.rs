@@ -113,6 +113,13 @@ impl Partial {
                 continue;
             };
             // An envelope holds the message; a bare message is one.
+            // The proxy's own answer (`"by": "callint"`) to a call it
+            // denied: the call was judged as a request without an answer,
+            // and is read as one, so that what `check` finds on it is what
+            // the proxy found.
+            let by_proxy = !obj.contains_key("jsonrpc")
+                && obj.contains_key("message")
+                && obj.get("by").and_then(Value::as_str) == Some("callint");
             let (msg, at, line_ts) = match obj.get("message") {
                 Some(m) if !obj.contains_key("jsonrpc") => {
                     // `ts` or `timestamp`; the direction (`dir`, `direction`)
@@ -178,6 +185,10 @@ impl Partial {
                     let Some(req) = id.and_then(|id| pending.remove(&id)) else {
                         continue; // the answer to another method
                     };
+                    if by_proxy && denial(m) {
+                        out.push((req.order, unanswered(req, problems)));
+                        continue;
+                    }
                     let rec = answered(req, m, path, l.span, line_ts, problems);
                     out.push((order, rec));
                 } else {
@@ -405,6 +416,15 @@ fn answered(
     record(&req, ts.or(req.ts), f)
 }
 
+/// A tool result that refuses the call (`isError`): in an answer of the
+/// proxy's own, a denial.
+fn denial(m: &Obj) -> bool {
+    m.get("result")
+        .and_then(|r| r.get("isError"))
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
 /// The first text item of a result's `content`, with its index.
 pub(crate) fn text_content(r: &Obj) -> Option<(usize, &str)> {
     let Some(Value::Array(items)) = r.get("content") else {
@@ -530,6 +550,31 @@ mod tests {
         assert_eq!(t.path.to_string(), "result.structuredContent.text");
         let line7 = src.lines().take(6).map(|l| l.len() + 1).sum::<usize>();
         assert_eq!(t.within().unwrap().start, line7);
+    }
+
+    #[test]
+    fn a_denial_of_the_proxy_is_read_as_the_call_it_judged() {
+        let src = r#"{"ts":"2026-10-10T10:00:00.000Z","dir":"send","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"say","arguments":{"text":"Hi."}}}}
+{"ts":"2026-10-10T10:00:00.000Z","dir":"recv","by":"callint","message":{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"callint denied this say"}]}}}
+{"ts":"2026-10-10T10:00:02.000Z","dir":"send","message":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"say","arguments":{"text":"Hi."}}}}
+{"ts":"2026-10-10T10:00:03.000Z","dir":"recv","by":"callint","message":{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"the MCP server did not answer"}}}
+{"ts":"2026-10-10T10:00:04.000Z","dir":"send","message":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"say","arguments":{"text":"Hi."}}}}
+{"ts":"2026-10-10T10:00:05.000Z","dir":"recv","message":{"jsonrpc":"2.0","id":3,"result":{"isError":true,"content":[{"type":"text","text":"422 too fast"}]}}}
+"#;
+        let p = parse(src.as_bytes());
+        let recs = &p.logs[0].records;
+        assert_eq!(recs.len(), 3);
+        // Denied by the proxy: a call without an answer, on its request line.
+        let f = recs[0].as_fn().unwrap();
+        assert!(f.error.is_none());
+        assert_eq!(recs[0].line, 1);
+        // The proxy's error for a call the server got, and the server's
+        // own refusal: refusals.
+        assert!(recs[1].as_fn().unwrap().error.is_some());
+        assert_eq!(
+            recs[2].as_fn().unwrap().error.as_ref().unwrap().status,
+            Some(422)
+        );
     }
 
     #[test]

@@ -437,6 +437,40 @@ fn check_on_the_recording_finds_what_the_proxy_found_live() {
     assert!(total >= 15, "{total}");
 }
 
+/// The requests the proxy answered itself in a recording, with the rules
+/// its answer names, by request id (JSON text).
+fn denied_in(recording: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out = BTreeMap::new();
+    for l in std::fs::read_to_string(recording).unwrap().lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        if v["by"] == "callint" {
+            if let Some(rules) = denied_rules(&v["message"]) {
+                out.insert(v["message"]["id"].to_string(), rules.into_iter().collect());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn check_on_an_enforcing_recording_finds_exactly_what_was_denied() {
+    let dir = scratch();
+    std::fs::write(dir.join("callint.toml"), STRICT).unwrap();
+    let case = "corpus/seed-incident-mcp";
+    let mut total = 0;
+    for file in ["claude.jsonl", "opencode.jsonl", "promo.jsonl"] {
+        let trace = std::fs::read(root().join(case).join(file)).unwrap();
+        let r = replay(&dir, file, &trace, &[]);
+        assert_eq!(r.status, Some(0), "{file}: {}", r.stderr);
+        let live = denied_in(&r.recording);
+        assert_eq!(live.len(), r.denied.len(), "{file}");
+        let batch = checked(&dir, &r.recording);
+        assert_eq!(live, batch, "{file}: {}", r.stderr);
+        total += live.len();
+    }
+    assert!(total >= 15, "{total}");
+}
+
 /// The recording's messages, in order.
 fn recorded(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
@@ -536,14 +570,77 @@ fn a_server_that_dies_fails_the_calls_in_flight() {
 }
 
 #[test]
-fn a_server_that_answers_garbage_is_stopped() {
+fn a_line_of_a_server_that_is_not_json_goes_to_stderr_and_the_session_goes_on() {
     let dir = scratch();
-    let mut p = Proxy::start(&dir, &["--no-config"], &["--garbage-after", "3"]);
+    let mut p = Proxy::start(
+        &dir,
+        &["--no-config", "--upstream-timeout", "0.5"],
+        &["--garbage-after", "3"],
+    );
     init(&mut p);
+    // The third message is answered with a line that is not JSON: the
+    // request it was for is never answered, and gets the proxy's error in
+    // time; the next is answered by the server.
     let (r, _) = p.call(&json!({"jsonrpc": "2.0", "id": "g", "method": "tools/list"}));
-    assert_eq!(r["error"]["code"], -32603, "{r}");
-    assert!(r["error"]["message"].as_str().unwrap().contains("not JSON"));
-    assert_eq!(wait(&mut p.child), Some(3));
+    assert_eq!(r["error"]["code"], -32001, "{r}");
+    let (r, _) = p.call(&json!({"jsonrpc": "2.0", "id": "h", "method": "ping"}));
+    assert_eq!(r["result"], json!({}), "{r}");
+    let (status, err) = p.finish();
+    assert_eq!(status, Some(0), "{err}");
+    let warned = err
+        .lines()
+        .filter(|l| l.starts_with("callint proxy:") && l.contains("not JSON"))
+        .count();
+    assert_eq!(warned, 1, "{err}");
+    assert!(
+        err.lines().any(|l| l == "<html>this is not JSON</html>"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_request_the_server_never_answers_gets_an_error_in_time() {
+    let dir = scratch();
+    let rec = dir.join("rec.jsonl");
+    let mut p = Proxy::start(
+        &dir,
+        &[
+            "--no-config",
+            "--upstream-timeout",
+            "0.3",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+        &["--silent"],
+    );
+    init(&mut p);
+    // Two calls in flight at once: each gets its error, then the proxy
+    // still passes what the server answers.
+    p.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {}}}));
+    let (r, _) = p.call(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {}}}));
+    assert_eq!(r["error"]["code"], -32001, "{r}");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("--upstream-timeout"));
+    let (r, _) = p.call(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    assert_eq!(r["result"], json!({}));
+    let (status, err) = p.finish();
+    assert_eq!(status, Some(0), "{err}");
+    // Recorded as sent: the errors, and the cancellations the server got.
+    let lines = recorded(&rec);
+    let by_proxy: Vec<&Value> = lines.iter().filter(|l| l["by"] == "callint").collect();
+    let errors = by_proxy
+        .iter()
+        .filter(|l| l["message"]["error"]["code"] == -32001)
+        .count();
+    let cancels = by_proxy
+        .iter()
+        .filter(|l| l["message"]["method"] == "notifications/cancelled" && l["dir"] == "send")
+        .count();
+    assert_eq!((errors, cancels), (2, 2), "{lines:?}");
 }
 
 #[test]
@@ -912,6 +1009,167 @@ fn a_stdio_front_reaches_a_remote_server() {
         }
     }
     assert_eq!(wait(&mut p.child), Some(3));
+}
+
+/// A request of the stateless protocol (2026-07-28): its version and the
+/// client's capabilities in `_meta`.
+fn modern(id: u32, method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn stdio_front(dir: &Path, up_port: u16, rec: &Path) -> Proxy {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "proxy",
+        "--no-config",
+        "--upstream",
+        &format!("http://127.0.0.1:{up_port}/mcp"),
+        "--stdio",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    Proxy::spawn(dir, cmd)
+}
+
+#[test]
+fn a_stdio_front_speaks_the_stateless_protocol_with_its_headers() {
+    let dir = scratch();
+    let (mut up, up_port) = fake_http(&[]);
+    let rec = dir.join("rec.jsonl");
+    let mut p = stdio_front(&dir, up_port, &rec);
+    let (r, _) = p.call(&modern(
+        1,
+        "tools/call",
+        json!({"name": "headers", "arguments": {}}),
+    ));
+    let seen = &r["result"]["structuredContent"];
+    assert_eq!(seen["mcp-protocol-version"], "2026-07-28", "{r}");
+    assert_eq!(seen["mcp-method"], "tools/call");
+    assert_eq!(seen["mcp-name"], "headers");
+    assert_eq!(seen["mcp-session-id"], Value::Null);
+    let (r, _) = p.call(&modern(
+        2,
+        "tools/call",
+        json!({"name": "join",
+        "arguments": {"call_id": "c-1", "label": "Kit"}}),
+    ));
+    assert_eq!(r["result"]["structuredContent"]["status"], "joined");
+    // The proxy's denial has the shape of the request's era.
+    let words = vec!["word"; 45].join(" ");
+    let (r, _) = p.call(&modern(
+        3,
+        "tools/call",
+        json!({"name": "say", "arguments": {"text": words}}),
+    ));
+    assert_eq!(denied_rules(&r), Some(vec!["long-say".to_string()]));
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    // A request of the 2025 protocols gets none.
+    let (r, _) = p.call(&long_say(4));
+    assert_eq!(denied_rules(&r), Some(vec!["long-say".to_string()]));
+    assert!(r["result"].get("resultType").is_none(), "{r}");
+    let (status, err) = p.finish();
+    assert_eq!(status, Some(0), "{err}");
+    let _ = up.kill();
+    let _ = up.wait();
+    // What the client got is what was recorded, byte for byte.
+    let text = std::fs::read_to_string(&rec).unwrap();
+    assert!(text.contains(&format!(
+        "\"by\":\"callint\",\"message\":{}",
+        serde_json::to_string(&r).unwrap()
+    )));
+}
+
+#[test]
+fn a_refused_probe_leaves_no_session_behind() {
+    // A server of the 2025 protocols refuses the stateless `server/discover`
+    // with 400, naming a session it does not keep; the client falls back
+    // to initialize, which must not carry that id.
+    let dir = scratch();
+    let (mut up, up_port) = fake_http(&["--sessions"]);
+    let rec = dir.join("rec.jsonl");
+    let mut p = stdio_front(&dir, up_port, &rec);
+    let (r, _) = p.call(&modern(1, "server/discover", json!({})));
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("400"),
+        "{r}"
+    );
+    init(&mut p);
+    let (r, _) = p.call(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "headers", "arguments": {}}}));
+    let seen = &r["result"]["structuredContent"];
+    assert_eq!(seen["mcp-session-id"], "fake-session-1", "{r}");
+    assert_eq!(seen["mcp-protocol-version"], "2025-06-18", "{r}");
+    assert_eq!(seen["mcp-method"], Value::Null, "{r}");
+    let (status, err) = p.finish();
+    assert_eq!(status, Some(0), "{err}");
+    let _ = up.kill();
+    let _ = up.wait();
+}
+
+#[test]
+fn stateless_calls_through_one_http_proxy_are_told_apart_by_call_and_agent() {
+    let dir = scratch();
+    let (mut up, up_port) = fake_http(&[]);
+    let recs = dir.join("recs");
+    let (mut p, port) = http_proxy(
+        &dir,
+        up_port,
+        &["--record", &format!("{}/", recs.display())],
+    );
+    // Two agents in two calls, their requests interleaved, no sessions:
+    // each call says which it is (`call_id`, `label`).
+    let who = [("c-1", "Kit"), ("c-2", "Bo")];
+    let mut id = 0;
+    for round in 0..3 {
+        for (call, label) in who {
+            id += 1;
+            let (name, args) = if round == 0 {
+                ("join", json!({"call_id": call, "label": label}))
+            } else {
+                (
+                    "say",
+                    json!({"call_id": call, "label": label, "text": format!("Hi, {label} here.")}),
+                )
+            };
+            let r = post(
+                port,
+                None,
+                &modern(id, "tools/call", json!({"name": name, "arguments": args})),
+            );
+            assert_eq!(r.status, 200);
+        }
+    }
+    let _ = p.child.kill();
+    let _ = p.child.wait();
+    let _ = up.kill();
+    let _ = up.wait();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&recs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let mut seen = BTreeSet::new();
+    for f in &files {
+        let calls: BTreeSet<String> = recorded(f)
+            .iter()
+            .filter_map(|l| {
+                l["message"]["params"]["arguments"]["call_id"]
+                    .as_str()
+                    .map(String::from)
+            })
+            .collect();
+        assert_eq!(calls.len(), 1, "{f:?}: {calls:?}");
+        // 3 requests and 3 answers, in one file per call.
+        assert_eq!(recorded(f).len(), 6, "{f:?}");
+        seen.extend(calls);
+    }
+    assert_eq!(seen.len(), 2);
 }
 
 #[test]

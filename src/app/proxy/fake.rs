@@ -15,11 +15,14 @@
 //! id, their times in `result._meta["callint/ts"]`. Tools for the tests:
 //! `echo` (its arguments back), `flood` (`n` notifications, then the
 //! result), `seen` (the `seq` of every `notifications/test` received, in
-//! order), `headers` (a checksum of the request's `authorization` header, HTTP
-//! only).
+//! order), `headers` (a checksum of the request's `authorization` header,
+//! and its `mcp-*` headers; HTTP only).
 //! `--die-after N` exits after the Nth message without answering it,
 //! `--garbage-after N` answers the Nth with a line that is not JSON,
-//! `--silent` never answers a `tools/call`.
+//! `--silent` never answers a `tools/call`. `--sessions` keeps sessions as a
+//! server of the 2025 protocols only does: a POST without `Mcp-Session-Id`
+//! other than `initialize` is refused with 400 (and a session id of no
+//! session), one with an id it did not give with 404.
 
 use crate::core::hash::HashMap;
 use std::collections::VecDeque;
@@ -37,6 +40,7 @@ struct Opts {
     die_after: Option<usize>,
     garbage_after: Option<usize>,
     silent: bool,
+    sessions: bool,
 }
 
 #[derive(Default)]
@@ -88,7 +92,7 @@ fn tool_result(v: Value) -> Value {
     json!({"content": [{"type": "text", "text": v.to_string()}], "structuredContent": v})
 }
 
-fn handle(m: &Value, st: &mut State, opts: &Opts, auth: Option<&str>) -> Act {
+fn handle(m: &Value, st: &mut State, opts: &Opts, hdrs: Option<&HashMap<String, String>>) -> Act {
     st.received += 1;
     if opts.die_after == Some(st.received) {
         return Act::Die;
@@ -99,7 +103,7 @@ fn handle(m: &Value, st: &mut State, opts: &Opts, auth: Option<&str>) -> Act {
     if let Value::Array(items) = m {
         let mut out = Vec::new();
         for i in items {
-            if let Act::Send(v) = handle(i, st, opts, auth) {
+            if let Act::Send(v) = handle(i, st, opts, hdrs) {
                 out.extend(v);
             }
         }
@@ -151,10 +155,19 @@ fn handle(m: &Value, st: &mut State, opts: &Opts, auth: Option<&str>) -> Act {
             match name {
                 "echo" => result(&id, tool_result(json!({"echo": args}))),
                 "seen" => result(&id, tool_result(json!({"seen": st.seen}))),
-                "headers" => result(
-                    &id,
-                    tool_result(json!({"authorization": auth.map(checksum)})),
-                ),
+                "headers" => {
+                    let h = |k: &str| hdrs.and_then(|h| h.get(k)).cloned();
+                    result(
+                        &id,
+                        tool_result(json!({
+                            "authorization": h("authorization").as_deref().map(checksum),
+                            "mcp-protocol-version": h("mcp-protocol-version"),
+                            "mcp-method": h("mcp-method"),
+                            "mcp-name": h("mcp-name"),
+                            "mcp-session-id": h("mcp-session-id"),
+                        })),
+                    )
+                }
                 "flood" => {
                     let n = args["n"].as_u64().unwrap_or(0);
                     let mut out: Vec<Value> = (0..n)
@@ -316,14 +329,28 @@ fn http(addr: &str, opts: Arc<Opts>, st: Arc<Mutex<State>>) {
                         respond(&mut s, "400 Bad Request", &[], b"not JSON");
                         return;
                     };
+                    let initialize = m.get("method").and_then(Value::as_str) == Some("initialize");
+                    if opts.sessions && !initialize {
+                        match headers.get("mcp-session-id").map(String::as_str) {
+                            None => {
+                                respond(
+                                    &mut s,
+                                    "400 Bad Request",
+                                    &[("Mcp-Session-Id", "fake-session-0".into())],
+                                    b"Bad Request: No valid session ID provided",
+                                );
+                                return;
+                            }
+                            Some("fake-session-1") => {}
+                            Some(_) => {
+                                respond(&mut s, "404 Not Found", &[], b"Session not found");
+                                return;
+                            }
+                        }
+                    }
                     let act = {
                         let mut st = st.lock().unwrap_or_else(|e| e.into_inner());
-                        handle(
-                            &m,
-                            &mut st,
-                            &opts,
-                            headers.get("authorization").map(String::as_str),
-                        )
+                        handle(&m, &mut st, &opts, Some(&headers))
                     };
                     let msgs = match act {
                         Act::Die => std::process::exit(1),
@@ -376,6 +403,7 @@ pub fn main(args: Vec<String>) -> u8 {
             "--die-after" => opts.die_after = args.next().and_then(|n| n.parse().ok()),
             "--garbage-after" => opts.garbage_after = args.next().and_then(|n| n.parse().ok()),
             "--silent" => opts.silent = true,
+            "--sessions" => opts.sessions = true,
             other => {
                 eprintln!("fake-mcp: unknown argument {other}");
                 return 2;

@@ -138,8 +138,15 @@ fn answers_body(answers: Vec<Value>, batch: bool) -> Vec<u8> {
     }
 }
 
-fn has_initialize(body: &[u8]) -> bool {
-    memchr::memmem::find(body, b"\"initialize\"").is_some()
+/// Whether `msg` is (or a batch holds) an `initialize` request: by its
+/// method, not by the word anywhere (a say may speak of initialize).
+fn has_initialize(msg: Option<&Value>) -> bool {
+    let is = |m: &Value| m.get("method").and_then(Value::as_str) == Some("initialize");
+    match msg {
+        Some(Value::Array(items)) => items.iter().any(is),
+        Some(m) => is(m),
+        None => false,
+    }
 }
 
 /// The sessions of an HTTP proxy, by `Mcp-Session-Id` (`""` for a server
@@ -149,14 +156,77 @@ struct Front {
     client: reqwest::Client,
     sessions: Mutex<HashMap<String, Shared>>,
     count: AtomicUsize,
+    /// The session of the last voicehook call without `Mcp-Session-Id`
+    /// that said which call and agent it is.
+    last: Mutex<Option<String>>,
 }
 
 impl Front {
+    /// The session of a message without `Mcp-Session-Id`, when it is a
+    /// voicehook call: one session per call and agent, told by what the
+    /// call says of itself (`call_id`, `label`: a `join` names both). A
+    /// call that names only one of them belongs to the one session that
+    /// has it, if exactly one does; a call that names neither, to the
+    /// session of the last call that named them. None for anything else
+    /// (the shared session).
+    fn stateless_key(&self, m: &Value) -> Option<String> {
+        if m.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        super::call_function(m)?;
+        let args = m.get("params").and_then(|p| p.get("arguments"));
+        let part = |k: &str| {
+            args.and_then(|a| a.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let (call, label) = (part("call_id"), part("label"));
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if call.is_none() && label.is_none() {
+            return last.clone();
+        }
+        let key = self.key_of(call, label);
+        *last = Some(key.clone());
+        Some(key)
+    }
+
+    fn key_of(&self, call: Option<String>, label: Option<String>) -> String {
+        let key = |c: &str, l: &str| format!("\u{0}{c}\u{0}{l}");
+        if let (Some(c), Some(l)) = (&call, &label) {
+            return key(c, l);
+        }
+        let all = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut fits = all.keys().filter(|k| {
+            let mut it = k
+                .strip_prefix('\u{0}')
+                .into_iter()
+                .flat_map(|r| r.split('\u{0}'));
+            let (c, l) = (it.next(), it.next());
+            match (&call, &label) {
+                (Some(want), None) => c == Some(want.as_str()),
+                (None, Some(want)) => l == Some(want.as_str()),
+                _ => false,
+            }
+        });
+        match (fits.next(), fits.next()) {
+            (Some(k), None) => k.clone(),
+            _ => key(
+                call.as_deref().unwrap_or(""),
+                label.as_deref().unwrap_or(""),
+            ),
+        }
+    }
+
     fn session_for(&self, key: Option<&str>, initialize: bool) -> Shared {
         let mut all = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let fresh = || {
             let n = self.count.fetch_add(1, Ordering::Relaxed) + 1;
-            Arc::new(Mutex::new(self.up.session(&format!("session-{n}"))))
+            // A stateless session is named by its call and agent.
+            let name = match key.and_then(|k| k.strip_prefix('\u{0}')) {
+                Some(rest) => format!("session-{n}-{}", rest.replace('\u{0}', "-")),
+                None => format!("session-{n}"),
+            };
+            Arc::new(Mutex::new(self.up.session(&name)))
         };
         match key {
             Some(k) => all.entry(k.to_string()).or_insert_with(fresh).clone(),
@@ -207,6 +277,7 @@ pub fn serve(listen: SocketAddr, up: Upstream) -> u8 {
         client,
         sessions: Mutex::new(HashMap::default()),
         count: AtomicUsize::new(0),
+        last: Mutex::new(None),
     });
     rt.block_on(async move {
         let listener = match tokio::net::TcpListener::bind(listen).await {
@@ -288,7 +359,7 @@ async fn handle(front: &Arc<Front>, req: Request<Incoming>) -> Response<Out> {
     }
     let session = (parts.method == Method::GET && is_mcp && is_sse(resp.headers()))
         .then(|| front.session_for(key.as_deref(), false));
-    relay(resp, session, Vec::new(), Vec::new(), false).await
+    relay(resp, session, Vec::new(), Vec::new(), false, None).await
 }
 
 fn unreachable_upstream(e: &reqwest::Error) -> Response<Out> {
@@ -307,8 +378,18 @@ async fn post(
     url: reqwest::Url,
     body: Bytes,
 ) -> Response<Out> {
-    let initialize = key.is_none() && has_initialize(&body);
-    let session = front.session_for(key.as_deref(), initialize);
+    let msg = serde_json::from_slice::<Value>(&body).ok();
+    let initialize = key.is_none() && has_initialize(msg.as_ref());
+    // Without a session (the stateless protocol, or a server that gives
+    // none), a voicehook call is told apart by what it says of itself.
+    let own = match (&key, initialize, &msg) {
+        (None, false, Some(m)) => front.stateless_key(m),
+        _ => None,
+    };
+    let session = match own {
+        Some(k) => front.session_for(Some(&k), false),
+        None => front.session_for(key.as_deref(), initialize),
+    };
     let act = lock(&session).from_client(&body);
     let Some(forward) = act.forward else {
         if act.answers.is_empty() {
@@ -322,7 +403,30 @@ async fn post(
     };
     let mut h = HeaderMap::new();
     pass_headers(headers, &mut h);
-    let sent = front.client.post(url).headers(h).body(forward).send().await;
+    let limit = front.up.policy.upstream_timeout;
+    let deadline = tokio::time::Instant::now() + limit;
+    let sent = front.client.post(url).headers(h).body(forward).send();
+    let sent = match tokio::time::timeout_at(deadline, sent).await {
+        Ok(sent) => sent,
+        Err(_) => {
+            let why = late(limit);
+            warn(&why);
+            let mut answers = act.answers;
+            answers.extend(lock(&session).answer_late(&act.requests, &why));
+            if answers.is_empty() {
+                return whole(
+                    StatusCode::GATEWAY_TIMEOUT,
+                    "text/plain",
+                    format!("callint proxy: {why}\n"),
+                );
+            }
+            return whole(
+                StatusCode::OK,
+                "application/json",
+                answers_body(answers, act.batch),
+            );
+        }
+    };
     let resp = match sent {
         Ok(r) => r,
         Err(e) => {
@@ -340,7 +444,7 @@ async fn post(
             );
         }
     };
-    if initialize {
+    if initialize && resp.status().is_success() {
         let k = resp
             .headers()
             .get(SESSION)
@@ -353,7 +457,23 @@ async fn post(
             .unwrap_or_else(|e| e.into_inner())
             .insert(k, session.clone());
     }
-    relay(resp, Some(session), act.answers, act.requests, act.batch).await
+    relay(
+        resp,
+        Some(session),
+        act.answers,
+        act.requests,
+        act.batch,
+        Some(deadline),
+    )
+    .await
+}
+
+/// Why the proxy answered a request itself after `limit`.
+fn late(limit: std::time::Duration) -> String {
+    format!(
+        "the MCP server did not answer within {:.1} s (--upstream-timeout)",
+        limit.as_secs_f64()
+    )
 }
 
 /// Pass the upstream's response on. Messages in it (a JSON body or the
@@ -365,11 +485,14 @@ async fn relay(
     answers: Vec<Value>,
     requests: Vec<String>,
     batch: bool,
+    deadline: Option<tokio::time::Instant>,
 ) -> Response<Out> {
     let status = resp.status();
+    let limit = deadline.map(|d| d.saturating_duration_since(tokio::time::Instant::now()));
     let mut headers = HeaderMap::new();
     pass_headers(resp.headers(), &mut headers);
     let sse = is_sse(resp.headers());
+    let late_ones = requests.clone();
     let fail = move |s: &Shared, why: &str| lock(s).fail_these(Some(&requests), why);
     let (Some(session), true) = (session, status.is_success()) else {
         // Not a message: passed on as it is.
@@ -380,7 +503,20 @@ async fn relay(
         return r;
     };
     if !sse {
-        let body = match resp.bytes().await {
+        let body = match deadline {
+            Some(d) => match tokio::time::timeout_at(d, resp.bytes()).await {
+                Ok(b) => b,
+                Err(_) => {
+                    let why = late(limit.unwrap_or_default());
+                    warn(&why);
+                    let mut a = answers;
+                    a.extend(lock(&session).answer_late(&late_ones, &why));
+                    return whole(StatusCode::OK, "application/json", answers_body(a, batch));
+                }
+            },
+            None => resp.bytes().await,
+        };
+        let body = match body {
             Ok(b) => b,
             Err(e) => {
                 let mut a = answers;
@@ -436,7 +572,38 @@ async fn relay(
         let mut events = sse::Events::default();
         let mut broke: Option<String> = None;
         loop {
-            match resp.chunk().await {
+            // Past the deadline with a request of this POST unanswered, the
+            // proxy answers it and ends the stream.
+            let waiting = lock(&session).waits_for(&late_ones);
+            let next = match deadline {
+                Some(d) if waiting => {
+                    let chunk = tokio::select! {
+                        c = tokio::time::timeout_at(d, resp.chunk()) => c,
+                        () = tx.closed() => {
+                            // The client closed the stream: in the stateless
+                            // protocol, its cancellation of the request. The
+                            // server's stream is closed too; nothing is
+                            // answered.
+                            lock(&session).forget(&late_ones);
+                            return;
+                        }
+                    };
+                    match chunk {
+                        Ok(n) => n,
+                        Err(_) => {
+                            let why = late(limit.unwrap_or_default());
+                            warn(&why);
+                            let failed = lock(&session).answer_late(&late_ones, &why);
+                            for e in failed {
+                                let _ = tx.send(Bytes::from(sse::event(e.to_string().as_bytes())));
+                            }
+                            break;
+                        }
+                    }
+                }
+                _ => resp.chunk().await,
+            };
+            match next {
                 Ok(Some(c)) => {
                     for data in events.push(&c) {
                         if let Err(g) = lock(&session).from_server(&data) {
@@ -537,6 +704,7 @@ pub fn stdio_front(up: Upstream, headers: Vec<(String, String)>) -> u8 {
             extra,
             session_id: Mutex::new(None),
             protocol: Mutex::new(None),
+            timeout: up.policy.upstream_timeout,
             out: out_tx.clone(),
             session: session.clone(),
             fatal: Mutex::new(None),
@@ -556,10 +724,10 @@ pub fn stdio_front(up: Upstream, headers: Vec<(String, String)>) -> u8 {
             let Some(bytes) = act.forward else { continue };
             if act.requests.is_empty() {
                 // Notifications and answers go in order, one after another.
-                link.post(bytes, act.requests).await;
+                link.post(bytes, act.requests, act.headers).await;
             } else {
                 let link = link.clone();
-                tasks.spawn(async move { link.post(bytes, act.requests).await });
+                tasks.spawn(async move { link.post(bytes, act.requests, act.headers).await });
             }
             if link.failed() {
                 break UPSTREAM_FAILED;
@@ -609,6 +777,8 @@ struct Link {
     extra: HeaderMap,
     session_id: Mutex<Option<String>>,
     protocol: Mutex<Option<String>>,
+    /// `--upstream-timeout`.
+    timeout: std::time::Duration,
     out: std::sync::mpsc::Sender<Vec<u8>>,
     session: Shared,
     fatal: Mutex<Option<String>>,
@@ -632,7 +802,7 @@ impl Link {
         self.fatal_note.notify_one();
     }
 
-    fn request(&self, method: Method) -> reqwest::RequestBuilder {
+    fn request(&self, method: Method, own: &[(&'static str, String)]) -> reqwest::RequestBuilder {
         let mut rq = self
             .client
             .request(method, self.url.clone())
@@ -646,13 +816,19 @@ impl Link {
         {
             rq = rq.header(SESSION, id);
         }
-        if let Some(p) = self
-            .protocol
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-        {
-            rq = rq.header("mcp-protocol-version", p);
+        if own.is_empty() {
+            // The 2025 protocols: the version initialize settled.
+            if let Some(p) = self
+                .protocol
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+            {
+                rq = rq.header("mcp-protocol-version", p);
+            }
+        }
+        for (k, v) in own {
+            rq = rq.header(*k, v.as_str());
         }
         rq
     }
@@ -681,9 +857,38 @@ impl Link {
         true
     }
 
-    async fn post(self: &Arc<Self>, bytes: Vec<u8>, requests: Vec<String>) {
+    /// Post one message (or batch) from the client, and hand on what the
+    /// server answers; the requests in it that the server does not answer
+    /// in time (`--upstream-timeout`) get an error.
+    async fn post(
+        self: &Arc<Self>,
+        bytes: Vec<u8>,
+        requests: Vec<String>,
+        headers: Vec<(&'static str, String)>,
+    ) {
+        let limit = self.timeout;
+        let done = tokio::time::timeout(limit, self.exchange(bytes, &requests, &headers)).await;
+        if done.is_err() {
+            let why = format!(
+                "the MCP server did not answer within {:.1} s (--upstream-timeout)",
+                limit.as_secs_f64()
+            );
+            warn(&why);
+            let failed = lock(&self.session).answer_late(&requests, &why);
+            for e in failed {
+                let _ = self.out.send(e.to_string().into_bytes());
+            }
+        }
+    }
+
+    async fn exchange(
+        self: &Arc<Self>,
+        bytes: Vec<u8>,
+        requests: &[String],
+        headers: &[(&'static str, String)],
+    ) {
         let sent = self
-            .request(Method::POST)
+            .request(Method::POST, headers)
             .header(CONTENT_TYPE, "application/json")
             .body(bytes)
             .send()
@@ -692,21 +897,27 @@ impl Link {
             Ok(r) => r,
             Err(e) => return self.fail(format!("cannot reach the MCP server: {e}")),
         };
-        let first_id = resp
+        let status = resp.status();
+        let given = resp
             .headers()
             .get(SESSION)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        if let Some(id) = first_id {
+        {
             let mut s = self.session_id.lock().unwrap_or_else(|e| e.into_inner());
-            if s.is_none() {
+            if status.is_client_error() {
+                // A refused message starts no session (a server of the 2025
+                // protocols refusing the stateless `server/discover` may
+                // still name one), and a session the server no longer
+                // knows is over: the client's `initialize` starts afresh.
+                *s = None;
+            } else if let (Some(id), true, None) = (given, status.is_success(), s.as_ref()) {
                 *s = Some(id);
                 drop(s);
                 let me = self.clone();
                 tokio::spawn(async move { me.listen().await });
             }
         }
-        let status = resp.status();
         if !status.is_success() {
             let text = resp.text().await.unwrap_or_default();
             let why = format!(
@@ -714,7 +925,7 @@ impl Link {
                 crate::core::escape::one_line(&text.chars().take(200).collect::<String>())
             );
             warn(&why);
-            for e in lock(&self.session).fail_these(Some(&requests), &why) {
+            for e in lock(&self.session).fail_these(Some(requests), &why) {
                 let _ = self.out.send(e.to_string().into_bytes());
             }
             return;
@@ -730,9 +941,8 @@ impl Link {
                 Err(e) => return self.fail(format!("the MCP server's answer broke off: {e}")),
             }
         }
-        let left: Vec<String> = requests;
         let why = "the MCP server ended its answer without answering";
-        for e in lock(&self.session).fail_these(Some(&left), why) {
+        for e in lock(&self.session).fail_these(Some(requests), why) {
             let _ = self.out.send(e.to_string().into_bytes());
         }
     }
@@ -759,7 +969,7 @@ impl Link {
 
     /// The server's own stream (`GET`), when it offers one.
     async fn listen(self: Arc<Self>) {
-        let Ok(resp) = self.request(Method::GET).send().await else {
+        let Ok(resp) = self.request(Method::GET, &[]).send().await else {
             return;
         };
         if resp.status().is_success() && is_sse(resp.headers()) {

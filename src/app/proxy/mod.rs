@@ -22,6 +22,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -49,6 +50,19 @@ pub const UPSTREAM_FAILED: u8 = 3;
 /// will not answer (it failed).
 pub const UPSTREAM_ERROR: i64 = -32603;
 
+/// The JSON-RPC error code of the proxy's answer to a request the server
+/// did not answer within `--upstream-timeout` (the code the MCP SDKs give
+/// a request that timed out).
+pub const TIMED_OUT: i64 = -32001;
+
+/// How long the server has to answer a request, unless `--upstream-timeout`
+/// says otherwise (the default request timeout of the MCP SDKs).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The key of `_meta` in which a request of the stateless protocol
+/// (2026-07-28 and later) declares its protocol version.
+pub const META_PROTOCOL: &str = "io.modelcontextprotocol/protocolVersion";
+
 /// The largest message the proxy reads, from either side.
 pub const MAX_MESSAGE: usize = 64 << 20;
 
@@ -62,6 +76,78 @@ pub struct Policy {
     /// Take each message's time from its `_meta` (`callint/ts`) when it
     /// has one: a recorded call replayed through the proxy keeps its times.
     pub clock_from_meta: bool,
+    /// How long the server has to answer a request before the proxy
+    /// answers it with an error ([`TIMED_OUT`]).
+    pub upstream_timeout: Duration,
+}
+
+/// The protocol version a request declares in its `_meta`: set on every
+/// request of the stateless protocol (2026-07-28), absent in the 2025
+/// protocols, whose version is settled once by `initialize`.
+pub fn declared_version(m: &Value) -> Option<&str> {
+    m.get("params")?.get("_meta")?.get(META_PROTOCOL)?.as_str()
+}
+
+/// The headers a streamable-HTTP POST of `m` carries in the stateless
+/// protocol, taken from the message: `MCP-Protocol-Version` (from
+/// `_meta`), `Mcp-Method`, and `Mcp-Name` (the tool's or prompt's name, the
+/// resource's URI) for the methods that name something. None for a message
+/// of the 2025 protocols (no version in its `_meta`).
+pub fn request_headers(m: &Value) -> Vec<(&'static str, String)> {
+    let Some(version) = declared_version(m) else {
+        return Vec::new();
+    };
+    let mut out = vec![("mcp-protocol-version", version.to_string())];
+    if let Some(method) = m.get("method").and_then(Value::as_str) {
+        out.push(("mcp-method", header_value(method)));
+        let params = m.get("params");
+        let name = match method {
+            "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+            "resources/read" => params.and_then(|p| p.get("uri")),
+            _ => None,
+        };
+        if let Some(n) = name.and_then(Value::as_str) {
+            out.push(("mcp-name", header_value(n)));
+        }
+    }
+    out
+}
+
+/// A value as a header carries it: as it is when it is plain visible
+/// ASCII without surrounding spaces, else in the `=?base64?...?=` form of
+/// the streamable-HTTP transport (as is a plain value that looks like one).
+pub fn header_value(s: &str) -> String {
+    let visible = s.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = s.starts_with(' ') || s.ends_with(' ');
+    let sentinel = s.starts_with("=?base64?") && s.ends_with("?=");
+    let plain = !s.is_empty() && visible && !padded && !sentinel;
+    if plain {
+        s.to_string()
+    } else {
+        format!("=?base64?{}?=", base64(s.as_bytes()))
+    }
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(char::from(ABC[((n >> (18 - 6 * k)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// The key of `_meta` a replayed message carries its time in.
@@ -172,7 +258,7 @@ impl Judge {
 }
 
 /// The voicehook function a `tools/call` request calls, if it is one.
-fn call_function(m: &Value) -> Option<&str> {
+pub(crate) fn call_function(m: &Value) -> Option<&str> {
     let name = m.get("params")?.get("name")?.as_str()?;
     let f = function_name(name);
     FUNCTIONS.contains(&f).then_some(f)
@@ -362,6 +448,9 @@ pub struct FromClient {
     pub requests: Vec<String>,
     /// The message was a batch: the answers belong in one.
     pub batch: bool,
+    /// The headers a streamable-HTTP POST of the message carries in the
+    /// stateless protocol ([`request_headers`]); empty for the 2025 ones.
+    pub headers: Vec<(&'static str, String)>,
 }
 
 /// A message from the server that is not JSON.
@@ -375,8 +464,11 @@ pub struct Session {
     record: Option<Recorder>,
     policy: Policy,
     /// Requests passed on to the server and not answered yet, by id (JSON
-    /// text), in the order they were sent.
-    in_flight: Vec<(String, Value)>,
+    /// text), in the order they were sent, with when.
+    in_flight: Vec<(String, Value, Instant)>,
+    /// Requests the proxy answered itself after the server did not in
+    /// time: a late answer of the server's is not passed on.
+    given_up: HashSet<String>,
     tally: Arc<Mutex<Tally>>,
     /// The time of the last message, for a replay's messages without one.
     last_ts: Option<Ms>,
@@ -394,6 +486,7 @@ impl Session {
             record,
             policy,
             in_flight: Vec::new(),
+            given_up: HashSet::default(),
             tally,
             last_ts: None,
         }
@@ -454,12 +547,17 @@ impl Session {
             }
             m => vec![m.clone()],
         };
+        if !out.batch {
+            out.headers = request_headers(&msg);
+        }
         let mut kept = Vec::with_capacity(items.len());
         for m in items {
             match self.verdict(&m, ts) {
                 Some(denial) => {
-                    // The request and the proxy's answer, as the client saw them.
-                    self.pass(ts, Dir::Send, b"", &m, false);
+                    // The request as it came and the proxy's answer as it
+                    // goes (the transports write it as `to_string` does).
+                    let raw: &[u8] = if out.batch { b"" } else { raw };
+                    self.pass(ts, Dir::Send, raw, &m, false);
                     self.pass(ts, Dir::Recv, b"", &denial, true);
                     out.answers.push(denial);
                 }
@@ -469,7 +567,9 @@ impl Session {
         for m in &kept {
             if let (Some(id), Some(_)) = (m.get("id").filter(|v| !v.is_null()), m.get("method")) {
                 out.requests.push(id.to_string());
-                self.in_flight.push((id.to_string(), id.clone()));
+                self.given_up.remove(&id.to_string());
+                self.in_flight
+                    .push((id.to_string(), id.clone(), Instant::now()));
             }
         }
         if out.answers.is_empty() {
@@ -520,18 +620,26 @@ impl Session {
             one_line(&id.to_string()),
             rules.join(", ")
         ));
-        Some(json!({"jsonrpc": "2.0", "id": id, "result": {
+        let mut result = json!({
             "content": [{"type": "text", "text": denial_text(&function, &denied)}],
             "isError": true,
-        }}))
+        });
+        if declared_version(m).is_some() {
+            // Every result of the stateless protocol says what it is.
+            result["resultType"] = json!("complete");
+        }
+        Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
     }
 
     /// A message (or batch) from the server; an error when it is not JSON.
-    pub fn from_server(&mut self, raw: &[u8]) -> Result<(), Garbage> {
+    /// False when it is not to be passed on: the answer to a request the
+    /// proxy already answered, when the server took too long.
+    pub fn from_server(&mut self, raw: &[u8]) -> Result<bool, Garbage> {
         if trim(raw).is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let msg: Value = serde_json::from_slice(raw).map_err(|e| {
+            let raw = trim(raw);
             let start = &raw[..raw.len().min(60)];
             Garbage(format!(
                 "the server sent a message that is not JSON ({e}): {}",
@@ -548,9 +656,70 @@ impl Session {
             Value::Array(items) => items.iter().filter_map(answered).collect(),
             m => answered(m).into_iter().collect(),
         };
-        self.in_flight.retain(|(id, _)| !ids.contains(id));
+        if let [id] = ids.as_slice() {
+            if self.given_up.remove(id) {
+                warn(&format!(
+                    "the MCP server answered request {} after callint proxy had answered it (--upstream-timeout); dropped",
+                    one_line(id)
+                ));
+                return Ok(false);
+            }
+        }
+        self.in_flight.retain(|(id, _, _)| !ids.contains(id));
         self.pass(ts, Dir::Recv, raw, &msg, false);
-        Ok(())
+        Ok(true)
+    }
+
+    /// The requests in flight longer than `--upstream-timeout`, answered by
+    /// the proxy (a [`TIMED_OUT`] error each, recorded), with the
+    /// `notifications/cancelled` to send the server for each; the
+    /// server's late answers to them are dropped.
+    pub fn expired(&mut self) -> (Vec<Value>, Vec<Value>) {
+        let limit = self.policy.upstream_timeout;
+        let ids: Vec<String> = self
+            .in_flight
+            .iter()
+            .filter(|(_, _, at)| at.elapsed() >= limit)
+            .map(|(k, _, _)| k.clone())
+            .collect();
+        if ids.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let why = format!(
+            "the MCP server did not answer within {} (--upstream-timeout)",
+            seconds(limit)
+        );
+        warn(&format!(
+            "{why}: {} request(s) answered with an error",
+            ids.len()
+        ));
+        let answers = self.answer_these(Some(&ids), TIMED_OUT, &why);
+        let mut cancels = Vec::new();
+        for a in &answers {
+            let c = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": a["id"], "reason": why}});
+            self.given_up.insert(a["id"].to_string());
+            let ts = self.proxy_time();
+            self.pass(ts, Dir::Send, b"", &c, true);
+            cancels.push(c);
+        }
+        (answers, cancels)
+    }
+
+    /// When the oldest request in flight runs out of time, if one is.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.in_flight
+            .iter()
+            .map(|(_, _, at)| *at + self.policy.upstream_timeout)
+            .min()
+    }
+
+    fn proxy_time(&self) -> Option<Ms> {
+        if self.policy.clock_from_meta {
+            self.last_ts
+        } else {
+            Some(now_ms())
+        }
     }
 
     /// The proxy's answers to the requests in flight, when the server will
@@ -561,23 +730,43 @@ impl Session {
 
     /// As [`Session::fail_in_flight`], for those of `ids` still in flight.
     pub fn fail_these(&mut self, ids: Option<&[String]>, why: &str) -> Vec<Value> {
+        self.answer_these(ids, UPSTREAM_ERROR, why)
+    }
+
+    /// Answer those of `ids` (all when None) still in flight with a
+    /// JSON-RPC error, recorded as sent.
+    fn answer_these(&mut self, ids: Option<&[String]>, code: i64, why: &str) -> Vec<Value> {
         let (gone, left): (Vec<_>, Vec<_>) = std::mem::take(&mut self.in_flight)
             .into_iter()
-            .partition(|(k, _)| ids.is_none_or(|ids| ids.contains(k)));
+            .partition(|(k, _, _)| ids.is_none_or(|ids| ids.contains(k)));
         self.in_flight = left;
         let mut out = Vec::new();
-        for (_, id) in gone {
+        for (_, id, _) in gone {
             let e = json!({"jsonrpc": "2.0", "id": id,
-                "error": {"code": UPSTREAM_ERROR, "message": why}});
-            let ts = if self.policy.clock_from_meta {
-                self.last_ts
-            } else {
-                Some(now_ms())
-            };
+                "error": {"code": code, "message": why}});
+            let ts = self.proxy_time();
             self.pass(ts, Dir::Recv, b"", &e, true);
             out.push(e);
         }
         out
+    }
+
+    /// Those of `ids` still in flight, answered by the proxy when the
+    /// server took longer than `--upstream-timeout` (a [`TIMED_OUT`]
+    /// error each, recorded).
+    pub fn answer_late(&mut self, ids: &[String], why: &str) -> Vec<Value> {
+        self.answer_these(Some(ids), TIMED_OUT, why)
+    }
+
+    /// Take those of `ids` out of the requests in flight, unanswered: the
+    /// client gave up on them.
+    pub fn forget(&mut self, ids: &[String]) {
+        self.in_flight.retain(|(k, _, _)| !ids.contains(k));
+    }
+
+    /// Whether any of `ids` waits for the server's answer.
+    pub fn waits_for(&self, ids: &[String]) -> bool {
+        self.in_flight.iter().any(|(k, _, _)| ids.contains(k))
     }
 
     /// How many requests wait for the server's answer.
@@ -588,6 +777,16 @@ impl Session {
     /// Flush and close the recording.
     pub fn close(&mut self) {
         self.record = None;
+    }
+}
+
+/// `90 s`, `1.5 s`.
+fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
     }
 }
 
@@ -644,6 +843,7 @@ mod tests {
             deny: Severity::Warning,
             dry_run: false,
             clock_from_meta: false,
+            upstream_timeout: DEFAULT_TIMEOUT,
         }
     }
 
@@ -675,6 +875,60 @@ mod tests {
         assert!(s.from_server(b"<html>").is_err());
         let t = tally.lock().unwrap();
         assert_eq!((t.judged, t.denied), (2, 1));
+    }
+
+    #[test]
+    fn headers_of_the_stateless_protocol_come_from_the_message() {
+        let m = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "say", "arguments": {},
+            "_meta": {META_PROTOCOL: "2026-07-28"}}});
+        assert_eq!(
+            request_headers(&m),
+            vec![
+                ("mcp-protocol-version", "2026-07-28".to_string()),
+                ("mcp-method", "tools/call".to_string()),
+                ("mcp-name", "say".to_string()),
+            ]
+        );
+        let r = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {
+            "uri": "file:///a b/ü", "_meta": {META_PROTOCOL: "2026-07-28"}}});
+        assert_eq!(
+            request_headers(&r)[2],
+            ("mcp-name", "=?base64?ZmlsZTovLy9hIGIvw7w=?=".to_string())
+        );
+        // The 2025 protocols: nothing from the message.
+        let old = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+        assert!(request_headers(&old).is_empty());
+        assert_eq!(header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(
+            header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert_eq!(
+            header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+    }
+
+    #[test]
+    fn a_late_answer_after_the_proxys_error_is_dropped() {
+        let tally = Arc::new(Mutex::new(Tally::default()));
+        let policy = Policy {
+            upstream_timeout: Duration::ZERO,
+            ..policy()
+        };
+        let mut s = Session::new(linter(), policy, None, tally);
+        s.from_client(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
+        let (answers, cancels) = s.expired();
+        assert_eq!(answers[0]["error"]["code"], TIMED_OUT);
+        assert_eq!(cancels[0]["params"]["requestId"], 7);
+        assert_eq!(s.in_flight(), 0);
+        let late = br#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#;
+        assert!(!s.from_server(late).unwrap());
+        // The id used again is a new request, answered as usual.
+        s.from_client(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
+        assert!(s.from_server(late).unwrap());
     }
 
     #[test]

@@ -120,8 +120,32 @@ pub fn run_child(cmd: &[std::ffi::OsString], mut session: Session) -> u8 {
     std::thread::spawn(move || pump(io::stdin(), true, tx));
     let stdout = io::stdout();
     let mut out = stdout.lock();
+    // Lines of the server's that are not JSON (a banner, a log line) go to
+    // standard error; said once.
+    let mut noise = false;
     let status = loop {
-        let Ok(ev) = rx.recv() else { break 0 };
+        let ev = match session.next_deadline() {
+            None => match rx.recv() {
+                Ok(ev) => ev,
+                Err(_) => break 0,
+            },
+            Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(ev) => ev,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let (answers, cancels) = session.expired();
+                    for c in cancels {
+                        if let Some(w) = to_server.as_mut() {
+                            let _ = write_line(w, c.to_string().as_bytes());
+                        }
+                    }
+                    if answer(&mut out, answers, false).is_err() {
+                        break 0;
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break 0,
+            },
+        };
         match ev {
             Event::Client(line) => {
                 let act = session.from_client(&line);
@@ -144,16 +168,22 @@ pub fn run_child(cmd: &[std::ffi::OsString], mut session: Session) -> u8 {
                 }
             }
             Event::Server(line) => match session.from_server(&line) {
-                Ok(()) => {
+                Ok(true) => {
                     if write_line(&mut out, &line).is_err() {
                         break 0;
                     }
                 }
+                Ok(false) => {}
                 Err(g) => {
-                    warn(&g.0);
-                    let why = "the MCP server answered with something that is not JSON; callint proxy stopped it";
-                    let _ = answer(&mut out, session.fail_in_flight(why), false);
-                    break UPSTREAM_FAILED;
+                    if !noise {
+                        noise = true;
+                        warn(&format!(
+                            "{}; passed on to standard error (as is every such line), the session goes on",
+                            g.0
+                        ));
+                    }
+                    let mut err = io::stderr().lock();
+                    let _ = write_line(&mut err, &line);
                 }
             },
             Event::TooLong(client) => {
