@@ -307,6 +307,60 @@ pub fn write_folder(
     Ok(notes)
 }
 
+/// `audit --format json`, as a library call: the document of an audit of
+/// `paths` with `pick` calls to open first (and a `baseline`), the
+/// warnings, and the inputs that could not be read. The error stops the
+/// run before anything is linted (a configuration, a rule name, a
+/// baseline).
+pub fn audit_document(
+    settings: Settings,
+    paths: &[PathBuf],
+    pick: usize,
+    baseline: Option<&Path>,
+) -> Result<(String, Vec<String>, Vec<String>), String> {
+    let mut batch = crate::app::batch::Batch::new(settings);
+    if paths.is_empty() {
+        batch.add(Path::new("."))?;
+    }
+    for p in paths {
+        if p.as_os_str() == "-" {
+            return Err("audit reads files and folders, not standard input".into());
+        }
+        batch.add(p)?;
+    }
+    let out = crate::app::audit::run(batch, pick, baseline)?;
+    let mut warnings = Vec::new();
+    let mut errors = out.errors;
+    for p in out.problems {
+        if p.fatal {
+            errors.push(p.message);
+        } else {
+            warnings.push(p.message);
+        }
+    }
+    Ok((out.audit.to_json(), warnings, errors))
+}
+
+/// `audit --from-json DOCS... --html DIR`, as a library call: the audit
+/// of the documents (merged; parts audited apart, each holding whole
+/// calls) written into `dir`, with the post-mortems of the calls to open
+/// first, read again from their logs with `settings`. The notes (calls
+/// whose logs could not be read again), or why nothing was written.
+pub fn audit_folder(
+    documents: &[String],
+    dir: &Path,
+    settings: &Settings,
+    pick: usize,
+    title: &str,
+) -> Result<Vec<String>, String> {
+    let parts = documents
+        .iter()
+        .map(|d| Audit::from_json(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut audit = Audit::merge(parts, pick);
+    write_folder(&mut audit, dir, settings, title)
+}
+
 #[cfg(test)]
 mod tests {
     use super::page_name;

@@ -12,6 +12,7 @@ use crate::rules;
 
 mod adopt;
 mod audit;
+pub use audit::{audit_document, audit_folder};
 mod guard_install;
 mod outputs;
 mod postmortem;
