@@ -24,14 +24,14 @@ fn json(o: &std::process::Output) -> Value {
     })
 }
 
+/// A row of `check --statistics` by rule: findings, rate, rule.
+type RuleRow = (usize, String, String);
+/// A row by agent: findings, rate, says, agent.
+type AgentRow = (usize, String, usize, String);
+
 /// The rows of `check --statistics`' text tables: by rule (findings, rate,
 /// rule) and by agent (findings, rate, says, agent).
-fn statistics_tables(
-    text: &str,
-) -> (
-    Vec<(usize, String, String)>,
-    Vec<(usize, String, usize, String)>,
-) {
+fn statistics_tables(text: &str) -> (Vec<RuleRow>, Vec<AgentRow>) {
     let mut rules = Vec::new();
     let mut agents = Vec::new();
     let mut in_agents = false;
