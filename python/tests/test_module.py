@@ -169,9 +169,24 @@ def test_audit_is_the_commands_and_its_page_is_built_from_parts(binary: str, tmp
     parts = [callint.audit(files) for files in cluster.partitions("corpus")]
     assert len(parts) > 3
     rebuilt = _page_data(callint.audit_html(parts, tmp_path / "parts", title="corpus"))
-    for key in ("cells", "says", "dayCalls", "days", "rules", "agents", "calls", "files"):
+    assert_same_page(rebuilt, data)
+
+
+def _by_cell(data: dict) -> dict:
+    # Findings by rule, agent and severity, whatever their day: a call
+    # whose session files or transcripts lie in another partition than its
+    # native logs has their findings counted on their own day there.
+    out: dict = {}
+    for _, r, a, s, n in data["cells"]:
+        out[(r, a, s)] = out.get((r, a, s), 0) + n
+    return out
+
+
+def assert_same_page(rebuilt: dict, data: dict) -> None:
+    for key in ("says", "dayCalls", "days", "rules", "agents", "calls", "files"):
         assert rebuilt[key] == data[key], key
-    assert [t[:2] + t[3:] for t in rebuilt["top"]] == [t[:2] + t[3:] for t in data["top"]]
+    assert _by_cell(rebuilt) == _by_cell(data)
+    assert [(t[0], t[1], t[4]) for t in rebuilt["top"]] == [(t[0], t[1], t[4]) for t in data["top"]]
 
 
 def test_audit_html_refuses_a_document_that_is_no_audit(tmp_path) -> None:

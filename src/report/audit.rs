@@ -58,6 +58,10 @@ pub struct Audit {
     /// With a baseline: what it accepted and which of its entries matched
     /// nothing in the files read (fixed).
     pub baseline: Option<Since>,
+    /// Every call's key and day, so that a call whose inputs were audited
+    /// in two parts counts once when they are merged.
+    #[serde(default)]
+    pub call_days: BTreeMap<String, String>,
 }
 
 /// Findings per 100 says, by rule and by agent.
@@ -188,6 +192,10 @@ struct Gathered {
     call: Option<String>,
     files: Vec<String>,
     start: Option<Ms>,
+    /// The time of its first dated finding: its time when its records
+    /// give none (an input without a call id, or a call seen in this part
+    /// only through inputs that are not native logs).
+    found: Option<Ms>,
     cells: BTreeMap<(String, Option<String>, &'static str), usize>,
 }
 
@@ -218,14 +226,16 @@ impl Collector {
         }
         let own = first.clone().unwrap_or_else(|| f.path.clone());
         if first.is_none() {
-            let start = f.diagnostics.iter().filter_map(|d| d.ts).min();
-            let g = self.call(&own, None, &f.path);
-            g.start = start;
+            self.call(&own, None, &f.path);
         }
         for d in &f.diagnostics {
             let key = d.call.clone().unwrap_or_else(|| own.clone());
             let named = d.call.clone();
             let g = self.call(&key, named.as_deref(), &f.path);
+            g.found = match (g.found, d.ts) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             *g.cells
                 .entry((d.rule.to_string(), d.agent.clone(), d.severity.name()))
                 .or_default() += 1;
@@ -258,7 +268,12 @@ impl Collector {
             baseline,
             ..Audit::default()
         };
-        let day = |g: &Gathered| g.start.and_then(day_of).unwrap_or_else(|| UNDATED.into());
+        let day = |g: &Gathered| {
+            g.start
+                .or(g.found)
+                .and_then(day_of)
+                .unwrap_or_else(|| UNDATED.into())
+        };
         for (key, says) in &self.says {
             let d = self.calls.get(key).map_or_else(|| UNDATED.into(), day);
             let entry = a.days.entry(d).or_default();
@@ -270,6 +285,7 @@ impl Collector {
         let mut rows = Vec::with_capacity(self.calls.len());
         for (key, g) in self.calls {
             let d = day(&g);
+            a.call_days.insert(key.clone(), d.clone());
             let entry = a.days.entry(d.clone()).or_default();
             entry.calls += 1;
             let cells: Vec<Cell> = g
@@ -291,7 +307,7 @@ impl Collector {
                     call: g.call,
                     files: g.files,
                     day: d,
-                    start: g.start.and_then(crate::input::ts::rfc3339),
+                    start: g.start.or(g.found).and_then(crate::input::ts::rfc3339),
                     findings: cells.iter().map(|c| c.n).sum(),
                     errors: cells
                         .iter()
@@ -322,6 +338,43 @@ fn add_cell(cells: &mut Vec<Cell>, c: &Cell) {
         Some(x) => x.n += c.n,
         None => cells.push(c.clone()),
     }
+}
+
+/// The rows of one call from several parts as one: cells summed, files
+/// joined, the earlier day and start.
+fn join_rows(rows: Vec<CallRow>) -> Vec<CallRow> {
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out: Vec<CallRow> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let Some(&k) = at.get(&r.key) else {
+            at.insert(r.key.clone(), out.len());
+            out.push(r);
+            continue;
+        };
+        let o = &mut out[k];
+        for c in &r.cells {
+            add_cell(&mut o.cells, c);
+        }
+        o.cells.sort();
+        o.findings += r.findings;
+        o.errors += r.errors;
+        for f in r.files {
+            if !o.files.contains(&f) {
+                o.files.push(f);
+            }
+        }
+        if r.day < o.day {
+            o.day = r.day;
+        }
+        o.start = match (o.start.take(), r.start) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if o.call.is_none() {
+            o.call = r.call;
+        }
+    }
+    out
 }
 
 /// The calls to open first, in that order: the `pick` with most errors,
@@ -453,16 +506,38 @@ impl Audit {
                 }
             }
             rows.extend(p.top);
+            for (key, day) in p.call_days {
+                match a.call_days.get_mut(&key) {
+                    // Seen in another part too: one call, on its earlier day.
+                    Some(d) => {
+                        if day < *d {
+                            *d = day;
+                        }
+                        a.calls -= 1;
+                    }
+                    None => {
+                        a.call_days.insert(key, day);
+                    }
+                }
+            }
             if let Some(s) = p.baseline {
                 let all = since.get_or_insert_with(Since::default);
                 all.accepted += s.accepted;
                 all.fixed.extend(s.fixed);
             }
         }
+        if !a.call_days.is_empty() {
+            for d in a.days.values_mut() {
+                d.calls = 0;
+            }
+            for day in a.call_days.values() {
+                a.days.entry(day.clone()).or_default().calls += 1;
+            }
+        }
         for d in a.days.values_mut() {
             d.findings.sort();
         }
-        a.top = pick_calls(rows, pick);
+        a.top = pick_calls(join_rows(rows), pick);
         a.baseline = since;
         a.count();
         a

@@ -49,6 +49,9 @@ pub fn page(a: &Audit, title: &str) -> String {
          <noscript><p class=\"note\">This page draws its tables and charts with its own script; \
          the numbers are also in <code>callint audit --format json</code>.</p></noscript>\n</header>\n\
          <section id=\"since\" hidden><h2>Since the baseline</h2><div id=\"since-body\"></div></section>\n\
+         <section><h2>Over time <small id=\"bucket\"></small></h2>\
+         <div class=\"pair\"><div class=\"chartwrap\"><h3>Calls</h3><svg id=\"trend-calls\" class=\"chart\" role=\"img\" aria-label=\"calls over time\"></svg></div>\
+         <div class=\"chartwrap\"><h3>Findings per 100 says</h3><svg id=\"trend-rates\" class=\"chart\" role=\"img\" aria-label=\"rates over time\"></svg><div id=\"trend-legend\" class=\"legend\"></div></div></div></section>\n\
          <section><h2>Findings by rule</h2><div class=\"pair\"><div class=\"tablewrap\"><table id=\"rules\" class=\"sortable\">\
          <thead><tr><th data-type=\"text\">Rule</th><th data-type=\"text\">Default</th>\
          <th class=\"num\" data-type=\"num\">Findings</th><th class=\"num\" data-type=\"num\">Per 100 says</th></tr></thead>\
@@ -57,9 +60,6 @@ pub fn page(a: &Audit, title: &str) -> String {
          <thead><tr><th data-type=\"text\">Agent</th><th class=\"num\" data-type=\"num\">Says</th>\
          <th class=\"num\" data-type=\"num\">Findings</th><th class=\"num\" data-type=\"num\">Per 100 says</th></tr></thead>\
          <tbody></tbody></table></div><div class=\"chartwrap\"><svg id=\"agent-chart\" class=\"chart\" role=\"img\" aria-label=\"findings per 100 says by agent\"></svg></div></div></section>\n\
-         <section><h2>Over time <small id=\"bucket\"></small></h2>\
-         <div class=\"pair\"><div class=\"chartwrap\"><h3>Calls</h3><svg id=\"trend-calls\" class=\"chart\" role=\"img\" aria-label=\"calls over time\"></svg></div>\
-         <div class=\"chartwrap\"><h3>Findings per 100 says</h3><svg id=\"trend-rates\" class=\"chart\" role=\"img\" aria-label=\"rates over time\"></svg><div id=\"trend-legend\" class=\"legend\"></div></div></div></section>\n\
          <section><h2>Calls to open first</h2><p class=\"note\" id=\"calls-note\"></p><table id=\"calls\" class=\"sortable\">\
          <thead><tr><th data-type=\"text\">Call</th><th data-type=\"text\">Day</th>\
          <th class=\"num\" data-type=\"num\">Errors</th><th class=\"num\" data-type=\"num\">Findings</th>\
@@ -695,7 +695,7 @@ header { background: #fff; border: 1px solid var(--line); border-radius: 10px; p
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; color: var(--muted); font-size: 13px; margin: 4px 0; }
 .dot { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; }
 .pair { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
-.tablewrap { flex: 1 1 420px; min-width: 0; }
+.tablewrap { flex: 1 1 420px; min-width: 0; max-height: 440px; overflow-y: auto; border-radius: 10px; }
 .chartwrap { flex: 0 1 auto; background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 8px; overflow-x: auto; }
 svg.chart { display: block; font-family: inherit; }
 svg.chart .label, svg.chart .value { font-size: 12px; fill: var(--ink); }
@@ -706,7 +706,7 @@ svg.chart .line { fill: none; stroke-width: 2; }
 svg.chart .empty { font-size: 13px; fill: var(--muted); }
 table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid var(--line); border-radius: 10px; overflow: hidden; }
 th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { background: #eef0f6; font-weight: 600; font-size: 13px; white-space: nowrap; cursor: pointer; user-select: none; }
+th { background: #eef0f6; font-weight: 600; font-size: 13px; white-space: nowrap; cursor: pointer; user-select: none; position: sticky; top: 0; }
 th[aria-sort=ascending]::after { content: " \25B2"; font-size: 10px; }
 th[aria-sort=descending]::after { content: " \25BC"; font-size: 10px; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
