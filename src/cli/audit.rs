@@ -1,7 +1,7 @@
 //! `callint audit PATH... --html DIR`: a batch audit one can look at.
 //!
 //! The files are linted as `check` lints them ([`crate::app::audit`]); the
-//! numbers go to `DIR/index.html` ([`crate::report::audit::page`]) and, with
+//! numbers go to `DIR/index.html` ([`crate::report::audit_page::page`]) and, with
 //! `--format json`, out as a document. The calls to open first get their
 //! post-mortem pages, as `callint report --html` writes them, in
 //! `DIR/calls/`, written on every core.
@@ -302,7 +302,7 @@ pub fn write_folder(
         }
     }
     let index = dir.join("index.html");
-    std::fs::write(&index, crate::report::audit::page(audit, title))
+    std::fs::write(&index, crate::report::audit_page::page(audit, title))
         .map_err(|e| format!("cannot write {}: {e}", shown(&index)))?;
     Ok(notes)
 }

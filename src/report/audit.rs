@@ -5,8 +5,8 @@
 //! [`Audit`] is the document `callint audit --format json` prints; it is
 //! additive, so the audits of parts of a folder checked apart (a cluster's
 //! partitions, each holding whole calls) [`Audit::merge`] into the audit
-//! of the whole. [`page`] draws it as one self-contained HTML page (see
-//! `audit_page.rs` for the page itself).
+//! of the whole. The page (`audit_page`) draws it as one
+//! self-contained HTML page.
 
 use std::collections::BTreeMap;
 
@@ -16,8 +16,6 @@ use crate::core::diagnostic::Severity;
 use crate::core::escape::{window, MAX_NAME, MAX_TEXT};
 use crate::lint::engine::FileResult;
 use crate::model::Ms;
-
-pub use super::audit_page::page;
 
 /// The version of the document's shape.
 pub const VERSION: u32 = 1;

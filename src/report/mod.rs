@@ -2,7 +2,7 @@
 //! knows a rule; every text from a log is escaped on the way out.
 
 pub mod audit;
-mod audit_page;
+pub mod audit_page;
 pub mod concise;
 /// Escaping of untrusted text, shared with the readers' messages.
 pub use crate::core::escape;
