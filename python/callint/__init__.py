@@ -9,6 +9,8 @@ The same linter as the ``callint`` command, called in-process::
 
     callint.assert_clean("tests/calls/booking.jsonl")   # in an agent's tests
 
+    callint.audit_html("logs/", "audit/")   # the audit's page: audit/index.html
+
 Each finding is the dict ``callint check --format json`` writes for it
 (``rule``, ``severity``, ``file``, ``line``, ``column``, ``end_line``,
 ``end_column``, ``message``, ``agent``, ``help``, ``labels``, ``call``,
@@ -30,6 +32,8 @@ __all__ = [
     "CallintWarning",
     "__version__",
     "assert_clean",
+    "audit",
+    "audit_html",
     "check",
     "explain",
     "rules",
@@ -179,6 +183,124 @@ def assert_clean(
     )
     if findings:
         raise AssertionError("callint found rule breaks:\n" + document.rstrip("\n"))
+
+
+def audit(
+    paths: Union[None, PathLike, Iterable[PathLike]] = None,
+    *,
+    calls: int = 50,
+    baseline: Optional[PathLike] = None,
+    input_format: Optional[str] = None,
+    config: Union[None, PathLike, bool] = None,
+    select: Union[None, str, Sequence[str]] = None,
+    ignore: Union[None, str, Sequence[str]] = None,
+    jobs: Optional[int] = None,
+    merge: bool = True,
+) -> Dict[str, Any]:
+    """The audit's numbers, as ``callint audit --format json`` prints them:
+    counts and rates by rule and agent (``statistics``, as ``check
+    --statistics``), by the day each call took place (``days``), and the
+    calls to open first (``top``).
+
+    ``calls`` is how many calls to list first (each rule's and agent's three
+    with most findings of it come on top); with ``baseline``, only the
+    findings it does not list are counted, and its entries that matched
+    nothing are listed as fixed. The other arguments are those of
+    :func:`check`.
+
+    Raises:
+        CallintError: as :func:`check`.
+    """
+    no_config = config is False
+    config_path = None if config is None or isinstance(config, bool) else os.fspath(config)
+    document, skipped, errors = _callint.audit_document(
+        _paths(paths),
+        calls=calls,
+        baseline=None if baseline is None else os.fspath(baseline),
+        input_format=input_format,
+        config=config_path,
+        no_config=no_config,
+        select=_rules(select),
+        ignore=_rules(ignore) or [],
+        jobs=jobs,
+        merge=merge,
+    )
+    for w in skipped:
+        warnings.warn(w, CallintWarning, stacklevel=2)
+    if errors:
+        error = CallintError("\n".join(errors))
+        error.errors = list(errors)
+        error.document = document
+        raise error
+    return json.loads(document)
+
+
+def audit_html(
+    source: Union[PathLike, Iterable[PathLike], Mapping[str, Any], Sequence[Mapping[str, Any]]],
+    out: PathLike,
+    *,
+    calls: int = 50,
+    title: Optional[str] = None,
+    input_format: Optional[str] = None,
+    config: Union[None, PathLike, bool] = None,
+    select: Union[None, str, Sequence[str]] = None,
+    ignore: Union[None, str, Sequence[str]] = None,
+    jobs: Optional[int] = None,
+    merge: bool = True,
+) -> str:
+    """Write the audit's folder, as ``callint audit --html OUT`` does:
+    ``OUT/index.html``, and the post-mortem of each call to open first in
+    ``OUT/calls/``. Returns the path of ``index.html``.
+
+    ``source`` is what to audit (paths, audited first with the other
+    arguments), or an audit document (:func:`audit`'s dict), or several
+    (the parts of a folder audited apart, each holding whole calls, such
+    as the partitions of :func:`callint.cluster.audit_html`), which are
+    summed into one. The post-mortems are written from the logs the
+    documents name, which must be readable here.
+
+    Raises:
+        CallintError: a document that is no audit, or a folder that cannot
+            be written; and as :func:`audit`.
+    """
+    if isinstance(source, Mapping):
+        documents = [source]
+    elif isinstance(source, (list, tuple)) and source and all(isinstance(d, Mapping) for d in source):
+        documents = list(source)
+    else:
+        paths = _paths(source)  # type: ignore[arg-type]
+        documents = [
+            audit(
+                paths,
+                calls=calls,
+                input_format=input_format,
+                config=config,
+                select=select,
+                ignore=ignore,
+                jobs=jobs,
+                merge=merge,
+            )
+        ]
+        if title is None:
+            title = paths[0] if len(paths) == 1 else f"{len(paths)} paths"
+    no_config = config is False
+    config_path = None if config is None or isinstance(config, bool) else os.fspath(config)
+    notes = _callint.audit_folder(
+        [json.dumps(d) for d in documents],
+        os.fspath(out),
+        title or "calls",
+        calls=calls,
+        input_format=input_format,
+        config=config_path,
+        no_config=no_config,
+        select=_rules(select),
+        ignore=_rules(ignore) or [],
+        jobs=jobs,
+        merge=merge,
+    )
+    for n in notes:
+        warnings.warn(n, CallintWarning, stacklevel=2)
+    return os.path.join(os.fspath(out), "index.html")
 
 
 def rules() -> List[Dict[str, Any]]:

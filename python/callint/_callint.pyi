@@ -22,6 +22,31 @@ def check_document(
     jobs: Optional[int] = None,
     merge: bool = True,
 ) -> Tuple[str, int, List[str], List[str]]: ...
+def audit_document(
+    paths: Sequence[str],
+    calls: int = 50,
+    baseline: Optional[str] = None,
+    input_format: Optional[str] = None,
+    config: Optional[str] = None,
+    no_config: bool = False,
+    select: Optional[Sequence[str]] = None,
+    ignore: Sequence[str] = ...,
+    jobs: Optional[int] = None,
+    merge: bool = True,
+) -> Tuple[str, List[str], List[str]]: ...
+def audit_folder(
+    documents: Sequence[str],
+    out: str,
+    title: str,
+    calls: int = 50,
+    input_format: Optional[str] = None,
+    config: Optional[str] = None,
+    no_config: bool = False,
+    select: Optional[Sequence[str]] = None,
+    ignore: Sequence[str] = ...,
+    jobs: Optional[int] = None,
+    merge: bool = True,
+) -> List[str]: ...
 def walk(paths: Sequence[str], no_ignore: bool = False) -> Tuple[List[str], List[str]]: ...
 def partitions(files: Sequence[str], input_format: Optional[str] = None) -> List[List[str]]: ...
 def rules_json() -> str: ...

@@ -13,6 +13,7 @@ into one, with the findings and the summary counts that one
     client = Client("tcp://scheduler:8786")      # or LocalCluster() for one machine
     report = cluster.audit(["/data/calls/2026-11"])
     cluster.write_jsonl(report["diagnostics"], "findings.jsonl")
+    cluster.audit_html(["/data/calls/2026-11"], "audit/")   # the audit's page
 
 The workers read the paths themselves: they must see the same file system
 (a shared mount, or the same paths on every worker).
@@ -28,7 +29,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 import callint
 from callint import _callint
 
-__all__ = ["audit", "check_partition", "combine", "partitions", "write_jsonl"]
+__all__ = ["audit", "audit_html", "check_partition", "combine", "partitions", "write_jsonl"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -137,6 +138,54 @@ def audit(
     # A few tasks a worker: each task is one callint check over its groups.
     bag = db.from_sequence(parts, npartitions=npartitions or min(len(parts), 64))
     return combine(bag.map_partitions(_check_groups, **options).compute())
+
+
+def _audit_groups(groups: Iterable[List[str]], **options: Any) -> List[Dict[str, Any]]:
+    files = [f for g in groups for f in g]
+    options.setdefault("jobs", 1)
+    return [callint.audit(files, **options)] if files else []
+
+
+def audit_html(
+    paths: Union[PathLike, Iterable[PathLike]],
+    out: PathLike,
+    npartitions: Optional[int] = None,
+    no_ignore: bool = False,
+    calls: int = 50,
+    **options: Any,
+) -> str:
+    """The audit's folder (:func:`callint.audit_html`) of every call below
+    ``paths``: each partition is audited on a worker
+    (:func:`callint.audit`), and the documents are summed into one page
+    here, where the post-mortems of the calls to open first are written
+    from their logs. Returns the path of ``index.html``.
+
+    ``options`` are those of :func:`callint.audit` (``select``, ``ignore``,
+    ``config``, ``input_format``, ``baseline``).
+    """
+    import dask.bag as db
+
+    parts = partitions(paths, no_ignore=no_ignore, input_format=options.get("input_format"))
+    if isinstance(paths, (str, os.PathLike)):
+        title = os.fspath(paths)
+    else:
+        shown = [os.fspath(p) for p in paths]
+        title = shown[0] if len(shown) == 1 else f"{len(shown)} paths"
+    documents: List[Dict[str, Any]] = []
+    if parts:
+        bag = db.from_sequence(parts, npartitions=npartitions or min(len(parts), 64))
+        documents = bag.map_partitions(_audit_groups, calls=calls, **options).compute()
+    page_options = {k: v for k, v in options.items() if k != "baseline"}
+    return callint.audit_html(documents or [_empty()], out, calls=calls, title=title, **page_options)
+
+
+def _empty() -> Dict[str, Any]:
+    # The audit of nothing.
+    return {
+        "version": 1, "files": 0, "records": 0, "calls": 0, "diagnostics": 0, "baselined": 0,
+        "by_rule": {}, "by_severity": {}, "by_agent": {}, "says": {},
+        "statistics": {"rules": {}, "agents": {}}, "days": {}, "top": [], "baseline": None,
+    }
 
 
 def write_jsonl(findings: Iterable[Dict[str, Any]], path: PathLike) -> int:

@@ -75,6 +75,80 @@ fn check_document(
     Ok((run.document, run.findings, run.warnings, run.errors))
 }
 
+/// `audit --format json` over paths: the document, the warnings and the
+/// errors (inputs that could not be read; the document counts the rest).
+/// A configuration, rule name or baseline that stops the run raises
+/// `CallintError`.
+#[pyfunction]
+#[pyo3(signature = (paths, calls=50, baseline=None, input_format=None, config=None, no_config=false, select=None, ignore=Vec::new(), jobs=None, merge=true))]
+#[allow(clippy::too_many_arguments)]
+fn audit_document(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    calls: usize,
+    baseline: Option<PathBuf>,
+    input_format: Option<&str>,
+    config: Option<PathBuf>,
+    no_config: bool,
+    select: Option<Vec<String>>,
+    ignore: Vec<String>,
+    jobs: Option<usize>,
+    merge: bool,
+) -> PyResult<(String, Vec<String>, Vec<String>)> {
+    let settings = settings(input_format, config, no_config, select, ignore, jobs, merge)?;
+    py.detach(|| callint::cli::audit_document(settings, &paths, calls, baseline.as_deref()))
+        .map_err(CallintError::new_err)
+}
+
+/// The audit's folder from documents of `audit --format json` (merged):
+/// `out/index.html` and the post-mortems of the calls to open first, read
+/// again from their logs. The notes of calls that got no page.
+#[pyfunction]
+#[pyo3(signature = (documents, out, title, calls=50, input_format=None, config=None, no_config=false, select=None, ignore=Vec::new(), jobs=None, merge=true))]
+#[allow(clippy::too_many_arguments)]
+fn audit_folder(
+    py: Python<'_>,
+    documents: Vec<String>,
+    out: PathBuf,
+    title: &str,
+    calls: usize,
+    input_format: Option<&str>,
+    config: Option<PathBuf>,
+    no_config: bool,
+    select: Option<Vec<String>>,
+    ignore: Vec<String>,
+    jobs: Option<usize>,
+    merge: bool,
+) -> PyResult<Vec<String>> {
+    let settings = settings(input_format, config, no_config, select, ignore, jobs, merge)?;
+    py.detach(|| callint::cli::audit_folder(&documents, &out, &settings, calls, title))
+        .map_err(CallintError::new_err)
+}
+
+/// The settings of a run, as the command line's flags give them.
+fn settings(
+    input_format: Option<&str>,
+    config: Option<PathBuf>,
+    no_config: bool,
+    select: Option<Vec<String>>,
+    ignore: Vec<String>,
+    jobs: Option<usize>,
+    merge: bool,
+) -> PyResult<Settings> {
+    if jobs == Some(0) {
+        return Err(CallintError::new_err("jobs must be 1 or more"));
+    }
+    Ok(Settings {
+        config: ConfigChoice::from_flags(no_config, config.as_deref()),
+        select,
+        ignore,
+        input_format: input_format_named(input_format)?,
+        merge,
+        jobs,
+        ..Settings::default()
+    })
+}
+
 /// The files `check` reads below `paths` (a file named is itself), in its
 /// order, and the paths that cannot be read.
 #[pyfunction]
@@ -131,6 +205,8 @@ fn _callint(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CallintError", m.py().get_type::<CallintError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(check_document, m)?)?;
+    m.add_function(wrap_pyfunction!(audit_document, m)?)?;
+    m.add_function(wrap_pyfunction!(audit_folder, m)?)?;
     m.add_function(wrap_pyfunction!(walk, m)?)?;
     m.add_function(wrap_pyfunction!(partitions, m)?)?;
     m.add_function(wrap_pyfunction!(rules_json, m)?)?;

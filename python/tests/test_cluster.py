@@ -75,3 +75,17 @@ def test_parquet_for_a_warehouse(client, tmp_path) -> None:
 def test_an_unreadable_path_stops_the_audit() -> None:
     with pytest.raises(callint.CallintError, match="no/such"):
         cluster.partitions(["corpus/clean-en", "no/such"])
+
+
+def test_a_dask_audit_page_is_the_commands(client, binary, tmp_path) -> None:
+    run([binary, "audit", "corpus", "--no-cache", "--html", str(tmp_path / "cli")])
+    index = cluster.audit_html("corpus", tmp_path / "dask")
+
+    def data(path):
+        text = open(path, encoding="utf-8").read()
+        start = text.index(">", text.index('id="audit-data"')) + 1
+        return json.loads(text[start : text.index("</script>", start)])
+
+    from test_module import assert_same_page
+
+    assert_same_page(data(index), data(tmp_path / "cli" / "index.html"))

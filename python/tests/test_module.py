@@ -136,3 +136,59 @@ def test_rules_and_explain_are_the_catalogue(binary: str) -> None:
 def test_the_version_is_the_crates() -> None:
     out = subprocess.run([wheel_command(), "--version"], capture_output=True, text=True).stdout
     assert out.split() == ["callint", callint.__version__]
+
+
+def _page_data(index: str) -> dict:
+    # The numbers the audit's page holds, from its data block.
+    text = open(index, encoding="utf-8").read()
+    start = text.index('<script type="application/json" id="audit-data">')
+    start = text.index(">", start) + 1
+    return json.loads(text[start : text.index("</script>", start)])
+
+
+def test_audit_is_the_commands_and_its_page_is_built_from_parts(binary: str, tmp_path) -> None:
+    from callint import cluster
+
+    expected = json.loads(run([binary, "audit", "corpus", "--format", "json", "--no-cache"]).stdout)
+    whole = callint.audit("corpus")
+    assert whole == expected
+    statistics = json.loads(run([binary, "check", "corpus", "--format", "json", "--no-cache"]).stdout)
+    assert whole["statistics"] == statistics["summary"]["statistics"]
+
+    index = callint.audit_html("corpus", tmp_path / "whole")
+    assert index == str(tmp_path / "whole" / "index.html")
+    data = _page_data(index)
+    assert sum(c[4] for c in data["cells"]) == whole["diagnostics"]
+    # Every listed call links to a post-mortem written beside the page.
+    pages = [t[2] for t in data["top"] if t[2]]
+    assert len(pages) >= len(data["top"]) * 9 // 10
+    for p in pages:
+        assert (tmp_path / "whole" / p).read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+    # The parts of the corpus audited apart give the same page.
+    parts = [callint.audit(files) for files in cluster.partitions("corpus")]
+    assert len(parts) > 3
+    rebuilt = _page_data(callint.audit_html(parts, tmp_path / "parts", title="corpus"))
+    assert_same_page(rebuilt, data)
+
+
+def _by_cell(data: dict) -> dict:
+    # Findings by rule, agent and severity, whatever their day: a call
+    # whose session files or transcripts lie in another partition than its
+    # native logs has their findings counted on their own day there.
+    out: dict = {}
+    for _, r, a, s, n in data["cells"]:
+        out[(r, a, s)] = out.get((r, a, s), 0) + n
+    return out
+
+
+def assert_same_page(rebuilt: dict, data: dict) -> None:
+    for key in ("says", "dayCalls", "days", "rules", "agents", "calls", "files"):
+        assert rebuilt[key] == data[key], key
+    assert _by_cell(rebuilt) == _by_cell(data)
+    assert [(t[0], t[1], t[4]) for t in rebuilt["top"]] == [(t[0], t[1], t[4]) for t in data["top"]]
+
+
+def test_audit_html_refuses_a_document_that_is_no_audit(tmp_path) -> None:
+    with pytest.raises(callint.CallintError):
+        callint.audit_html({"version": 1, "diagnostics": 3}, tmp_path)

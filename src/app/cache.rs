@@ -209,6 +209,8 @@ struct Call {
     id: String,
     recorder: Option<String>,
     agents: Vec<String>,
+    #[serde(default)]
+    start: Option<i64>,
 }
 
 impl Place {
@@ -260,6 +262,7 @@ impl Entry {
                     id: c.id.clone(),
                     recorder: c.recorder.clone(),
                     agents: c.agents.clone(),
+                    start: c.start,
                 })
                 .collect(),
         }
@@ -298,6 +301,7 @@ impl Entry {
                     id: c.id,
                     recorder: c.recorder,
                     agents: c.agents,
+                    start: c.start,
                 })
                 .collect(),
             baselined: 0,

@@ -3,6 +3,7 @@
 //! harness the fuzz targets and property tests share.
 
 pub mod alloc;
+pub mod audit;
 pub mod batch;
 pub mod cache;
 pub mod follow;

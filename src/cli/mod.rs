@@ -11,6 +11,8 @@ use crate::report::{self, Format, Summary};
 use crate::rules;
 
 mod adopt;
+mod audit;
+pub use audit::{audit_document, audit_folder};
 mod guard_install;
 mod outputs;
 mod postmortem;
@@ -40,6 +42,8 @@ struct Cli {
 enum Command {
     /// Lint call logs, agents' session files, traces, recordings, transcripts, boards, prompts and helper code (files, or folders searched for them).
     Check(Box<CheckArgs>),
+    /// Audit a folder of calls as `check` lints it: a self-contained HTML overview (rates by rule and agent, trend, the calls to open first with their post-mortems, filters) with --html DIR, the numbers with --format json.
+    Audit(Box<audit::AuditArgs>),
     /// Post-mortem of one call from its logs: who spoke when, latencies, findings (--html for a page); exits 1 when a finding is an error, as `check` does.
     Report(postmortem::ReportArgs),
     /// List the rules: name, rulebook rule, default severity, scope (own log, or also the merged room), summary.
@@ -340,6 +344,7 @@ where
         Command::FakeMcp { args } => crate::app::proxy::fake::main(args),
         Command::Check(args) => check(*args),
         Command::Report(args) => postmortem::run(args),
+        Command::Audit(args) => audit::run(*args),
         Command::Rules { format } => list_rules(format),
         Command::Explain { rule } => explain(&rule),
         Command::Addressing {

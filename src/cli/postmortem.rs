@@ -99,35 +99,10 @@ pub fn run(args: ReportArgs) -> u8 {
         }
         paths.extend(found);
     }
-    let mut results = Vec::new();
-    let mut logs = Vec::new();
-    let mut stdin_read = false;
-    for f in &paths {
-        let bytes = if f.as_os_str() == "-" {
-            if std::mem::replace(&mut stdin_read, true) {
-                continue;
-            }
-            match crate::app::batch::read_stdin() {
-                Ok(b) => b,
-                Err(e) => return fail(format_args!("cannot read standard input: {e}")),
-            }
-        } else {
-            match std::fs::read(f) {
-                Ok(b) => b,
-                Err(e) => {
-                    return fail(format_args!(
-                        "cannot read {}: {e}",
-                        file_name(&f.to_string_lossy())
-                    ))
-                }
-            }
-        };
-        let path = f.to_string_lossy().into_owned();
-        let (bytes, _) = input::text::decode_owned(input::packed::unpack(bytes).bytes);
-        let parsed = input::parse_with(input::detect(&path, &bytes), &bytes, linter.read_options());
-        results.push(linter.lint(&path, bytes));
-        logs.push(parsed.logs);
-    }
+    let (mut results, logs) = match lint_files(&linter, &paths) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
     // What the room of the call shows beyond each log, as `check` finds it.
     room::pass(&linter, &mut results);
     let sources: Vec<Source> = results
@@ -204,6 +179,87 @@ pub fn run(args: ReportArgs) -> u8 {
         None => 0,
     };
     emit(out.as_bytes(), code)
+}
+
+/// Read and lint each of `paths` (`-`: standard input, once), keeping the
+/// logs each holds.
+fn lint_files(
+    linter: &Linter,
+    paths: &[PathBuf],
+) -> Result<(Vec<FileResult>, Vec<Vec<Log>>), String> {
+    let mut results = Vec::new();
+    let mut logs = Vec::new();
+    let mut stdin_read = false;
+    for f in paths {
+        let bytes = if f.as_os_str() == "-" {
+            if std::mem::replace(&mut stdin_read, true) {
+                continue;
+            }
+            match crate::app::batch::read_stdin() {
+                Ok(b) => b,
+                Err(e) => return Err(format!("cannot read standard input: {e}")),
+            }
+        } else {
+            match std::fs::read(f) {
+                Ok(b) => b,
+                Err(e) => {
+                    return Err(format!(
+                        "cannot read {}: {e}",
+                        file_name(&f.to_string_lossy())
+                    ))
+                }
+            }
+        };
+        let path = f.to_string_lossy().into_owned();
+        let (bytes, _) = input::text::decode_owned(input::packed::unpack(bytes).bytes);
+        let parsed = input::parse_with(input::detect(&path, &bytes), &bytes, linter.read_options());
+        results.push(linter.lint(&path, bytes));
+        logs.push(parsed.logs);
+    }
+    Ok((results, logs))
+}
+
+/// The post-mortem page of one call, as `callint report FILES --call ID
+/// --html` writes it: `files` are the logs that hold the call, linted with
+/// the configuration `settings` finds for the first of them. `call` picks
+/// the call when the logs hold several.
+pub(super) fn call_page(
+    settings: &crate::app::batch::Settings,
+    files: &[PathBuf],
+    call: Option<&str>,
+) -> Result<String, String> {
+    let first = files.first().ok_or("no log of the call")?;
+    let config_path = settings.config_path(first);
+    let config = settings.load(config_path.as_deref())?;
+    let linter = settings.linter(config_path.as_deref())?;
+    let (mut results, logs) = lint_files(&linter, files)?;
+    room::pass(&linter, &mut results);
+    let sources: Vec<Source> = results
+        .into_iter()
+        .zip(logs)
+        .map(|(result, logs)| Source {
+            path: result.path.clone(),
+            result,
+            logs,
+        })
+        .collect();
+    let mut calls = by_call(sources);
+    let pos = match call {
+        Some(id) => calls.iter().position(|(c, _)| c.as_deref() == Some(id)),
+        None if calls.len() == 1 => Some(0),
+        None => None,
+    };
+    let (_, sources) = calls
+        .drain(..)
+        .nth(pos.ok_or("the logs do not hold that call first")?)
+        .ok_or("no such call")?;
+    let cast = Cast {
+        human: config.human.clone(),
+        voicebot: config.voicebot.clone(),
+    };
+    let mut page = build(&sources, &cast);
+    crate::report::html::bound(&mut page);
+    Ok(html::render(&page))
 }
 
 /// The files grouped by the call their logs record, in the order the

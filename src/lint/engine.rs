@@ -71,6 +71,8 @@ pub struct CallSeen {
     pub recorder: Option<String>,
     /// Every agent the log shows: the recorder and everyone it heard.
     pub agents: Vec<String>,
+    /// The time of the call's first dated record (epoch milliseconds).
+    pub start: Option<crate::model::Ms>,
 }
 
 /// Where [`Linter::lint_log`] notes a native log's calls with an id, and
@@ -617,6 +619,7 @@ impl Linter {
                     id: id.to_string(),
                     recorder: call.recorder.map(str::to_string),
                     agents: call.agents.iter().map(|a| a.label.clone()).collect(),
+                    start: recs.iter().find_map(|r| r.ts),
                 });
                 if let Some(digests) = seen.digests.as_deref_mut() {
                     let mut d = crate::model::digest::Digest::of(&call);

@@ -917,7 +917,7 @@ fn split(f: &FindingRow) -> (&str, &str, &str) {
 
 /// Installed first: counts script errors into `data-errors` on the root
 /// element, so a test (or a reader of the DOM) sees them.
-const GUARD: &str = "document.documentElement.setAttribute('data-errors','0');window.addEventListener('error',function(e){var r=document.documentElement;r.setAttribute('data-errors',String(Number(r.getAttribute('data-errors'))+1));r.setAttribute('data-error',String(e.message));});";
+pub(crate) const GUARD: &str = "document.documentElement.setAttribute('data-errors','0');window.addEventListener('error',function(e){var r=document.documentElement;r.setAttribute('data-errors',String(Number(r.getAttribute('data-errors'))+1));r.setAttribute('data-error',String(e.message));});";
 
 /// Links the findings table and the timeline; marks the page ready.
 const SCRIPT: &str = r#"
@@ -1030,7 +1030,7 @@ footer { margin-top: 28px; color: var(--muted); font-size: 12px; }
 "#;
 
 /// `sha256-…` of a script, for the Content-Security-Policy.
-fn script_hash(script: &str) -> String {
+pub(crate) fn script_hash(script: &str) -> String {
     format!("sha256-{}", base64(&sha256(script.as_bytes())))
 }
 

@@ -1,6 +1,8 @@
 //! Renderers: findings out, in the format the user asked for. No renderer
 //! knows a rule; every text from a log is escaped on the way out.
 
+pub mod audit;
+pub mod audit_page;
 pub mod concise;
 /// Escaping of untrusted text, shared with the readers' messages.
 pub use crate::core::escape;

@@ -884,6 +884,7 @@ mod tests {
                 .chain(heard.iter().copied())
                 .map(str::to_string)
                 .collect(),
+            start: None,
         };
         let (a, b) = (
             seen("c-1", "Ann", &["Bo", "Sol"]),

@@ -71,6 +71,11 @@ fn page(files: &[&str], out: &Path) {
 /// Run headless Chromium on `page` with `extra` arguments, in a fresh
 /// profile, with every background network feature off; its stdout.
 fn run_chromium(bin: &Path, page: &Path, extra: &[String]) -> String {
+    chromium_output(bin, &format!("file://{}", page.display()), extra).0
+}
+
+/// [`run_chromium`] on a URL; its stdout and stderr.
+fn chromium_output(bin: &Path, url: &str, extra: &[String]) -> (String, String) {
     let profile = scratch("profile");
     let mut cmd = Command::new(bin);
     cmd.args([
@@ -85,7 +90,7 @@ fn run_chromium(bin: &Path, page: &Path, extra: &[String]) -> String {
     ])
     .arg(format!("--user-data-dir={}", profile.display()))
     .args(extra)
-    .arg(format!("file://{}", page.display()))
+    .arg(url)
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
@@ -119,7 +124,7 @@ fn run_chromium(bin: &Path, page: &Path, extra: &[String]) -> String {
     let stderr = err_reader.join().unwrap();
     drop(profile);
     assert!(status.success(), "chromium failed: {status}\n{stderr}");
-    stdout
+    (stdout, stderr)
 }
 
 /// The value of `attr` on the first element whose start tag begins with
@@ -294,4 +299,207 @@ fn hostile_log_stays_text_in_chromium() {
     assert!(!dom.contains("<title>pwned"));
     // The say is on the page, as text.
     assert!(dom.contains("&lt;script&gt;document.body.setAttribute"));
+}
+
+/// The rows of the table `id` in a dumped DOM: each row's `data-KEY`
+/// and the text of its cells.
+fn rows(dom: &str, id: &str, key: &str) -> Vec<(String, Vec<String>)> {
+    let start = dom
+        .find(&format!("<table id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no table {id}"));
+    let table = &dom[start..start + dom[start..].find("</table>").unwrap()];
+    let body = &table[table.find("<tbody>").unwrap()..];
+    body.split("<tr ")
+        .skip(1)
+        .map(|row| {
+            let tag = format!("<tr {row}");
+            let k = attr(&tag, "<tr", key).unwrap_or("").to_string();
+            let cells = row
+                .split("<td")
+                .skip(1)
+                .map(|c| {
+                    let text = &c[c.find('>').unwrap() + 1..];
+                    let text = &text[..text.find("</td>").unwrap()];
+                    // The text of the cell, without the markup in it.
+                    let mut out = String::new();
+                    let mut in_tag = false;
+                    for ch in text.chars() {
+                        match ch {
+                            '<' => in_tag = true,
+                            '>' => in_tag = false,
+                            c if !in_tag => out.push(c),
+                            _ => {}
+                        }
+                    }
+                    out.replace("&amp;", "&")
+                })
+                .collect();
+            (k, cells)
+        })
+        .collect()
+}
+
+/// The audit's page in Chromium: it loads without a script error or a
+/// console message, draws its charts, shows `check`'s counts, a filter
+/// (from the page's address, as a shared link sets it) changes its
+/// tables, and a call's link opens that call's post-mortem.
+#[test]
+fn audit_page_in_chromium() {
+    let Some(bin) = chromium() else { return };
+    let dir = scratch("audit");
+    let o = Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args(["audit", "corpus", "--no-cache", "--calls", "5", "--html"])
+        .arg(&*dir)
+        .current_dir(root())
+        .output()
+        .expect("run callint audit");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let checked = Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args(["check", "corpus", "--no-cache", "--format", "json"])
+        .current_dir(root())
+        .output()
+        .expect("run callint check");
+    let doc: serde_json::Value = serde_json::from_slice(&checked.stdout).expect("JSON");
+    let summary = &doc["summary"];
+    let index = dir.join("index.html");
+    let url = format!("file://{}", index.display());
+    let logged = [
+        "--dump-dom".to_string(),
+        "--enable-logging=stderr".to_string(),
+        "--v=0".to_string(),
+    ];
+
+    let (dom, log) = chromium_output(&bin, &url, &logged);
+    assert_eq!(
+        attr(&dom, "<html", "data-errors"),
+        Some("0"),
+        "{:?}",
+        attr(&dom, "<html", "data-error")
+    );
+    assert_eq!(
+        attr(&dom, "<body", "data-ready"),
+        Some("1"),
+        "script did not finish"
+    );
+    assert_eq!(attr(&dom, "<body", "data-resources"), Some("0"));
+    for line in log.lines() {
+        assert!(
+            !line.contains("CONSOLE") && !line.contains("Refused to") && !line.contains("Uncaught"),
+            "the console said: {line}"
+        );
+    }
+    // The charts are drawn: a bar per rule (at most 15) and per agent, a
+    // bar per severity, the calls' line and the rates' lines.
+    let bars: usize = attr(&dom, "<body", "data-bars").unwrap().parse().unwrap();
+    assert!(bars >= 15 + 3, "{bars} bars");
+    assert_eq!(
+        dom.matches("<rect class=\"bar\"").count() + dom.matches("<rect class=\"bar sev-").count(),
+        bars
+    );
+    let lines: usize = attr(&dom, "<body", "data-lines").unwrap().parse().unwrap();
+    assert!(lines >= 2, "{lines} lines");
+    assert!(dom.contains("<path class=\"line\""));
+    // The counts are check's.
+    let diagnostics = summary["diagnostics"].as_u64().unwrap().to_string();
+    assert_eq!(
+        attr(&dom, "<body", "data-findings"),
+        Some(diagnostics.as_str())
+    );
+    let by_rule = summary["by_rule"].as_object().unwrap();
+    let says = summary["says"].as_u64().unwrap() as f64;
+    let shown = rows(&dom, "rules", "data-rule");
+    assert_eq!(shown.len(), by_rule.len());
+    for (rule, cells) in &shown {
+        let n = by_rule[rule].as_u64().unwrap();
+        assert_eq!(cells[2], n.to_string(), "{rule}");
+        let rate = (n as f64 * 10_000.0 / says).round() / 100.0;
+        assert_eq!(cells[3], format!("{rate:.2}"), "{rule}");
+    }
+    let agents = rows(&dom, "agents", "data-agent");
+    assert_eq!(
+        agents.len(),
+        summary["statistics"]["agents"].as_object().unwrap().len()
+    );
+    for (agent, cells) in &agents {
+        let st = &summary["statistics"]["agents"][agent];
+        assert_eq!(cells[1], st["says"].to_string(), "{agent}");
+        assert_eq!(cells[2], st["diagnostics"].to_string(), "{agent}");
+    }
+    for (sev, n) in summary["by_severity"].as_object().unwrap() {
+        let at = dom.find(&format!("data-severity=\"{sev}\"")).unwrap();
+        let b = &dom[at..];
+        let b = &b[b.find("<b class=\"n\">").unwrap() + 13..];
+        assert_eq!(&b[..b.find('<').unwrap()], n.to_string(), "{sev}");
+    }
+    let calls = rows(&dom, "calls", "data-call");
+    assert!(calls.len() > 5, "{} calls", calls.len());
+
+    // A filter by rule: one rule left, its count, and only calls with it.
+    let (filtered, _) = chromium_output(&bin, &format!("{url}#rule=board-bundle"), &logged);
+    assert_eq!(attr(&filtered, "<html", "data-errors"), Some("0"));
+    let only = rows(&filtered, "rules", "data-rule");
+    assert_eq!(only.len(), 1);
+    assert_eq!(only[0].0, "board-bundle");
+    let n = by_rule["board-bundle"].to_string();
+    assert_eq!(attr(&filtered, "<body", "data-findings"), Some(n.as_str()));
+    let some = rows(&filtered, "calls", "data-call");
+    assert!(
+        !some.is_empty() && some.len() < calls.len(),
+        "{} of {}",
+        some.len(),
+        calls.len()
+    );
+    assert!(
+        some.iter().all(|(_, c)| c[4].starts_with("board-bundle ")),
+        "{some:?}"
+    );
+
+    // A filter by severity: only errors.
+    let (errors, _) = chromium_output(&bin, &format!("{url}#severity=error"), &logged);
+    let want = summary["by_severity"]["error"].to_string();
+    assert_eq!(attr(&errors, "<body", "data-findings"), Some(want.as_str()));
+    assert!(rows(&errors, "calls", "data-call")
+        .iter()
+        .all(|(_, c)| c[2] != "0"));
+
+    // The first call's link opens its post-mortem.
+    let first = &dom[dom.find("<tr class=\"call\"").unwrap()..];
+    let key = attr(first, "<tr", "data-call").unwrap().to_string();
+    let href = attr(first, "<a", "href").unwrap().to_string();
+    assert!(href.starts_with("calls/"), "{href}");
+    let post = dir.join(&href);
+    let pm = run_chromium(&bin, &post, &["--dump-dom".to_string()]);
+    assert_eq!(attr(&pm, "<body", "data-ready"), Some("1"));
+    assert_eq!(attr(&pm, "<html", "data-errors"), Some("0"));
+    assert!(pm.contains("<svg id=\"timeline\""));
+    assert!(
+        pm.contains(&format!("<code>{key}</code>")),
+        "not the post-mortem of {key}"
+    );
+
+    // The screenshot, for people, beside the post-mortem's.
+    let target = target_dir();
+    std::fs::create_dir_all(&target).unwrap();
+    let shot = target.join("audit-corpus.png");
+    let _ = std::fs::remove_file(&shot);
+    run_chromium(
+        &bin,
+        &index,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1400,1000".to_string(),
+        ],
+    );
+    let png = std::fs::read(&shot).expect("the screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(
+        png.len() > 20_000,
+        "a blank screenshot? {} bytes",
+        png.len()
+    );
 }

@@ -3,6 +3,7 @@
 
 mod adoption;
 mod architecture;
+mod audit;
 mod batch;
 mod browser;
 mod captions;
