@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests: build the wheel with maturin, install it into
-# a fresh virtual environment with what the tests need (pytest; Dask, pandas
+# a fresh virtual environment with what the tests need (pytest; pytest-lsp,
+# the language client that drives `callint server`; Dask, pandas
 # and pyarrow for the cluster recipe; PyYAML to read action.yml; pre-commit),
 # and run python/tests against the cargo-built binary, which the wheel's
 # command and module must agree with. Then the pre-commit hook is tried
@@ -27,7 +28,7 @@ wheel=$(ls "$target"/wheels/callint-*.whl)
 venv="$target/py-test"
 rm -rf "$venv"
 "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet "$wheel" pytest "dask[bag]" distributed pandas pyarrow pyyaml pre-commit
+"$venv/bin/python" -m pip install --quiet "$wheel" pytest "dask[bag]" distributed pandas pyarrow pyyaml pre-commit pytest-lsp
 
 CALLINT_BIN="$target/release/callint" CALLINT_WHEEL="$wheel" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
