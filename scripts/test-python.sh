@@ -7,7 +7,8 @@
 # command and module must agree with. Then the pre-commit hook is tried
 # with the wheel instead of a build of the crate.
 #
-# Needs python3 (3.9 or newer, with venv) and pip's access to PyPI.
+# Needs python3 (3.9 or newer, with venv) and pip's access to PyPI, and
+# npm with access to its registry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -30,7 +31,15 @@ rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet "$wheel" pytest "dask[bag]" distributed pandas pyarrow pyyaml pre-commit pytest-lsp
 
-CALLINT_BIN="$target/release/callint" CALLINT_WHEEL="$wheel" \
+# The VS Code extension's packages and its packager (@vscode/vsce), from
+# the npm registry, in a copy of its folder.
+vscode="$target/vscode-extension"
+rm -rf "$vscode"
+mkdir -p "$vscode"
+cp integrations/vscode/{package.json,package-lock.json,extension.js,README.md,.vscodeignore} "$vscode"/
+(cd "$vscode" && npm ci --no-audit --no-fund --loglevel=error)
+
+CALLINT_BIN="$target/release/callint" CALLINT_WHEEL="$wheel" CALLINT_VSCODE="$vscode" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
 
 # The pre-commit hook from the wheel: no Rust toolchain involved.
