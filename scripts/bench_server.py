@@ -172,7 +172,8 @@ def bench_memory(binary: str, log: pathlib.Path) -> str:
 
 
 def main() -> None:
-    binary, skill, log10, log50 = sys.argv[1:5]
+    binary = sys.argv[1]
+    skill, log10, log50 = (str(pathlib.Path(p).resolve()) for p in sys.argv[2:5])
     runs = int(sys.argv[5]) if len(sys.argv) > 5 else 200
     print(bench_skill(binary, pathlib.Path(skill), runs), flush=True)
     print(bench_log(binary, pathlib.Path(log10), max(20, runs // 4)), flush=True)

@@ -462,7 +462,12 @@ impl Server {
         }
     }
 
+    /// When the next lint is due; none while as many run as can (the
+    /// next to finish wakes the loop).
     fn next_due(&self) -> Option<Instant> {
+        if self.docs.values().filter(|d| d.running).count() >= cores() {
+            return None;
+        }
         self.docs
             .values()
             .filter(|d| !d.running)
@@ -470,14 +475,18 @@ impl Server {
             .min()
     }
 
-    /// Start the lints that are due, one at a time per document.
+    /// Start the lints that are due, one at a time per document and no
+    /// more at once than there are cores (each lints on every core).
     fn start_due(&mut self) {
         let now = Instant::now();
+        let cores = cores();
+        let busy = self.docs.values().filter(|d| d.running).count();
         let keys: Vec<String> = self
             .docs
             .iter()
             .filter(|(_, d)| !d.running && d.due.is_some_and(|t| t <= now))
             .map(|(k, _)| k.clone())
+            .take(cores.saturating_sub(busy))
             .collect();
         for key in keys {
             let Some(doc) = self.docs.get_mut(&key) else {
@@ -604,7 +613,12 @@ impl Server {
             .filter(|f| covers(f.range, at))
             .collect();
         // The narrowest finding first: the one most about this place.
-        here.sort_by_key(|f| (f.range.end.line - f.range.start.line, f.range.end.character));
+        here.sort_by_key(|f| {
+            (
+                f.range.end.line.saturating_sub(f.range.start.line),
+                f.range.end.character,
+            )
+        });
         let mut pages: Vec<&str> = Vec::new();
         let mut rules: Vec<&str> = Vec::new();
         for f in &here {
@@ -767,6 +781,10 @@ fn read_on(doc: &mut Doc) -> bool {
     doc.text.push_str(&String::from_utf8_lossy(&grown));
     doc.disk = Some(from + grown.len() as u64);
     true
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 fn job_for(setup: &Setup, uri: &Uri, path: &Path) -> Job {
