@@ -339,7 +339,9 @@ async def test_the_suppression_action_applied_makes_the_finding_go(client: Langu
     actions = await actions_at(client, uri, d)
     silence = [a for a in actions if isinstance(a, types.CodeAction)]
     assert len(silence) == 1, actions
-    edits = silence[0].edit.changes[uri]
+    [change] = silence[0].edit.document_changes
+    assert change.text_document.uri == uri and change.text_document.version == 1
+    edits = change.edits
     assert all(f"callint: ignore[{rule}]" in e.new_text for e in edits)
     fixed = apply(text, edits)
     client.text_document_did_change(

@@ -668,6 +668,7 @@ impl Server {
             return self.reply(id, Vec::<CodeActionOrCommand>::new());
         }
         let uri = doc.uri.clone();
+        let version = doc.version;
         let text = doc.text.clone();
         let path = doc.path.clone();
         let settings = self.setup.settings.clone();
@@ -683,13 +684,24 @@ impl Server {
                     .as_ref()
                     .and_then(|l| actions::suppression(l, &name, &text, f));
                 if let Some(edit) = edit {
-                    let mut changes = std::collections::HashMap::new();
-                    changes.insert(uri.clone(), vec![edit]);
+                    // For the version of the text it was tried on: a
+                    // client does not apply it to another.
+                    let changes =
+                        lsp_types::DocumentChanges::Edits(vec![lsp_types::TextDocumentEdit {
+                            text_document: lsp_types::OptionalVersionedTextDocumentIdentifier {
+                                uri: uri.clone(),
+                                version,
+                            },
+                            edits: vec![lsp_types::OneOf::Left(edit)],
+                        }]);
                     list.push(CodeActionOrCommand::CodeAction(CodeAction {
                         title: format!("Silence {} on this line (callint)", f.rule),
                         kind: Some(CodeActionKind::QUICKFIX),
                         diagnostics: Some(vec![f.diagnostic.clone()]),
-                        edit: Some(WorkspaceEdit::new(changes)),
+                        edit: Some(WorkspaceEdit {
+                            document_changes: Some(changes),
+                            ..WorkspaceEdit::default()
+                        }),
                         ..CodeAction::default()
                     }));
                 }
