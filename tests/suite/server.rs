@@ -4,7 +4,7 @@
 //! editor-facing behaviour (hover, actions, growing logs, malformed input)
 //! is driven by a real language client in python/tests/test_server.py.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use crate::common::{callint_in, case_logs, corpus_cases, root};
@@ -59,7 +59,7 @@ fn every_corpus_file_gets_what_check_finds() {
         .iter()
         .flat_map(|c| case_logs(c))
         .filter(|p| std::fs::read_to_string(p).is_ok())
-        .filter(|p| !p.file_name().is_some_and(|n| n == "callint.toml"))
+        .filter(|p| p.file_name().is_none_or(|n| n != "callint.toml"))
         .collect();
     assert!(files.len() > 50, "{}", files.len());
     let uri = |p: &std::path::Path| format!("file://{}", p.display());
