@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import pathlib
 import shutil
 import subprocess
+import tempfile
 from typing import Callable, List, Optional
 
 import pytest
@@ -26,8 +28,6 @@ from conftest import ROOT  # noqa: E402
 
 
 def server_command() -> List[str]:
-    import os
-
     path = os.environ.get("CALLINT_BIN") or str(
         pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "callint"
     )
@@ -62,7 +62,17 @@ def make_client() -> LanguageClient:
     return client
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=server_command(), client_factory=make_client))
+# Where the server writes the rules' pages its codes link to.
+CACHE = tempfile.mkdtemp(prefix="callint-server-cache-")
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=server_command(),
+        client_factory=make_client,
+        server_env=dict(os.environ, XDG_CACHE_HOME=CACHE),
+    )
+)
 async def client(lsp_client: LanguageClient):
     yield
     await lsp_client.shutdown_session()
@@ -121,6 +131,10 @@ def check_json(root: pathlib.Path, *paths: str, extra: tuple = ()) -> list:
     )
     assert p.returncode in (0, 1), p.stderr.decode()
     return json.loads(p.stdout)["diagnostics"]
+
+
+def explain(rule: str) -> str:
+    return subprocess.run([BINARY, "explain", rule], capture_output=True, check=True).stdout.decode()
 
 
 def utf16(text: str) -> int:
@@ -204,6 +218,10 @@ async def test_a_bad_skill_and_a_bad_log_get_checks_findings_at_their_ranges(cli
         assert strip_label(got(diags), want) == want, name
         for d in diags:
             assert d.source == "callint"
+            # The code links to the rule's page, as `callint explain` prints it.
+            page = pathlib.Path(CACHE, "callint", d.code_description.href.rsplit("/callint/", 1)[1])
+            assert d.code_description.href == page.as_uri()
+            assert page.read_text(encoding="utf-8") == explain(d.code)
             assert d.severity in (
                 types.DiagnosticSeverity.Error,
                 types.DiagnosticSeverity.Warning,
@@ -294,8 +312,6 @@ async def test_hover_shows_the_rules_page_as_explain_prints_it(client: LanguageC
     await start(client, work)
     uri = open_file(client, work / "skill.md")
     diags = await until(lambda: published_for(client, uri))
-    explain = lambda rule: subprocess.run([BINARY, "explain", rule], capture_output=True, check=True).stdout.decode()
-
     async def hover_at(d: types.Diagnostic):
         return await client.text_document_hover_async(
             types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=d.range.start)

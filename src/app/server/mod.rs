@@ -214,7 +214,10 @@ fn setup(params: &serde_json::Value) -> Setup {
             .and_then(serde_json::Value::as_u64)
             .map_or(DEBOUNCE, Duration::from_millis),
         baseline,
-        rule_url: opt("ruleUrl").and_then(|u| u.as_str()).map(str::to_string),
+        rule_url: opt("ruleUrl")
+            .and_then(|u| u.as_str())
+            .map(str::to_string)
+            .or_else(rule_pages),
         settings,
     }
 }
@@ -795,6 +798,46 @@ fn read_on(doc: &mut Doc) -> bool {
     true
 }
 
+/// The rules' pages as files an editor opens from a finding's code: in
+/// the cache folder (`$XDG_CACHE_HOME/callint/rules-VERSION`, else under
+/// `~/.cache`), written once per version. None when they cannot be.
+fn rule_pages() -> Option<String> {
+    let guard = crate::app::guard::default_cache_dir()?;
+    let dir = guard
+        .parent()?
+        .join(format!("rules-{}", env!("CARGO_PKG_VERSION")));
+    std::fs::create_dir_all(&dir).ok()?;
+    for m in crate::rules::catalogue() {
+        let Some(page) = crate::rules::page(m.name) else {
+            continue;
+        };
+        let file = dir.join(format!("{}.md", m.name));
+        if std::fs::read(&file).ok().as_deref() != Some(page.as_bytes()) {
+            std::fs::write(&file, page).ok()?;
+        }
+    }
+    Some(format!("{}/{{rule}}.md", uri_of_path(&dir)?))
+}
+
+/// The `file:` URI of an absolute path, its bytes escaped as a URI's path
+/// needs.
+fn uri_of_path(path: &Path) -> Option<String> {
+    let text = path.to_str()?;
+    let text = text.replace('\\', "/");
+    let mut out = String::from("file://");
+    if !text.starts_with('/') {
+        out.push('/');
+    }
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~:".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Some(out)
+}
+
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
@@ -885,6 +928,14 @@ pub fn path_of_uri(uri: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_make_uris_that_decode_to_them() {
+        let p = Path::new("/tmp/a b/\u{e4}%.md");
+        let uri = uri_of_path(p).unwrap();
+        assert_eq!(uri, "file:///tmp/a%20b/%C3%A4%25.md");
+        assert_eq!(path_of_uri(&uri).as_deref(), Some(p));
+    }
 
     #[test]
     fn file_uris_are_decoded() {
