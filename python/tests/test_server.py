@@ -8,6 +8,7 @@ the workspace's root."""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import pathlib
@@ -64,6 +65,7 @@ def make_client() -> LanguageClient:
 
 # Where the server writes the rules' pages its codes link to.
 CACHE = tempfile.mkdtemp(prefix="callint-server-cache-")
+atexit.register(shutil.rmtree, CACHE, True)
 
 
 @pytest_lsp.fixture(
