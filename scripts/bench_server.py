@@ -130,7 +130,7 @@ def bench_skill(binary: str, skill: pathlib.Path, runs: int) -> str:
         s.published(uri, v)
         times.append((time.perf_counter() - t) * 1000)
     s.close()
-    return f"skill {len(lines)} lines, {len(found)} findings: {percentiles(times)}"
+    return f"skill {text.count(chr(10))} lines, {len(found)} findings: {percentiles(times)}"
 
 
 def bench_log(binary: str, log: pathlib.Path, runs: int) -> str:
