@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The Python package's tests: build the wheel with maturin, install it into
-# a fresh virtual environment with what the tests need (pytest; Dask, pandas
+# a fresh virtual environment with what the tests need (pytest; pytest-lsp,
+# the language client that drives `callint server`; Dask, pandas
 # and pyarrow for the cluster recipe; PyYAML to read action.yml; pre-commit),
 # and run python/tests against the cargo-built binary, which the wheel's
 # command and module must agree with; the MCP SDK (1.x and 2.x, pinned) in
-# virtual environments of their own, for the proxy's tests. Then the pre-commit hook is tried
-# with the wheel instead of a build of the crate.
+# virtual environments of their own, for the proxy's tests. Then the
+# pre-commit hook is tried with the wheel instead of a build of the crate.
 #
-# Needs python3 (3.9 or newer, with venv) and pip's access to PyPI.
+# Needs python3 (3.10 or newer, with venv: pytest-lsp needs it), pip's access
+# to PyPI, and npm with access to its registry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -28,7 +30,7 @@ wheel=$(ls "$target"/wheels/callint-*.whl)
 venv="$target/py-test"
 rm -rf "$venv"
 "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet "$wheel" pytest "dask[bag]" distributed pandas pyarrow pyyaml pre-commit
+"$venv/bin/python" -m pip install --quiet "$wheel" pytest "dask[bag]" distributed pandas pyarrow pyyaml pre-commit pytest-lsp
 
 # The official MCP Python SDK, a 1.x and a 2.x release, each in a virtual
 # environment of its own (they cannot share one), as the proxy's
@@ -42,7 +44,15 @@ for v in 1:1.30.0 2:2.3.0; do
   fi
 done
 
-CALLINT_BIN="$target/release/callint" CALLINT_WHEEL="$wheel" \
+# The VS Code extension's packages and its packager (@vscode/vsce), from
+# the npm registry, in a copy of its folder.
+vscode="$target/vscode-extension"
+rm -rf "$vscode"
+mkdir -p "$vscode"
+cp integrations/vscode/{package.json,package-lock.json,extension.js,README.md,.vscodeignore} "$vscode"/
+(cd "$vscode" && npm ci --no-audit --no-fund --loglevel=error)
+
+CALLINT_BIN="$target/release/callint" CALLINT_WHEEL="$wheel" CALLINT_VSCODE="$vscode" \
   MCP_SDK1_PYTHON="$target/py-mcp1/bin/python" MCP_SDK2_PYTHON="$target/py-mcp2/bin/python" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
 

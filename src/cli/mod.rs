@@ -61,6 +61,8 @@ enum Command {
     Guard(GuardArgs),
     /// Sit between an MCP client and the voicehook MCP server (stdio child, streamable HTTP, or a stdio front for a remote server): judge every voicehook call before the server gets it, and record the traffic as an MCP trace.
     Proxy(Box<proxy::ProxyArgs>),
+    /// A language server over standard input and output: the findings of `check` in the editor as you type, the rule's page on hover, and actions that silence a finding or add it to the baseline.
+    Server(ServerArgs),
     /// A fake voicehook MCP server for the proxy's tests and bench.
     #[command(hide = true)]
     FakeMcp {
@@ -81,6 +83,14 @@ enum Command {
         #[arg(long, default_value = "Delta")]
         voicebot: String,
     },
+}
+
+#[derive(Args)]
+struct ServerArgs {
+    /// Accepted for editors that start every language server with it;
+    /// standard input and output is the only transport.
+    #[arg(long)]
+    stdio: bool,
 }
 
 #[derive(Args)]
@@ -341,6 +351,7 @@ where
     match cli.command {
         Command::Guard(args) => guard(args),
         Command::Proxy(args) => proxy::run(*args),
+        Command::Server(_) => crate::app::server::run(),
         Command::FakeMcp { args } => crate::app::proxy::fake::main(args),
         Command::Check(args) => check(*args),
         Command::Report(args) => postmortem::run(args),

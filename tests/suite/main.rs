@@ -30,4 +30,5 @@ mod regressions;
 mod report;
 mod room;
 mod rule_pages;
+mod server;
 mod sessions;
