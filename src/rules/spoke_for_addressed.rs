@@ -127,8 +127,7 @@ impl Rule for Check {
             .quoted
             .iter()
             .any(|q| (1..=4).contains(&q.split_whitespace().count()));
-        if !(all || others)
-            || all && !others && acks
+        if !others && (!all || acks)
             || i.has(ADDRESSED_ME)
             || i.conditions()
                 .any(|c| c.has(&["addressed", "angesprochen"]) && !c.has(OTHERS))
