@@ -956,6 +956,42 @@ fn an_http_server_that_answers_garbage_gets_the_client_an_error() {
 }
 
 #[test]
+fn a_stdio_front_gets_an_error_for_an_answer_that_is_not_json_and_goes_on() {
+    let dir = scratch();
+    // initialize, notifications/initialized, then the third message is
+    // answered with HTML
+    let (mut up, up_port) = fake_http(&["--garbage-after", "3"]);
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "proxy",
+        "--no-config",
+        "--upstream",
+        &format!("http://127.0.0.1:{up_port}/mcp"),
+        "--stdio",
+    ]);
+    let mut p = Proxy::spawn(&dir, cmd);
+    init(&mut p);
+    let (r, _) = p.call(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("not JSON"),
+        "{r}"
+    );
+    // the session goes on
+    let (r, _) = p.call(&join(2));
+    assert_eq!(r["result"]["structuredContent"]["status"], "joined", "{r}");
+    let (status, err) = p.finish();
+    assert_eq!(status, Some(0), "{err}");
+    let warned = err
+        .lines()
+        .filter(|l| l.starts_with("callint proxy:") && l.contains("not JSON"))
+        .count();
+    assert_eq!(warned, 1, "{err}");
+    let _ = up.kill();
+    let _ = up.wait();
+}
+
+#[test]
 fn a_stdio_front_reaches_a_remote_server() {
     let dir = scratch();
     let (mut up, up_port) = fake_http(&["--sse"]);

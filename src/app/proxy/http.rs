@@ -636,8 +636,9 @@ async fn relay(
 /// The proxy as a command in front of a remote server: the client's lines
 /// on standard input are posted, the answers (JSON or events) written to
 /// standard output a line each. Returns 0 when the client closes,
-/// [`UPSTREAM_FAILED`] when the server cannot be reached or answers
-/// garbage.
+/// [`UPSTREAM_FAILED`] when the server cannot be reached or its answer
+/// breaks off; an answer that is not JSON fails only the requests it should
+/// have answered.
 pub fn stdio_front(up: Upstream, headers: Vec<(String, String)>) -> u8 {
     let Some((client, rt)) = start() else {
         return 2;
@@ -833,10 +834,12 @@ impl Link {
         rq
     }
 
-    /// Hand one message from the server to the client.
+    /// Hand one message from the server to the client. A message that is
+    /// not JSON is left out with a warning (false): the requests it should
+    /// have answered get an error, and the session goes on.
     fn deliver(&self, data: &[u8]) -> bool {
         if let Err(g) = lock(&self.session).from_server(data) {
-            self.fail(g.0);
+            warn(&g.0);
             return false;
         }
         if let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(data) {
@@ -936,7 +939,13 @@ impl Link {
             match resp.bytes().await {
                 Ok(b) if b.iter().all(u8::is_ascii_whitespace) => {}
                 Ok(b) => {
-                    self.deliver(&b);
+                    if !self.deliver(&b) {
+                        let why = "the MCP server answered with something that is not JSON";
+                        for e in lock(&self.session).fail_these(Some(requests), why) {
+                            let _ = self.out.send(e.to_string().into_bytes());
+                        }
+                        return;
+                    }
                 }
                 Err(e) => return self.fail(format!("the MCP server's answer broke off: {e}")),
             }
@@ -953,9 +962,8 @@ impl Link {
             match resp.chunk().await {
                 Ok(Some(c)) => {
                     for d in events.push(&c) {
-                        if !self.deliver(&d) {
-                            return;
-                        }
+                        // an event that is not JSON is skipped
+                        self.deliver(&d);
                     }
                 }
                 Ok(None) => break,
@@ -977,9 +985,7 @@ impl Link {
             let mut resp = resp;
             while let Ok(Some(c)) = resp.chunk().await {
                 for d in events.push(&c) {
-                    if !self.deliver(&d) {
-                        return;
-                    }
+                    self.deliver(&d);
                 }
             }
         }
