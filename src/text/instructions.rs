@@ -1431,6 +1431,8 @@ const MAX_SENTENCE: usize = 4096;
 pub fn read(doc: &str) -> Doc {
     let mut out = Doc::default();
     let lines = split_lines(doc);
+    // only the parts about a call are read for instructions
+    let scope = call_sections(doc, &lines);
     // The example section in force: the level of the heading that opened
     // it (0 for a label), and where it started.
     let mut heading_example: Option<(usize, usize)> = None;
@@ -1471,7 +1473,7 @@ pub fn read(doc: &str) -> Doc {
             continue;
         }
         if let Some((ch, n)) = opening_fence(trimmed) {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
             fence = Some((ch, n));
             fence_start = line.start;
             fence_example =
@@ -1492,12 +1494,12 @@ pub fn read(doc: &str) -> Doc {
             continue;
         }
         if trimmed.is_empty() {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
             continue;
         }
         // headings
         if let Some(level) = heading_level(trimmed) {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
             let title = trimmed[level..].trim().trim_end_matches('#').trim();
             if let Some((l, start)) = heading_example {
                 if level <= l {
@@ -1531,7 +1533,7 @@ pub fn read(doc: &str) -> Doc {
         }
         if let Some((word, rest)) = label {
             if is_example_label(word) && mentions(&lower_words(word), INTRO_WORDS) {
-                flush(&mut para, &mut out);
+                flush(&mut para, &mut out, &scope);
                 label_example = Some((indent, line.start));
                 prev_intro_example = rest.trim().is_empty();
                 continue;
@@ -1540,23 +1542,26 @@ pub fn read(doc: &str) -> Doc {
         let quote = trimmed.starts_with('>');
         let example_here = heading_example.is_some() || label_example.is_some();
         if example_here {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
             continue;
         }
         if quote && (prev_intro_example || prev_colon) {
             // a blockquote that an example label or a colon introduces
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
             continue;
         }
         if is_transcript_line(body) {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
             continue;
         }
         // a table: its separator row is no text; a row is read as one
         // sentence whose cells are clauses ("| `timeout` | ignore it |")
         if trimmed.starts_with('|') {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
             if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
+                continue;
+            }
+            if !scope.iter().any(|r| r.contains(&line.start)) {
                 continue;
             }
             let inner = trimmed.trim_start_matches('|').trim_end_matches('|');
@@ -1576,13 +1581,13 @@ pub fn read(doc: &str) -> Doc {
                     start: line.start + skipped,
                     text: inner,
                 });
-                flush(&mut para, &mut out);
+                flush(&mut para, &mut out, &scope);
             }
             continue;
         }
         // list items start pieces of their own
         if marker.is_some() || quote {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &scope);
         }
         let offset = t.len() - body.len();
         let body = body.trim_start_matches('>').trim_start();
@@ -1597,10 +1602,7 @@ pub fn read(doc: &str) -> Doc {
             prev_intro_example = true;
         }
     }
-    flush(&mut para, &mut out);
-    let scope = call_sections(doc, &lines);
-    out.instructions
-        .retain(|i| scope.iter().any(|r| r.contains(&i.span.start)));
+    flush(&mut para, &mut out, &scope);
     let end = doc.len();
     if let Some((_, start)) = heading_example {
         out.examples.push(start..end);
@@ -1817,8 +1819,16 @@ struct Piece<'a> {
     text: &'a str,
 }
 
-fn flush(para: &mut Vec<Piece<'_>>, out: &mut Doc) {
+fn flush(para: &mut Vec<Piece<'_>>, out: &mut Doc, scope: &[Range<usize>]) {
     if para.is_empty() {
+        return;
+    }
+    // a paragraph outside the call's sections tells the agent nothing here
+    if !para
+        .iter()
+        .any(|p| scope.iter().any(|r| r.contains(&p.start)))
+    {
+        para.clear();
         return;
     }
     // Sentences run across the lines of a paragraph: each is read from
@@ -1843,8 +1853,11 @@ fn flush(para: &mut Vec<Piece<'_>>, out: &mut Doc) {
             continue;
         }
         let raw = &text[s.clone()];
+        let start = to_doc(s.start);
+        if !scope.iter().any(|r| r.contains(&start)) {
+            continue;
+        }
         if let Some(ins) = analyse(raw) {
-            let start = to_doc(s.start);
             let end = to_doc(s.end.saturating_sub(1)) + 1;
             out.instructions.push(Instruction {
                 span: start..end.max(start),
@@ -2816,7 +2829,7 @@ fn clauses(words: &str) -> Vec<Clause> {
                 condition,
                 about_other,
                 opens,
-            }
+                    }
         })
         .collect()
 }
