@@ -53,20 +53,7 @@ fn check_document(
 ) -> PyResult<(String, usize, Vec<String>, Vec<String>)> {
     let format = callint::report::Format::parse(format)
         .ok_or_else(|| CallintError::new_err(format!("unknown output format `{format}`")))?;
-    let input_format = input_format_named(input_format)?;
-    let config = ConfigChoice::from_flags(no_config, config.as_deref());
-    if jobs == Some(0) {
-        return Err(CallintError::new_err("jobs must be 1 or more"));
-    }
-    let settings = Settings {
-        config,
-        select,
-        ignore,
-        input_format,
-        merge,
-        jobs,
-        ..Settings::default()
-    };
+    let settings = settings(input_format, config, no_config, select, ignore, jobs, merge)?;
     // Linting runs on callint's own threads; other Python threads go on
     // meanwhile.
     let run = py
