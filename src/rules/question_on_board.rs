@@ -56,15 +56,9 @@ impl Rule for Check {
         let names_decide = |c: &crate::text::instructions::Clause| {
             c.has(DECIDE) && !c.has(&["must decide", "to decide", "should decide", "can decide"])
         };
-        let puts = i.clauses.iter().enumerate().any(|(k, c)| {
-            !c.condition
-                && !c.negated
-                && !c.about_other
-                && c.has(PUT)
-                && (c.has(ASKS) || i.refers_back(k, ASKS))
-                && c.has(OPEN_LIST)
-                && !names_decide(c)
-        });
+        let puts = i
+            .told()
+            .any(|(k, c)| c.has(PUT) && i.names(k, ASKS) && c.has(OPEN_LIST) && !names_decide(c));
         let for_human = i.has(HUMAN)
             || i.has(&[
                 "to decide",

@@ -116,9 +116,15 @@ impl Instruction {
     /// The clauses that tell the agent to do something (neither a
     /// condition nor negated).
     pub fn tells(&self) -> impl Iterator<Item = &Clause> {
+        self.told().map(|(_, c)| c)
+    }
+
+    /// [`Self::tells`], each clause with its place in the sentence.
+    pub fn told(&self) -> impl Iterator<Item = (usize, &Clause)> {
         self.clauses
             .iter()
-            .filter(|c| !c.condition && !c.negated && !c.about_other)
+            .enumerate()
+            .filter(|(_, c)| !c.condition && !c.negated && !c.about_other)
     }
 
     /// The clauses that tell the agent not to do something.
@@ -161,21 +167,18 @@ impl Instruction {
     /// back to one of `object` elsewhere in the sentence ("emoji are noise,
     /// so skip them").
     pub fn tells_of(&self, verb: &'static [&'static str], object: &'static [&'static str]) -> bool {
-        self.clauses.iter().enumerate().any(|(k, c)| {
-            !c.condition
-                && !c.negated
-                && !c.about_other
-                && c.has(verb)
-                && (c.has(object) || self.refers_back(k, object))
-        })
+        self.told()
+            .any(|(k, c)| c.has(verb) && self.names(k, object))
     }
 
-    /// True when clause `k` holds a pronoun and a clause before it names
-    /// one of `pats`: what the pronoun may stand for ("when you need a
+    /// True when clause `k` names one of `pats`, itself or by a pronoun
+    /// that a clause before it lets stand for one ("when you need a
     /// decision, add it to ...").
-    pub fn refers_back(&self, k: usize, pats: &'static [&'static str]) -> bool {
-        self.clauses.get(k).is_some_and(|c| c.has(concept::PRONOUN))
-            && self.clauses[..k].iter().any(|b| b.has(pats))
+    pub fn names(&self, k: usize, pats: &'static [&'static str]) -> bool {
+        let Some(c) = self.clauses.get(k) else {
+            return false;
+        };
+        c.has(pats) || c.has(concept::PRONOUN) && self.clauses[..k].iter().any(|b| b.has(pats))
     }
 
     /// True when a condition holds any of `pats`.
