@@ -87,28 +87,46 @@ def _run(
     jobs: Optional[int],
     merge: bool,
 ) -> tuple:
-    no_config = config is False
-    config_path = None if config is None or isinstance(config, bool) else os.fspath(config)
     document, findings, skipped, errors = _callint.check_document(
         _paths(paths),
         _data(data),
         fmt,
-        input_format=input_format,
-        config=config_path,
-        no_config=no_config,
-        select=_rules(select),
-        ignore=_rules(ignore) or [],
-        jobs=jobs,
-        merge=merge,
+        **_options(input_format, config, select, ignore, jobs, merge),
     )
+    _settle(document, skipped, errors, stacklevel=4)
+    return document, findings
+
+
+def _options(
+    input_format: Optional[str],
+    config: Union[None, PathLike, bool],
+    select: Union[None, str, Sequence[str]],
+    ignore: Union[None, str, Sequence[str]],
+    jobs: Optional[int],
+    merge: bool,
+) -> Dict[str, Any]:
+    """The linting options that check and audit share, as the native
+    module takes them."""
+    return {
+        "input_format": input_format,
+        "config": None if config is None or isinstance(config, bool) else os.fspath(config),
+        "no_config": config is False,
+        "select": _rules(select),
+        "ignore": _rules(ignore) or [],
+        "jobs": jobs,
+        "merge": merge,
+    }
+
+
+def _settle(document: str, skipped: List[str], errors: List[str], stacklevel: int) -> None:
+    """Warn of the inputs left out; raise when some could not be read."""
     for w in skipped:
-        warnings.warn(w, CallintWarning, stacklevel=3)
+        warnings.warn(w, CallintWarning, stacklevel=stacklevel)
     if errors:
         error = CallintError("\n".join(errors))
         error.errors = list(errors)
         error.document = document
         raise error
-    return document, findings
 
 
 def check(
@@ -211,27 +229,13 @@ def audit(
     Raises:
         CallintError: as :func:`check`.
     """
-    no_config = config is False
-    config_path = None if config is None or isinstance(config, bool) else os.fspath(config)
     document, skipped, errors = _callint.audit_document(
         _paths(paths),
         calls=calls,
         baseline=None if baseline is None else os.fspath(baseline),
-        input_format=input_format,
-        config=config_path,
-        no_config=no_config,
-        select=_rules(select),
-        ignore=_rules(ignore) or [],
-        jobs=jobs,
-        merge=merge,
+        **_options(input_format, config, select, ignore, jobs, merge),
     )
-    for w in skipped:
-        warnings.warn(w, CallintWarning, stacklevel=2)
-    if errors:
-        error = CallintError("\n".join(errors))
-        error.errors = list(errors)
-        error.document = document
-        raise error
+    _settle(document, skipped, errors, stacklevel=3)
     return json.loads(document)
 
 
