@@ -3,7 +3,8 @@
 //! A folder is walked with the `ignore` crate, the way ripgrep walks one:
 //! entries named in `.gitignore` (also outside a git repository), `.ignore`
 //! and the repository's exclude files are skipped, and so are hidden files
-//! and folders. [`Walk::no_ignore`] turns all of that off. A path given
+//! and folders, except the places where agent clients keep their
+//! instructions ([`AGENT_PLACES`]). [`Walk::no_ignore`] turns all of that off. A path given
 //! explicitly is always read, whatever its name.
 
 use std::path::{Path, PathBuf};
@@ -15,7 +16,26 @@ use std::path::{Path, PathBuf};
 /// `package.json` is left alone; named on the command line, any file is
 /// read.
 pub const LOG_EXTENSIONS: &[&str] = &[
-    "jsonl", "ndjson", "log", "txt", "vtt", "srt", "md", "markdown", "py", "js", "mjs", "ts", "sh",
+    "jsonl", "ndjson", "log", "txt", "vtt", "srt", "md", "markdown", "mdx", "mdc", "py", "js",
+    "mjs", "ts", "sh",
+];
+
+/// Hidden folders and files that agent clients read their instructions
+/// from (`.cursor/rules/*.mdc`, `.claude/agents/*.md`,
+/// `.github/copilot-instructions.md`, `.cursorrules`, ...): a walk reads
+/// them although it skips other hidden entries.
+pub const AGENT_PLACES: &[&str] = &[
+    ".claude",
+    ".clinerules",
+    ".codex",
+    ".continue",
+    ".cursor",
+    ".cursorrules",
+    ".gemini",
+    ".github",
+    ".opencode",
+    ".windsurf",
+    ".windsurfrules",
 ];
 
 /// A path that could not be read, or an ignore file that could not be
@@ -69,6 +89,12 @@ impl Walk {
             .require_git(false)
             .follow_links(false)
             .threads(self.threads);
+        if !self.no_ignore {
+            builder.hidden(false).filter_entry(|e| {
+                let name = e.file_name().to_str().unwrap_or("");
+                e.depth() == 0 || !name.starts_with('.') || AGENT_PLACES.contains(&name)
+            });
+        }
         // Folders are read side by side, each thread keeping what it
         // found; the files and problems are then put in path order, the
         // order whatever the threads did.
@@ -162,7 +188,10 @@ pub fn is_log(p: &Path) -> bool {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if LOG_EXTENSIONS.contains(&ext.as_str()) || is_capture_half(inner) {
+    if LOG_EXTENSIONS.contains(&ext.as_str())
+        || is_capture_half(inner)
+        || AGENT_PLACES.contains(&inner)
+    {
         return true;
     }
     ext == "json" && read_head(p).is_some_and(|h| crate::input::is_input_json(&h))

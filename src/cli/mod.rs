@@ -97,9 +97,11 @@ struct ServerArgs {
 struct CheckArgs {
     /// Files or folders to lint [default: .]; `-` reads standard input.
     /// Folders are searched for files ending in .jsonl, .ndjson, .log, .txt,
-    /// .vtt, .srt, .md, .markdown, .py, .js, .mjs, .ts and .sh (each also
-    /// as .gz or .zst), `stdin`/`stdout` halves of a capture, and .json
-    /// files that hold a log, a trace, a board or a session.
+    /// .vtt, .srt, .md, .markdown, .mdx, .mdc, .py, .js, .mjs, .ts and .sh
+    /// (each also as .gz or .zst), `stdin`/`stdout` halves of a capture,
+    /// .json files that hold a log, a trace, a board or a session, and the
+    /// hidden places of agent instructions (.cursor, .claude, .github,
+    /// .cursorrules, ...); other hidden entries are skipped.
     paths: Vec<PathBuf>,
     /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
     #[arg(long, value_name = "FORMAT", value_parser = crate::input::Format::parse_name)]

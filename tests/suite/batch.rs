@@ -213,6 +213,50 @@ fn gitignored_and_hidden_logs_are_skipped_unless_no_ignore() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Agent clients keep their instructions in hidden places
+/// (`.cursor/rules`, `.claude/agents`, `.github`, `.cursorrules`): a walk
+/// of a repository reads them, and still skips other hidden folders.
+#[test]
+fn a_walk_reads_the_hidden_places_of_agent_instructions() {
+    let dir = scratch();
+    let skill = "# Voice calls\n\nRules for voicehook calls.\n\n- Always greet in German.\n";
+    let places = [
+        ".cursor/rules/voice.mdc",
+        ".cursorrules",
+        ".github/copilot-instructions.md",
+        ".claude/agents/caller.md",
+        "docs/voice.mdx",
+    ];
+    for f in places
+        .iter()
+        .chain(&[".venv/lib/notes.md", ".git/notes.md", ".idea/voice.md"])
+    {
+        let p = dir.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, skill).unwrap();
+    }
+    let o = callint_in(&dir, &["check", ".", "--format", "json", "--no-cache"]);
+    // warnings alone leave the exit code at 0
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut files: Vec<String> = json(&o)["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "wrong-language")
+        .map(|d| {
+            d["file"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("./")
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    let mut want: Vec<String> = places.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(files, want);
+}
+
 #[test]
 fn statistics_give_rates_per_100_says() {
     let dir = scratch();
