@@ -48,12 +48,18 @@ impl Rule for Check {
                     "reply",
                     "answer",
                 ]) && i
-                    .quoted
+                    .said
                     .iter()
                     .any(|q| (1..=4).contains(&q.split_whitespace().count()))
         }) && (i.has(EVERY) || i.has(&["always", "immer", "each time", "jedes mal"]))
             && i.has(LINES);
-        if !every || i.has(ADDRESSED_ME) || i.if_any(&["addressed", "angesprochen"]) {
+        // "only when addressed" keeps it to the agent's own turns; "even
+        // when it was meant for someone else" does not
+        if !every
+            || i.has(ADDRESSED_ME)
+            || i.conditions()
+                .any(|c| c.has(&["addressed", "angesprochen"]) && !c.has(OTHERS))
+        {
             return None;
         }
         Some(at_instruction(i, "this instruction has the agent acknowledge every line; only the addressed one acknowledges", "say to acknowledge only when addressed, with one short line, and otherwise to stay silent"))

@@ -77,7 +77,14 @@ impl Rule for Check {
             "erzählen",
             "berichten",
             "sagt etwas",
-        ]) || !(i.has(HUMAN) || i.has(IN_CALL))
+            "beitr*",
+            "contribution*",
+            "message*",
+            "nachricht*",
+            "speak*",
+        ]) || !(i.has(HUMAN)
+            || i.has(IN_CALL)
+            || i.tells().any(|c| c.has(ANSWER) && c.has(OTHER_AGENT)))
         {
             return None;
         }

@@ -33,7 +33,23 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        if !i.tells_any(ANSWER) || !i.has(OTHER_AGENT) || !i.has(QUESTION) || i.has(DELTA) {
+        // a question that goes to the human ("questions to the human",
+        // "a question for Oliver"), not one from the human
+        use crate::text::instructions::mentions;
+        let for_human = i.clauses.iter().any(|c| {
+            matches!((c.find(QUESTION), c.find(HUMAN)), (Some(q), Some(h)) if q < h && {
+                let between = &c.words[q..h];
+                mentions(between, &["to", "for", "goes", "an", "für", "geht"])
+                    && !mentions(between, &["from", "by", "von", "you", "dich", "dir"])
+            })
+        });
+        // the agent's own questions for the human are not another's
+        let own = i.has(&["your question*", "deine frage*", "my question*"]);
+        if !i.tells().any(|c| c.main().has(ANSWER))
+            || !(i.has(OTHER_AGENT) || for_human && !own)
+            || !i.has(QUESTION)
+            || i.has(DELTA)
+        {
             return None;
         }
         // the human asking another agent is another rule's case

@@ -40,11 +40,14 @@ impl Rule for Check {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
         // or a board item written as a count: "3 open points"
+        // (the count may stand anywhere in it: "cleaned up 12 files")
         let count = i.quoted.iter().any(|q| {
-            let mut w = q.split_whitespace();
-            w.next()
-                .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 1))
-                && w.next().is_some()
+            let w: Vec<&str> = q.split_whitespace().collect();
+            w.len() <= 8
+                && w.windows(2).any(|p| {
+                    p[0].parse::<u32>().is_ok_and(|n| n > 1)
+                        && p[1].chars().next().is_some_and(char::is_alphabetic)
+                })
         });
         let bundles = (i.tells().any(|c| c.has(BUNDLE) && c.has(THINGS))
             || count && i.tells().next().is_some())

@@ -38,10 +38,15 @@ impl Rule for Check {
         if !i.has(LABEL) || i.forbids_any(LABEL) {
             return None;
         }
+        // a name with no spaces, or one in quotes that stands where a
+        // label's value does ("set `label` to \"Kassenbuch Assistant\"");
+        // never a message or a path
+        let values = value_quotes(i);
         let long = i.quoted.iter().find(|q| {
             q.chars().count() > 22
-                && !q.contains(char::is_whitespace)
-                && !q.contains(['/', '.', '(', '{', '='])
+                && !q.contains(['/', '.', '{', '=', ',', '!', '?'])
+                && (!q.contains(char::is_whitespace)
+                    || q.split_whitespace().count() <= 5 && values.contains(q))
         })?;
         Some(at_instruction(i, &format!("this instruction gives a label of {} characters; the server refuses labels over 22", long.chars().count()), "give a label of at most 22 characters, such as the agent's short name"))
     }
@@ -144,6 +149,38 @@ fn suggestion(label: &Text, max: usize) -> String {
         "pick a label of at most {max} characters that people can say, such as {}; it is shown on the chip and is how others address you",
         quote(&shorter(&label.value, max), 30)
     )
+}
+
+/// The quoted speech of `i` that stands as a label's value: right after
+/// "label", "to", "as", "like", a colon or an example's "e.g.".
+fn value_quotes(i: &crate::text::instructions::Instruction) -> Vec<&String> {
+    let words: Vec<&str> = i.words.split(' ').collect();
+    let mut said = i.said.iter();
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        if *w != "\"…\"" {
+            continue;
+        }
+        let Some(q) = said.next() else { break };
+        let before = if k > 0 { words[k - 1] } else { "" };
+        if matches!(
+            before,
+            "label"
+                | "to"
+                | "as"
+                | "like"
+                | ":"
+                | "e.g."
+                | "eg"
+                | "als"
+                | "lautet"
+                | "heißt"
+                | "z.b."
+        ) {
+            out.push(q);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -43,7 +43,8 @@ impl Rule for Check {
         use crate::text::instructions::concept::*;
         // "read the whole summary out loud" narrates too
         let reads_aloud = i.tells().any(|c| {
-            c.has(&["read*", "lies", "vorles*"]) && c.has(&["aloud", "out loud", "laut", "vor"])
+            c.has(&["read*", "lies", "vorles*"])
+                && c.has(&["aloud", "out loud", "laut", "vor", "out to", "out"])
         });
         // in the call, said in a clause that is not negated ("the report
         // goes in the pull request, not in the call" speaks of no call)

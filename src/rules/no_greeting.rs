@@ -54,6 +54,12 @@ impl Rule for Check {
                 "nicht nötig",
                 "überflüssig",
             ]);
+        // skipping the greeting is about joining, unless a condition says
+        // it was already spoken ("skip it when `greet: true` spoke it")
+        let greeting_dropped = greeting_dropped
+            || i.tells_of(OMIT, GREET)
+                && !i.if_any(GREET)
+                && !i.has(&["already", "schon", "bereits"]);
         if !i.has(JOIN) && !greeting_dropped {
             return None;
         }
@@ -66,7 +72,15 @@ impl Rule for Check {
             .clauses
             .iter()
             .any(|c| !c.negated && c.has(GREET) && !c.has(OMIT));
-        if !silent || greets {
+        // waiting before the join ("wait for the user to open the link,
+        // then call join") is no silence after it
+        let join_at = i.clauses.iter().position(|c| c.has(JOIN));
+        let quiet_at = i.clauses.iter().position(|c| {
+            !c.condition && (c.has(SILENT) || c.negated && (c.has(GREET) || c.has(SPEAK_ANY)))
+        });
+        let before_join = matches!((quiet_at, join_at), (Some(q), Some(j)) if q < j)
+            && !i.clauses[join_at.unwrap_or(0)].condition;
+        if !silent || greets || before_join {
             return None;
         }
         Some(at_instruction(i, "this instruction keeps the agent silent after it joins; it should greet at once and lead", "say to greet right after joining (`greet: true`, or one short say in the call language), then keep quiet unless addressed"))

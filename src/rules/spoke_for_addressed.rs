@@ -87,6 +87,12 @@ impl Rule for Check {
                     "gets asked",
                     "was asked",
                     "is addressed",
+                    // its turn still pending
+                    "slow",
+                    "takes long",
+                    "takes too long",
+                    "braucht lange",
+                    "zu lange",
                 ])
                 || c.has(&[
                     "the agent that was asked",
@@ -124,13 +130,14 @@ impl Rule for Check {
             || answers_too;
         // a short acknowledgement said to every line is the other rule's
         let acks = i
-            .quoted
+            .said
             .iter()
             .any(|q| (1..=4).contains(&q.split_whitespace().count()));
         if !others && (!all || acks)
             || i.has(ADDRESSED_ME)
-            || i.conditions()
-                .any(|c| c.has(&["addressed", "angesprochen"]) && !c.has(OTHERS))
+            || i.conditions().any(|c| {
+                c.has(&["addressed", "angesprochen"]) && !c.has(OTHERS) && !c.has(OTHER_AGENT)
+            })
             || i.has(DELTA)
         {
             return None;

@@ -37,29 +37,46 @@ impl Rule for Check {
     ) -> Option<crate::core::diagnostic::Finding> {
         use crate::rules::at_instruction;
         use crate::text::instructions::concept::*;
-        if i.has(CALL_LANGUAGE) && !i.has(USER_LANGUAGE) {
+        // The call's language decides where a clause names it, unless as
+        // a concession ("whatever the call language is").
+        let follows_call = i
+            .clauses
+            .iter()
+            .any(|c| c.has(CALL_LANGUAGE) && !c.has(CONCESSIVE) && !c.negated);
+        if follows_call && !i.has(USER_LANGUAGE) {
             return None;
         }
-        // the speaking may be named in a condition ("stick to English when
-        // you speak")
+        // A language named as the way of speaking ("in German", "speak
+        // English", "stick to English"); the speaking may be named in a
+        // condition ("stick to English when you speak").
         let fixed = i.tells().any(|c| {
             c.has(LANGUAGE)
-                && (c.has(SPEAK) || i.conditions().any(|k| k.has(SPEAK)))
-                && c.has(&[
-                    "in",
-                    "auf",
-                    "only",
-                    "nur",
-                    "always",
-                    "immer",
-                    "for all",
-                    "for every",
-                    "für alle",
-                    "für jede*",
-                    "stick to",
-                    "default to",
-                    "bleib bei",
-                ])
+                && (c.has(SPEAK)
+                    || i.conditions().any(|k| k.has(SPEAK))
+                    // under a topic: "Language: always German"
+                    || c.has(&["language :", "sprache :", "languages :"]))
+                && (spoken_as(c)
+                    || c.has(&[
+                        "in",
+                        "auf",
+                        "only",
+                        "nur",
+                        "always",
+                        "immer",
+                        "for all",
+                        "for every",
+                        "every call",
+                        "each call",
+                        "all calls",
+                        "on every",
+                        "in every",
+                        "für alle",
+                        "für jede*",
+                        "in jedem",
+                        "stick to",
+                        "default to",
+                        "bleib bei",
+                    ]))
         });
         // "the language your user writes in", "your user's preferred language"
         let users = i.tells().any(|c| {
@@ -79,7 +96,7 @@ impl Rule for Check {
                         "dich aufgerufen",
                     ])
         }) && i.has(IN_CALL);
-        if !users && (!fixed || i.has(CALL_LANGUAGE)) {
+        if !users && (!fixed || follows_call) {
             return None;
         }
         Some(at_instruction(i, if users { "this instruction takes the call's language from the agent's own user, not from the call" } else { "this instruction fixes the language the agent speaks, whatever the call's language" }, "say to speak the call's language as `context.lang` gives it at join (and as `context` events change it)"))
@@ -172,4 +189,31 @@ impl Rule for Check {
             cx.report(f);
         }
     }
+}
+
+/// A language named right after a verb of speaking or using ("speak
+/// English", "use German", "sprich Deutsch"), past "only" or "always".
+fn spoken_as(c: &crate::text::instructions::Clause) -> bool {
+    use crate::text::instructions::{concept::LANGUAGE, mentions};
+    const VERBS: &[&str] = &[
+        "speak*",
+        "talk*",
+        "use",
+        "using",
+        "sprich",
+        "sprechen",
+        "rede",
+        "reden",
+        "verwende*",
+        "nutze",
+        "benutze",
+    ];
+    let words: Vec<&str> = c.words.split_whitespace().collect();
+    words.iter().enumerate().any(|(k, w)| {
+        mentions(&format!(" {w} "), VERBS)
+            && words[k + 1..]
+                .iter()
+                .find(|n| !matches!(**n, "only" | "always" | "nur" | "immer" | "just"))
+                .is_some_and(|n| mentions(&format!(" {n} "), LANGUAGE))
+    })
 }

@@ -55,6 +55,9 @@ pub struct Instruction {
     /// The quoted and code parts of the sentence, as written (without
     /// their quotes or backticks).
     pub quoted: Vec<String>,
+    /// The quoted speech of the sentence alone ("say \"got it\""), code
+    /// spans left out.
+    pub said: Vec<String>,
     /// The whole sentence in lower case, words separated by one space,
     /// quoted speech replaced by `"…"` (code spans are kept: a function
     /// name is an instruction's word).
@@ -430,6 +433,12 @@ pub mod concept {
         "reinkommen",
         "tritt",
         "trittst",
+        "enter the call",
+        "enter a call",
+        "come in",
+        "betrittst",
+        "betritt",
+        "reinkommst",
     ];
     /// Greeting.
     pub const GREET: &[&str] = &[
@@ -489,6 +498,14 @@ pub mod concept {
         "nur zuhören",
         "hör nur zu",
         "hör zu",
+        "wait for the human",
+        "wait for the user",
+        "wait for oliver",
+        "wait for someone",
+        "wait for others",
+        "wait to be",
+        "warte auf",
+        "warte bis",
     ];
     /// Speaking in the call.
     pub const SPEAK: &[&str] = &[
@@ -548,6 +565,25 @@ pub mod concept {
         "gesprächssprache",
         "anrufsprache",
         "context",
+    ];
+    /// A concession: what follows does not matter ("whatever the call
+    /// language", "no matter what", "egal welche Sprache").
+    pub const CONCESSIVE: &[&str] = &[
+        "whatever",
+        "whichever",
+        "regardless",
+        "no matter",
+        "irrespective",
+        "even if",
+        "even when",
+        "even though",
+        "egal",
+        "unabhängig",
+        "ganz gleich",
+        "gleich welche*",
+        "auch wenn",
+        "selbst wenn",
+        "trotzdem",
     ];
     /// The language of the agent's own user.
     pub const USER_LANGUAGE: &[&str] = &[
@@ -652,6 +688,14 @@ pub mod concept {
         "take the question",
         "take it yourself",
         "übernimm die frage",
+        "follow up",
+        "follow-up",
+        "your thoughts",
+        "your take",
+        "give the answer",
+        "give your answer",
+        "provide the answer",
+        "share the answer",
     ];
     /// All of something.
     pub const EVERY: &[&str] = &[
@@ -728,6 +772,9 @@ pub mod concept {
         "deinen namen",
         "dich fragt",
         "dich direkt",
+        "addresses you",
+        "addressed you",
+        "names you",
     ];
     /// The human.
     pub const HUMAN: &[&str] = &[
@@ -759,6 +806,9 @@ pub mod concept {
         "other bot*",
         "colleague*",
         "kolleg*",
+        "different agent*",
+        "anderer agent",
+        "andere agent",
     ];
     /// Asking.
     pub const QUESTION: &[&str] = &[
@@ -873,6 +923,9 @@ pub mod concept {
         "umsetzen",
         "setz* um",
         "nimm die änderung vor",
+        "take care of",
+        "take it on",
+        "kümmer*",
     ];
     /// Hearing of something, not being asked for it.
     pub const HEARS: &[&str] = &[
@@ -960,6 +1013,12 @@ pub mod concept {
         "teile*",
         "informier*",
         "berichte*",
+        "let the human know",
+        "let the user know",
+        "let oliver know",
+        "let them know",
+        "let everyone know",
+        "let everybody know",
     ];
     /// A claim about the call's working.
     pub const CALL_FAULT: &[&str] = &[
@@ -998,6 +1057,14 @@ pub mod concept {
         "eine richtung",
         "in eine richtung",
         "one direction",
+        "nicht ankommen",
+        "nicht ankommt",
+        "nicht durchkommen",
+        "nicht durchkommt",
+        "can't reach",
+        "cannot reach",
+        "not working",
+        "isn't working",
     ];
     /// At once, before looking.
     pub const AT_ONCE: &[&str] = &[
@@ -1031,6 +1098,9 @@ pub mod concept {
         "nobody answers",
         "no one answers",
         "niemand antwortet",
+        "suspect*",
+        "vermut*",
+        "verdacht",
     ];
     /// Checking first.
     pub const CHECK_FIRST: &[&str] = &[
@@ -1193,6 +1263,8 @@ pub mod concept {
         "*-frei",
         "plain text",
         "nur text",
+        "greet false",
+        "greet: false",
     ];
     /// Choosing an emoji.
     pub const SET: &[&str] = &[
@@ -1251,6 +1323,12 @@ pub mod concept {
         "are listening",
         "zuhörst",
         "gehört hast",
+        "what was said",
+        "what's said",
+        "what others say",
+        "what they say",
+        "what you hear",
+        "everything said",
     ];
     /// Speaking at length.
     pub const NARRATE: &[&str] = &[
@@ -1289,6 +1367,12 @@ pub mod concept {
         "keep everyone informed",
         "keep oliver informed",
         "auf dem laufenden",
+        "rundown",
+        "summary",
+        "overview",
+        "walkthrough",
+        "zusammenfassung",
+        "überblick",
     ];
     /// At length.
     pub const AT_LENGTH: &[&str] = &[
@@ -1336,6 +1420,11 @@ pub mod concept {
         "ständig*",
         "laufend*",
         "everything you do",
+        "much detail",
+        "more detail",
+        "as much as",
+        "so ausführlich",
+        "so viel wie",
     ];
 }
 
@@ -1451,6 +1540,14 @@ pub fn read(doc: &str) -> Doc {
         }
     }
     let mut para: Vec<Piece> = Vec::new();
+    // What frames the text being read: the headings above it, each with
+    // the lead it gives (a condition or a topic), and the lead-in line a
+    // list hangs from (its indent, whether it was a list item, its lead).
+    let mut heads: Vec<(usize, Option<Lead>)> = Vec::new();
+    let mut lead_in: Option<(usize, bool, Lead)> = None;
+    let mut lead: Option<Lead> = None;
+    // a table whose first column says when its row applies
+    let mut table_when: Option<bool> = None;
     let mut in_comment = false;
     let mut prev_intro_example = false;
     let mut prev_colon = false;
@@ -1476,7 +1573,7 @@ pub fn read(doc: &str) -> Doc {
             continue;
         }
         if let Some((ch, n)) = opening_fence(trimmed) {
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
             fence = Some((ch, n));
             fence_start = line.start;
             fence_example =
@@ -1497,12 +1594,12 @@ pub fn read(doc: &str) -> Doc {
             continue;
         }
         if trimmed.is_empty() {
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
             continue;
         }
         // headings
         if let Some(level) = heading_level(trimmed) {
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
             let title = trimmed[level..].trim().trim_end_matches('#').trim();
             if let Some((l, start)) = heading_example {
                 if level <= l {
@@ -1515,6 +1612,12 @@ pub fn read(doc: &str) -> Doc {
             }
             prev_intro_example = false;
             prev_colon = false;
+            while heads.last().is_some_and(|(l, _)| *l >= level) {
+                heads.pop();
+            }
+            heads.push((level, Lead::of_heading(title, level)));
+            lead_in = None;
+            lead = heads.iter().rev().find_map(|(_, l)| l.clone());
             if heading_example.is_none() && is_example_label(title) {
                 heading_example = Some((level, line.start));
             }
@@ -1536,7 +1639,7 @@ pub fn read(doc: &str) -> Doc {
         }
         if let Some((word, rest)) = label {
             if is_example_label(word) && mentions(&lower_words(word), INTRO_WORDS) {
-                flush(&mut para, &mut out, &scope);
+                flush(&mut para, &mut out, &scope, lead.as_ref());
                 label_example = Some((indent, line.start));
                 prev_intro_example = rest.trim().is_empty();
                 continue;
@@ -1545,24 +1648,37 @@ pub fn read(doc: &str) -> Doc {
         let quote = trimmed.starts_with('>');
         let example_here = heading_example.is_some() || label_example.is_some();
         if example_here {
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
             continue;
         }
         if quote && (prev_intro_example || prev_colon) {
             // a blockquote that an example label or a colon introduces
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
             continue;
         }
         if is_transcript_line(body) {
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
             continue;
         }
         // a table: its separator row is no text; a row is read as one
         // sentence whose cells are clauses ("| `timeout` | ignore it |")
+        if !trimmed.starts_with('|') {
+            table_when = None;
+        }
         if trimmed.starts_with('|') {
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
             if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
                 continue;
+            }
+            // the header row: is its first column the situation?
+            let first = table_when.is_none();
+            if first {
+                let head = trimmed
+                    .trim_start_matches('|')
+                    .split('|')
+                    .next()
+                    .unwrap_or("");
+                table_when = Some(mentions(&lower_words(head), SITUATION_COLUMNS));
             }
             if !scope.iter().any(|r| r.contains(&line.start)) {
                 continue;
@@ -1572,7 +1688,10 @@ pub fn read(doc: &str) -> Doc {
             // one whose cell opens with an imperative is an instruction
             let tells = inner.split('|').any(|cell| {
                 let cell = cell.trim_start();
-                !cell.starts_with('`') && opens_imperative(&lower_words(cell))
+                // a cell of one word is a value ("chat", "hard"), not an order
+                !cell.starts_with('`')
+                    && cell.split_whitespace().count() >= 2
+                    && opens_imperative(&lower_words(cell))
             });
             if !tells {
                 continue;
@@ -1584,14 +1703,30 @@ pub fn read(doc: &str) -> Doc {
                     start: line.start + skipped,
                     text: inner,
                 });
-                flush(&mut para, &mut out, &scope);
+                let row_lead = match (first, table_when, &lead) {
+                    (false, Some(true), _) => Some(Lead::Condition("when".into())),
+                    (_, _, l) => l.clone(),
+                };
+                flush(&mut para, &mut out, &scope, row_lead.as_ref());
             }
             continue;
         }
         // list items start pieces of their own
         if marker.is_some() || quote {
-            flush(&mut para, &mut out, &scope);
+            flush(&mut para, &mut out, &scope, lead.as_ref());
         }
+        // a lead-in line frames the list items under it, until a line as
+        // little indented that is not one of them
+        if let Some((li, item, _)) = &lead_in {
+            let under = marker.is_some() && (!*item || indent > *li);
+            if !under && (marker.is_some() || indent <= *li) {
+                lead_in = None;
+            }
+        }
+        lead = lead_in
+            .as_ref()
+            .map(|(_, _, l)| l.clone())
+            .or_else(|| heads.iter().rev().find_map(|(_, l)| l.clone()));
         let offset = t.len() - body.len();
         let body = body.trim_start_matches('>').trim_start();
         let offset = offset + (t.len() - offset - body.len());
@@ -1601,11 +1736,19 @@ pub fn read(doc: &str) -> Doc {
         });
         prev_intro_example = false;
         prev_colon = trimmed.ends_with(':');
+        if prev_colon {
+            // the last sentence of the paragraph so far, when it states a
+            // condition ("When the human asks another agent:")
+            let last = para.last().map_or("", |p| p.text);
+            if let Some(l) = Lead::of_lead_in(last) {
+                lead_in = Some((indent, marker.is_some(), l));
+            }
+        }
         if trimmed.ends_with(':') && mentions(&lower_words(trimmed), INTRO_WORDS) {
             prev_intro_example = true;
         }
     }
-    flush(&mut para, &mut out, &scope);
+    flush(&mut para, &mut out, &scope, lead.as_ref());
     let end = doc.len();
     if let Some((_, start)) = heading_example {
         out.examples.push(start..end);
@@ -1817,12 +1960,170 @@ fn is_transcript_line(body: &str) -> bool {
 
 /// A run of text pieces (a paragraph's lines, a list item, a table cell):
 /// its instruction sentences go to `out`.
+/// What frames a sentence from outside it: a heading or lead-in that
+/// states a condition ("## When another agent is addressed"), or a short
+/// heading that names a topic ("### Language").
+#[derive(Clone, Debug)]
+enum Lead {
+    /// Read before the sentence, as written (with its own separator).
+    Condition(String),
+    /// Read before the sentence as its label.
+    Topic(String),
+}
+
+/// First columns of a table whose rows say when they apply.
+const SITUATION_COLUMNS: &[&str] = &[
+    "situation",
+    "when",
+    "if",
+    "case",
+    "trigger",
+    "event",
+    "condition",
+    "wenn",
+    "fall",
+    "auslöser",
+    "ereignis",
+    "lage",
+];
+
+impl Lead {
+    fn of_heading(title: &str, level: usize) -> Option<Lead> {
+        let title = title
+            .trim()
+            .trim_matches(['*', '_'])
+            .trim_end_matches([':', '?', '.']);
+        let words = lower_words(title);
+        // "When to speak" names a topic, it states no condition
+        let infinitive = words.split(' ').nth(1) == Some("to");
+        if starts_condition(&words) && !infinitive {
+            return Some(Lead::Condition(format!("{title},")));
+        }
+        // a topic below the document's title: one to three words, no verb
+        let n = words.split(' ').count();
+        (level >= 2
+            && n <= 3
+            && !opens_imperative(&words)
+            && !title.contains(|c: char| c.is_ascii_digit()))
+        .then(|| Lead::Topic(format!("{title}:")))
+    }
+
+    fn of_lead_in(text: &str) -> Option<Lead> {
+        let s = sentences(text).last().map(|r| &text[r.clone()])?;
+        let s = s.trim().trim_end_matches(':').trim();
+        starts_condition(&lower_words(s)).then(|| Lead::Condition(format!("{s},")))
+    }
+}
+
+/// Words a note under a topic opens with ("English only.", "One item per
+/// task.", "Nur Deutsch."), where a sentence would open with its subject.
+const FRAGMENT_STARTS: &[&str] = &[
+    "only",
+    "always",
+    "never",
+    "no",
+    "none",
+    "one",
+    "each",
+    "every",
+    "per",
+    "max",
+    "maximum",
+    "short",
+    "brief",
+    "nur",
+    "immer",
+    "nie",
+    "niemals",
+    "kein",
+    "keine",
+    "ein",
+    "eine",
+    "einen",
+    "jeder",
+    "jede",
+    "jedes",
+    "pro",
+    "höchstens",
+    "maximal",
+    "kurz",
+];
+
+/// True when `words` open with a condition ("when", "if", "wenn", ...).
+fn starts_condition(words: &str) -> bool {
+    CONDITION_WORDS.iter().any(|c| {
+        words
+            .strip_prefix(c)
+            .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+    })
+}
+
+/// [`analyse`] of a sentence read under its lead: a condition is read as
+/// the sentence's own; a topic labels it, and makes a short fragment under
+/// it an instruction ("### Language" over "English only.").
+fn analyse_under(raw: &str, lead: Option<&Lead>) -> Option<Instruction> {
+    let own = analyse(raw);
+    match lead {
+        None => own,
+        Some(Lead::Condition(c)) => {
+            own.as_ref()?;
+            analyse(&format!("{c} {raw}")).or(own)
+        }
+        Some(Lead::Topic(t)) => {
+            // a fragment: a few words with no auxiliary ("English only.",
+            // "One item per task."), not a sentence of its own
+            let words = lower_words(raw);
+            let first = words.split(' ').next().unwrap_or("");
+            let short = words.split(' ').count() <= 5
+                && (FRAGMENT_STARTS.contains(&first)
+                    || first.bytes().all(|b| b.is_ascii_digit())
+                    || mentions(&format!(" {first} "), concept::LANGUAGE))
+                && !words.split(' ').any(|w| {
+                    matches!(
+                        w,
+                        "is" | "are"
+                            | "was"
+                            | "were"
+                            | "has"
+                            | "have"
+                            | "had"
+                            | "will"
+                            | "can"
+                            | "ist"
+                            | "sind"
+                            | "war"
+                            | "hat"
+                            | "haben"
+                            | "wird"
+                            | "kann"
+                    )
+                });
+            if own.is_none() && !short {
+                return None;
+            }
+            // a sentence of its own keeps its opening (its subject, its
+            // verb)
+            match own {
+                None => analyse_inner(&format!("{t} {raw}"), true),
+                Some(_) if short => analyse(&format!("{t} {raw}")).or(own),
+                // the topic counts for the sentence as a whole, its
+                // clauses stay as written
+                Some(mut ins) => {
+                    ins.words.push(' ');
+                    ins.words.push_str(&lower_words(t.trim_end_matches(':')));
+                    Some(ins)
+                }
+            }
+        }
+    }
+}
+
 struct Piece<'a> {
     start: usize,
     text: &'a str,
 }
 
-fn flush(para: &mut Vec<Piece<'_>>, out: &mut Doc, scope: &[Range<usize>]) {
+fn flush(para: &mut Vec<Piece<'_>>, out: &mut Doc, scope: &[Range<usize>], lead: Option<&Lead>) {
     if para.is_empty() {
         return;
     }
@@ -1860,7 +2161,7 @@ fn flush(para: &mut Vec<Piece<'_>>, out: &mut Doc, scope: &[Range<usize>]) {
         if !scope.iter().any(|r| r.contains(&start)) {
             continue;
         }
-        if let Some(ins) = analyse(raw) {
+        if let Some(ins) = analyse_under(raw, lead) {
             let end = to_doc(s.end.saturating_sub(1)) + 1;
             out.instructions.push(Instruction {
                 span: start..end.max(start),
@@ -1975,6 +2276,26 @@ const CONDITION_WORDS: &[&str] = &[
     "ausser",
     "es sei denn",
     "sofern",
+    // a concession is a condition too ("answer, even when it was meant for
+    // someone else"), and so is a time given more closely ("right after")
+    "even when",
+    "even if",
+    "even though",
+    "auch wenn",
+    "selbst wenn",
+    "right after",
+    "right before",
+    "right when",
+    "just after",
+    "just before",
+    "directly after",
+    "immediately after",
+    "shortly after",
+    "soon after",
+    "gleich nach",
+    "direkt nach",
+    "sofort nach",
+    "kurz nach",
 ];
 
 /// Words that negate what their clause tells.
@@ -2106,6 +2427,16 @@ const DIRECTIVE_WORDS: &[&str] = &[
     "is allowed to",
     "ruhig",
     "gern",
+    // a norm of enough ("one line is enough", "ein Eintrag reicht") and
+    // the agent as the doer of a passive ("can be answered by you")
+    "is enough",
+    "are enough",
+    "suffices",
+    "is sufficient",
+    "reicht",
+    "genügt",
+    "by you",
+    "von dir",
 ];
 
 /// Words of an instruction's subject that make "is"/"are" statements
@@ -2364,17 +2695,54 @@ const IMPERATIVE_STARTS: &[&str] = &[
     "store",
     "save",
     "pass",
+    // verbs that open a sentence but also name things in a list
+    "help",
+    "chat",
+    "trace",
+    "flag",
+    "limit",
+    "default",
+    "cut",
+    "dump",
+    "quote",
+    "turn",
+    "pause",
+    "scan",
+    "mirror",
+    "mind",
+    "pitch",
+    "plug",
+    "draft",
+    "stick",
 ];
 
 /// Analyse one sentence; `None` when it tells the agent nothing.
 pub fn analyse(raw: &str) -> Option<Instruction> {
-    let (masked, quoted) = mask_quotes(raw);
+    analyse_inner(raw, false)
+}
+
+/// [`analyse`]; `fragment` takes a sentence with no verb as an
+/// instruction (a note under a topic).
+fn analyse_inner(raw: &str, fragment: bool) -> Option<Instruction> {
+    let (masked, quoted, said) = mask_quotes(raw);
     let words = generic_agent_is_you(lower_words(&masked));
     if words.is_empty() {
         return None;
     }
     let german = is_german(&words);
     let clauses = clauses(&words);
+    // the verbs a clause spells in parts ("biete ... an") count for the
+    // sentence as a whole too
+    let joined: Vec<&str> = clauses
+        .iter()
+        .flat_map(|c| c.words.split(' '))
+        .filter(|t| !t.is_empty() && !words.split(' ').any(|w| w == *t))
+        .collect();
+    let words = if joined.is_empty() {
+        words
+    } else {
+        format!("{words} {}", joined.join(" "))
+    };
     // An imperative opens the sentence or a clause after its condition
     // ("when X, answer ..."); a modal or "always"/"immer" may stand
     // anywhere.
@@ -2383,9 +2751,10 @@ pub fn analyse(raw: &str) -> Option<Instruction> {
         .skip_while(|c| !c.condition)
         .find(|c| !c.condition)
         .map(|c| first_word(c.words.trim()));
-    let directive = std::iter::once(first_word(&words))
-        .chain(after_condition)
-        .any(|w| IMPERATIVE_STARTS.contains(&w))
+    let directive = fragment
+        || std::iter::once(first_word(&words))
+            .chain(after_condition)
+            .any(|w| IMPERATIVE_STARTS.contains(&w))
         || clauses
             .iter()
             .any(|c| c.opens && !c.condition && opens_imperative(&c.words))
@@ -2395,6 +2764,8 @@ pub fn analyse(raw: &str) -> Option<Instruction> {
                 .split(' ')
                 .take(3)
                 .any(|w| matches!(w, "no" | "kein" | "keine" | "keinen"))
+        || states_yours(&words)
+        || german && ends_in_infinitive(raw)
         || german
             && (mentions(&words, GERMAN_YOU)
                 || clauses.iter().any(|c| {
@@ -2414,6 +2785,7 @@ pub fn analyse(raw: &str) -> Option<Instruction> {
         german,
         clauses,
         quoted,
+        said,
         words,
     })
 }
@@ -2440,19 +2812,80 @@ fn generic_agent_is_you(words: String) -> String {
         "shall", "soll", "sollen", "sollte", "sollten", "muss", "müssen", "darf", "dürfen", "ist",
         "sind",
     ];
+    // the subject opens the sentence, or the clause after a condition
+    // that opens it ("when X , agents should ...")
+    let at = if starts_condition(&words) {
+        words.find(" , ").map_or(0, |k| k + 3)
+    } else {
+        0
+    };
     for (subject, you) in SUBJECTS {
-        let Some(rest) = words
+        let Some(rest) = words[at..]
             .strip_prefix(subject)
             .and_then(|r| r.strip_prefix(' '))
         else {
             continue;
         };
         if VERBS.contains(&rest.split(' ').next().unwrap_or("")) {
-            return format!("{you} {rest}");
+            return format!("{}{you} {rest}", &words[..at]);
         }
     }
     words
 }
+
+/// "Your greeting is in English", "Deine Sprache ist Deutsch": a
+/// statement of what is the agent's sets it as much as an imperative does.
+fn states_yours(words: &str) -> bool {
+    let mut w = words.split(' ');
+    matches!(w.next(), Some("your" | "dein" | "deine"))
+        && w.take(3)
+            .any(|t| matches!(t, "is" | "are" | "ist" | "sind"))
+}
+
+/// A German note that ends in an infinitive with no finite verb before it
+/// ("Nach dem Beitritt erst mal abwarten."): it tells what to do. Told by
+/// the written word, which is lower case where a noun would not be.
+fn ends_in_infinitive(raw: &str) -> bool {
+    const FINITE: &[&str] = &[
+        "ich", "wir", "er", "man", "habe", "hast", "hat", "haben", "habt", "hatte", "hatten",
+        "wird", "werden", "wurde", "wurden", "ist", "sind", "war", "waren", "bin", "bist", "kann",
+        "können", "konnte", "könnte",
+    ];
+    let last = raw
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    last.chars().count() >= 5
+        && last.chars().all(char::is_alphabetic)
+        && last.chars().next().is_some_and(char::is_lowercase)
+        && (last.ends_with("en") || last.ends_with("ern") || last.ends_with("eln"))
+        && !raw
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|t| FINITE.contains(&t.to_lowercase().as_str()))
+}
+
+/// Verbs that report what is said: what follows them is the content told,
+/// and a negation there is the content's.
+const REPORTING: &[&str] = &[
+    "tell",
+    "say",
+    "announce",
+    "report",
+    "claim",
+    "state",
+    "mention",
+    "inform",
+    "explain",
+    "declare",
+    "sag",
+    "sage",
+    "melde",
+    "verkünde",
+    "behaupte",
+    "erkläre",
+    "teile",
+];
 
 /// The German words that speak to the agent.
 const GERMAN_YOU: &[&str] = &[
@@ -2501,7 +2934,8 @@ fn first_word(words: &str) -> &str {
     };
     let mut it = words.split(' ').peekable();
     while let Some(w) = it.next() {
-        if matches!(
+        // a label word, unless it is the verb ("step in", "note the rule")
+        let label = matches!(
             w,
             "step"
                 | "schritt"
@@ -2512,28 +2946,37 @@ fn first_word(words: &str) -> &str {
                 | "regel"
                 | "tip"
                 | "hinweis"
-                | "and"
-                | "und"
-                | "so"
-                | "also"
-                | "auch"
-                | "—"
-                | "-"
-                | "then"
-                | "dann"
-                | "first"
-                | "zuerst"
-                | "next"
-                | "finally"
-                | "schließlich"
-                | "always"
-                | "immer"
-                | "just"
-                | "please"
-                | "bitte"
-        ) || w
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b == b':' || b == b'.')
+        ) && it.peek().is_none_or(|n| {
+            n.bytes()
+                .all(|b| b.is_ascii_digit() || b == b':' || b == b'.')
+                || n.ends_with(':')
+                || matches!(*n, "—" | "-" | "that" | "dass")
+        });
+        if label
+            || matches!(
+                w,
+                "and"
+                    | "und"
+                    | "so"
+                    | "also"
+                    | "auch"
+                    | "—"
+                    | "-"
+                    | "then"
+                    | "dann"
+                    | "first"
+                    | "zuerst"
+                    | "next"
+                    | "finally"
+                    | "schließlich"
+                    | "always"
+                    | "immer"
+                    | "just"
+                    | "please"
+                    | "bitte"
+            )
+            || w.bytes()
+                .all(|b| b.is_ascii_digit() || b == b':' || b == b'.')
             || w.ends_with(':')
         {
             if it.peek().is_none() {
@@ -2565,9 +3008,10 @@ fn is_german(words: &str) -> bool {
 
 /// Quoted speech replaced by `"…"`, code spans kept without backticks;
 /// both listed.
-fn mask_quotes(raw: &str) -> (String, Vec<String>) {
+fn mask_quotes(raw: &str) -> (String, Vec<String>, Vec<String>) {
     let mut out = String::with_capacity(raw.len());
     let mut quoted = Vec::new();
+    let mut said = Vec::new();
     let mut chars = raw.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let close = match c {
@@ -2615,10 +3059,15 @@ fn mask_quotes(raw: &str) -> (String, Vec<String>) {
                 let inner = &rest[..k];
                 quoted.push(inner.to_string());
                 if c == '`' {
+                    // its punctuation splits no clause: `greet: false`
                     out.push(' ');
-                    out.push_str(inner);
+                    out.extend(inner.chars().map(|ch| match ch {
+                        ':' | ',' | ';' => ' ',
+                        ch => ch,
+                    }));
                     out.push(' ');
                 } else {
+                    said.push(inner.to_string());
                     out.push_str(" \"…\" ");
                 }
                 // skip to after the closing quote
@@ -2630,7 +3079,7 @@ fn mask_quotes(raw: &str) -> (String, Vec<String>) {
             None => out.push(c),
         }
     }
-    (out, quoted)
+    (out, quoted, said)
 }
 
 /// Lower case, markup dropped, words separated by single spaces;
@@ -2751,10 +3200,16 @@ fn clauses(words: &str) -> Vec<Clause> {
             k += 1;
             continue;
         }
-        let starts_cond = CONDITION_WORDS.iter().any(|c| {
-            let n = c.split(' ').count();
-            toks.len() >= k + n && c.split(' ').zip(&toks[k..k + n]).all(|(a, b)| a == *b)
-        });
+        // the longest condition that starts here, in words ("even when")
+        let cond_len = CONDITION_WORDS
+            .iter()
+            .filter(|c| {
+                let n = c.split(' ').count();
+                toks.len() >= k + n && c.split(' ').zip(&toks[k..k + n]).all(|(a, b)| a == *b)
+            })
+            .map(|c| c.split(' ').count())
+            .max();
+        let starts_cond = cond_len.is_some();
         let contrast = matches!(w, "but" | "aber" | "sondern" | "instead" | "stattdessen");
         if (starts_cond || contrast) && !cur.is_empty() {
             let was_cond = cond;
@@ -2765,11 +3220,14 @@ fn clauses(words: &str) -> Vec<Clause> {
         if starts_cond {
             cond = true;
         }
-        if !cur.is_empty() {
-            cur.push(' ');
+        // the condition's words are taken together
+        for w in &toks[k..k + cond_len.unwrap_or(1)] {
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(w);
         }
-        cur.push_str(w);
-        k += 1;
+        k += cond_len.unwrap_or(1);
     }
     if !cur.is_empty() {
         parts.push((cur, cond, opens));
@@ -2783,7 +3241,14 @@ fn clauses(words: &str) -> Vec<Clause> {
             && !w.split(' ').next().is_some_and(|f| {
                 matches!(f, "then" | "and" | "so" | "dann" | "und" | "you" | "du")
             });
+        // "biete an, die Änderungen umzusetzen": a German infinitive with
+        // "zu" is its verb's object
+        let zu_infinitive = ends_in_zu_infinitive(&w);
         match merged.last_mut() {
+            Some(last) if zu_infinitive && !c && !last.1 => {
+                last.0.push(' ');
+                last.0.push_str(&w);
+            }
             Some(last) if short && verbless && !c && !last.1 && !mentions(&w, NEGATIONS) => {
                 last.0.push(' ');
                 last.0.push_str(&w);
@@ -2796,12 +3261,19 @@ fn clauses(words: &str) -> Vec<Clause> {
     }
     merged
         .into_iter()
-        .map(|(w, condition, opens)| {
+        .enumerate()
+        .map(|(k, (w, condition, opens))| {
             let padded = format!(" {w} ");
             // a negation inside a "that"/"dass" complement is the
-            // complement's ("announce that they can't hear")
+            // complement's ("announce that they can't hear"), and so is one
+            // in what a verb of saying reports ("tell everyone it can't
+            // reach you"); "say nothing" still negates
             let head = match find(&w, &["that", "dass", "daß"]) {
                 Some(k) if k > 0 => &w[..k],
+                _ if w.split(' ').count() > 3 && mentions(first_word(&w), REPORTING) => {
+                    let two = w.split(' ').take(2).map(str::len).sum::<usize>() + 1;
+                    &w[..two.min(w.len())]
+                }
                 _ => w.as_str(),
             };
             let toks: Vec<&str> = head.split(' ').collect();
@@ -2822,8 +3294,25 @@ fn clauses(words: &str) -> Vec<Clause> {
             let lets_other = find(lead, &["let", "lass", "leave it to", "überlass*"]) == Some(0)
                 && !mentions(lead, &["let me", "let us", "know", "wissen", "weg", "sein", "bleiben"])
                 && !mentions(lead, concept::SIDE_THREAD);
+            // "are the human's to answer", "is up to Oliver": another's part
+            let others_part = lead
+                .split(' ')
+                .zip(lead.split(' ').skip(1))
+                .any(|(a, b)| (a.ends_with("'s") || a.ends_with("’s")) && b == "to")
+                || mentions(lead, &["up to the human", "up to the user", "sache des menschen"]);
+            // "…; their answer is what the other agent needs": a later
+            // statement about someone else's thing
+            let theirs = opens
+                && k > 0
+                && matches!(
+                    lead.split(' ').next(),
+                    Some("their" | "his" | "her" | "its" | "ihre" | "ihr" | "seine" | "sein" | "deren" | "dessen")
+                )
+                && !mentions(lead, DIRECTIVE_WORDS);
             let about_other = !condition
                 && (lets_other
+                    || theirs
+                    || others_part
                     || find(lead, OTHER_SUBJECTS) == Some(0)
                         && !IMPERATIVE_STARTS.contains(&first_word(&w)));
             Clause {
@@ -2840,6 +3329,19 @@ fn clauses(words: &str) -> Vec<Clause> {
 /// A German verb whose particle stands at the clause's end ("schlage im
 /// Call vor", "tritt dem Call bei") gets its joined form added, so that a
 /// list finds it as written together ("vorschlagen", "beitreten").
+/// True when `words` end in a German infinitive with "zu" ("zu übernehmen",
+/// "umzusetzen").
+fn ends_in_zu_infinitive(words: &str) -> bool {
+    let mut back = words.rsplit(' ');
+    let (last, before) = (back.next().unwrap_or(""), back.next());
+    last.ends_with("en")
+        && (before == Some("zu")
+            || last.len() > 6
+                && last
+                    .get(2..last.len() - 4)
+                    .is_some_and(|m| m.contains("zu")))
+}
+
 fn join_separable(clause: &mut String) {
     const VERBS: &[(&[&str], &str, &str)] = &[
         (&["schlag", "schlage", "schlägst"], "vor", "vorschlagen"),
@@ -2853,20 +3355,47 @@ fn join_separable(clause: &mut String) {
         (&["fass", "fasse", "fasst"], "zusammen", "zusammenfassen"),
         (&["warte", "wart", "wartest"], "ab", "abwarten"),
     ];
+    const PARTICLES: &[&str] = &[
+        "an", "auf", "aus", "bei", "ein", "mit", "nach", "vor", "zu", "weg", "um", "ab", "her",
+        "hin", "durch", "zurück", "zusammen",
+    ];
     let toks: Vec<&str> = clause.split(' ').collect();
+    // "umzusetzen" is "umsetzen" with "zu" inside
+    let infixed: Vec<String> = toks
+        .iter()
+        .filter_map(|t| {
+            let p = PARTICLES
+                .iter()
+                .find(|p| t.strip_prefix(**p).is_some_and(|r| r.starts_with("zu")))?;
+            let rest = &t[p.len() + 2..];
+            (rest.chars().count() >= 4 && rest.ends_with("en")).then(|| format!("{p}{rest}"))
+        })
+        .collect();
     let (Some(first), Some(last)) = (toks.first(), toks.last()) else {
         return;
     };
     if toks.len() < 3 {
+        for f in infixed {
+            clause.push(' ');
+            clause.push_str(&f);
+        }
         return;
     }
+    // the particle closes the clause, or stands before the clause's
+    // infinitive with "zu" ("biete an, die Änderungen umzusetzen")
+    let closing = |particle: &str| {
+        last == &particle
+            || toks.iter().enumerate().any(|(k, t)| {
+                *t == particle && k > 0 && ends_in_zu_infinitive(&toks[k..].join(" "))
+            })
+    };
     let joined = VERBS
         .iter()
-        .find(|(stems, particle, _)| stems.contains(first) && last == particle)
+        .find(|(stems, particle, _)| stems.contains(first) && closing(particle))
         .map(|(_, _, joined)| *joined);
-    if let Some(j) = joined {
+    for f in infixed.iter().map(String::as_str).chain(joined) {
         clause.push(' ');
-        clause.push_str(j);
+        clause.push_str(f);
     }
 }
 
@@ -3095,6 +3624,73 @@ mod tests {
                 .len(),
             1
         );
+    }
+
+    #[test]
+    fn a_heading_a_lead_in_or_a_table_column_frames_the_sentence() {
+        let doc = "# Voicehook\n\n## When another agent is addressed\n\n- Answer anyway.\n\nWhen the human asks Delta:\n\n- give the status.\n\nThe end.\n\n| Situation | What to do |\n|---|---|\n| Delta is addressed | Give the status yourself. |\n\n### Language\n\nAlways German.\n\nThe board shows what we decided.\n\n## When to speak\n\n- Speak briefly.\n";
+        let d = read(doc);
+        let framed: Vec<(&str, bool)> = d
+            .instructions
+            .iter()
+            .map(|i| (&doc[i.span.clone()], i.clauses.iter().any(|c| c.condition)))
+            .collect();
+        assert_eq!(
+            framed,
+            [
+                ("Answer anyway.", true),
+                ("give the status.", true),
+                ("Delta is addressed | Give the status yourself.", true),
+                ("Always German.", false),
+                ("Speak briefly.", false),
+            ]
+        );
+        // the heading's condition is read, the span stays the sentence's
+        assert!(d.instructions[0].has(&["another agent"]));
+        // a topic labels a fragment; a sentence with its own subject and
+        // verb under it is no fragment ("The board shows ...")
+        assert!(d.instructions[3].words.starts_with("language :"));
+    }
+
+    #[test]
+    fn what_a_verb_of_saying_reports_is_not_negated_by_its_content() {
+        let told = |s: &str| one(s).tells().count();
+        assert_eq!(told("Tell everyone it can't reach you."), 1);
+        assert_eq!(told("Say nothing after you join."), 0);
+        assert_eq!(told("Announce that the relay does not work."), 1);
+        // a label word before a number, the verb before anything else
+        assert!(analyse("Step in whenever Delta is slow.").is_some());
+        assert!(analyse("Step 2: the board.").is_none());
+    }
+
+    #[test]
+    fn concessions_passives_possessives_and_code_spans() {
+        let i =
+            one("Always acknowledge what was said, even when it was addressed to someone else.");
+        assert!(i.clauses.last().unwrap().condition);
+        assert!(i.clauses.last().unwrap().words.starts_with(" even when"));
+        assert!(analyse("Questions to the human can be answered by you.").is_some());
+        assert!(analyse("Your greeting is in English.").is_some());
+        assert!(analyse("Your question did not reach me.").is_none());
+        // a code span's punctuation splits no clause
+        assert_eq!(
+            one("Join with `greet: false` and stay quiet.")
+                .clauses
+                .len(),
+            1
+        );
+        // "their answer is ..." after the instruction says what is theirs
+        let i = one("Leave it to the human; their answer is what counts.");
+        assert!(i.clauses[1].about_other);
+    }
+
+    #[test]
+    fn german_notes_and_infinitives_with_zu() {
+        assert!(analyse("Nach dem Beitritt erst mal still sein und abwarten.").is_some());
+        assert!(analyse("Wir haben das gestern besprochen.").is_none());
+        let i = one("Biete an, die Änderungen umzusetzen.");
+        assert_eq!(i.clauses.len(), 1);
+        assert!(i.has(&["umsetzen"]) && i.has(&["anbieten"]));
     }
 
     #[test]
