@@ -251,8 +251,14 @@ impl Compiled {
                 bare.push(format!("{}ing", &p[..p.len() - 1]));
             }
         }
+        // The texts are a sentence or a clause: a DFA searches them fastest,
+        // and a prefilter only costs time on so little text.
         Compiled {
-            ac: aho_corasick::AhoCorasick::new(&bare).ok(),
+            ac: aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .prefilter(false)
+                .build(&bare)
+                .ok(),
             open,
         }
     }
@@ -2730,14 +2736,9 @@ fn analyse_inner(raw: &str, fragment: bool) -> Option<Instruction> {
         return None;
     }
     let german = is_german(&words);
-    let clauses = clauses(&words);
+    let (clauses, joined) = clauses(&words);
     // the verbs a clause spells in parts ("biete ... an") count for the
     // sentence as a whole too
-    let joined: Vec<&str> = clauses
-        .iter()
-        .flat_map(|c| c.words.split(' '))
-        .filter(|t| !t.is_empty() && !words.split(' ').any(|w| w == *t))
-        .collect();
     let words = if joined.is_empty() {
         words
     } else {
@@ -3141,7 +3142,9 @@ pub fn lower_words(s: &str) -> String {
 /// Split a sentence's words into clauses: at `,`, `;`, `:` and dashes,
 /// and before a word that starts a condition or a contrast; a condition
 /// runs to the next separator.
-fn clauses(words: &str) -> Vec<Clause> {
+/// The clauses of `words`, and the verbs joined from their parts
+/// ([`join_separable`]).
+fn clauses(words: &str) -> (Vec<Clause>, Vec<String>) {
     let mut parts: Vec<(String, bool, bool)> = Vec::new();
     let mut cur = String::new();
     let mut cond = false;
@@ -3256,10 +3259,11 @@ fn clauses(words: &str) -> Vec<Clause> {
             _ => merged.push((w, c, o)),
         }
     }
+    let mut joined = Vec::new();
     for part in merged.iter_mut() {
-        join_separable(&mut part.0);
+        joined.extend(join_separable(&mut part.0));
     }
-    merged
+    let clauses = merged
         .into_iter()
         .enumerate()
         .map(|(k, (w, condition, opens))| {
@@ -3323,7 +3327,8 @@ fn clauses(words: &str) -> Vec<Clause> {
                 opens,
                     }
         })
-        .collect()
+        .collect();
+    (clauses, joined)
 }
 
 /// A German verb whose particle stands at the clause's end ("schlage im
@@ -3342,7 +3347,7 @@ fn ends_in_zu_infinitive(words: &str) -> bool {
                     .is_some_and(|m| m.contains("zu")))
 }
 
-fn join_separable(clause: &mut String) {
+fn join_separable(clause: &mut String) -> Vec<String> {
     const VERBS: &[(&[&str], &str, &str)] = &[
         (&["schlag", "schlage", "schlägst"], "vor", "vorschlagen"),
         (&["tritt", "trete", "trittst"], "bei", "beitreten"),
@@ -3372,14 +3377,14 @@ fn join_separable(clause: &mut String) {
         })
         .collect();
     let (Some(first), Some(last)) = (toks.first(), toks.last()) else {
-        return;
+        return infixed;
     };
     if toks.len() < 3 {
-        for f in infixed {
+        for f in &infixed {
             clause.push(' ');
-            clause.push_str(&f);
+            clause.push_str(f);
         }
-        return;
+        return infixed;
     }
     // the particle closes the clause, or stands before the clause's
     // infinitive with "zu" ("biete an, die Änderungen umzusetzen")
@@ -3393,10 +3398,15 @@ fn join_separable(clause: &mut String) {
         .iter()
         .find(|(stems, particle, _)| stems.contains(first) && closing(particle))
         .map(|(_, _, joined)| *joined);
-    for f in infixed.iter().map(String::as_str).chain(joined) {
+    let forms: Vec<String> = infixed
+        .into_iter()
+        .chain(joined.map(str::to_string))
+        .collect();
+    for f in &forms {
         clause.push(' ');
         clause.push_str(f);
     }
+    forms
 }
 
 /// Other media an instruction may be about.
