@@ -46,7 +46,6 @@
 //! `callint.toml` (`human`, `voicebot`); the human is otherwise the one
 //! speaker not listed among the agents.
 
-use super::json::lines;
 use super::transcript::{self, Entry, Headers, Utt};
 use super::{Options, Parsed, Problem};
 use crate::model::{Anchor, Ms, Span};
@@ -95,21 +94,7 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         cues: 0,
         in_style: false,
     };
-    let mut all: Vec<Line<'_>> = lines(bytes)
-        .into_iter()
-        .map(|l| {
-            let raw = &bytes[l.span.start..l.span.end];
-            let (raw, skip) = match raw.strip_prefix(b"\xef\xbb\xbf") {
-                Some(rest) if l.no == 1 => (rest, 3),
-                _ => (raw, 0),
-            };
-            Line {
-                no: l.no,
-                span: Span::new(l.span.start + skip, l.span.end),
-                text: std::str::from_utf8(raw).ok(),
-            }
-        })
-        .collect();
+    let all = text_lines(bytes);
     for l in &all {
         if l.text.is_none() {
             let raw = &bytes[l.span.start..l.span.end];
@@ -130,7 +115,7 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
         Kind::Vtt => l.text.is_none_or(str::is_empty),
         Kind::Srt => l.text.is_none_or(|t| t.trim().is_empty()),
     };
-    let arrow = |l: &Line<'_>| l.text.is_some_and(|t| t.contains("-->"));
+    let arrow = |l: &Line<'_>| l.text.is_some_and(has_arrow);
     let mut start = 0;
     if kind == Kind::Vtt {
         match all.iter().position(|l| !blank(l)) {
@@ -154,7 +139,7 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
             None => {}
         }
     }
-    let rest = all.split_off(start);
+    let rest = &all[start..];
     let mut i = 0;
     while i < rest.len() {
         if blank(&rest[i]) {
@@ -169,7 +154,7 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
             j
         };
         let mut j = match kind {
-            Kind::Vtt => vtt_block_end(&rest, i, &blank),
+            Kind::Vtt => vtt_block_end(rest, i, &blank),
             Kind::Srt => block_end(i),
         };
         // An SRT cue's text may hold blank lines (some bots write
@@ -221,6 +206,42 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
     parsed
 }
 
+/// The lines of `bytes` (without their ends; a byte order mark at the
+/// start left out, and a second one at the start of the first line too),
+/// each with its text when it is UTF-8. One vector sized by a count of
+/// the line ends first: a large file has a hundred thousand lines, and
+/// growing the vector (or building it from another) copies them again.
+fn text_lines(bytes: &[u8]) -> Vec<Line<'_>> {
+    let mut start = super::bom_len(bytes);
+    let mut all = Vec::with_capacity(memchr::memchr_iter(b'\n', &bytes[start..]).count() + 1);
+    let mut no: u32 = 0;
+    while start < bytes.len() {
+        no = no.saturating_add(1);
+        let end = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
+        let stop = end.unwrap_or(bytes.len());
+        let mut content = stop;
+        if content > start && bytes[content - 1] == b'\r' {
+            content -= 1;
+        }
+        let raw = &bytes[start..content];
+        let skip = if no == 1 && raw.starts_with(b"\xef\xbb\xbf") {
+            3
+        } else {
+            0
+        };
+        all.push(Line {
+            no,
+            span: Span::new(start + skip, content),
+            text: std::str::from_utf8(&raw[skip..]).ok(),
+        });
+        match end {
+            Some(k) => start = k + 1,
+            None => break,
+        }
+    }
+    all
+}
+
 /// Where the WebVTT block that starts at `i` ends, as the WebVTT parser
 /// collects a block: at a blank line, or at a line holding `-->` that is
 /// not the block's timing line (its first line, or its second after an
@@ -229,7 +250,7 @@ fn vtt_block_end(lines: &[Line<'_>], i: usize, blank: &impl Fn(&Line<'_>) -> boo
     let mut seen_arrow = false;
     let mut j = i;
     while j < lines.len() && !blank(&lines[j]) {
-        if lines[j].text.is_some_and(|t| t.contains("-->")) {
+        if lines[j].text.is_some_and(has_arrow) {
             let n = j - i + 1;
             if n == 1 || (n == 2 && !seen_arrow) {
                 seen_arrow = true;
@@ -250,9 +271,14 @@ fn has_timing(b: &[Line<'_>]) -> bool {
 /// Where a block's timing line is: first, or second after a cue
 /// identifier (an SRT cue's number).
 fn timing_at(b: &[Line<'_>]) -> Option<usize> {
-    b.iter()
-        .take(2)
-        .position(|l| l.text.is_some_and(|t| t.contains("-->")))
+    b.iter().take(2).position(|l| l.text.is_some_and(has_arrow))
+}
+
+/// Whether a line holds `-->`, looked for at each `>` (a cue line has
+/// few).
+fn has_arrow(t: &str) -> bool {
+    let b = t.as_bytes();
+    memchr::memchr_iter(b'>', b).any(|k| k >= 2 && &b[k - 2..k] == b"--")
 }
 
 /// `WEBVTT`, alone or followed by a space, a tab and anything.
@@ -298,8 +324,8 @@ impl Reader {
     fn block(&mut self, b: &[Line<'_>]) {
         let first = b[0].text.unwrap_or("");
         let t = first.trim_start();
-        let timed = timing_at(b).is_some();
-        if self.kind == Kind::Vtt && !timed {
+        let timing_line = timing_at(b);
+        if self.kind == Kind::Vtt && timing_line.is_none() {
             if let Some(rest) = t.strip_prefix("NOTE") {
                 if rest.is_empty() || rest.starts_with([' ', '\t']) {
                     let off = first.len() - rest.len();
@@ -327,7 +353,7 @@ impl Reader {
         self.in_style = false;
         // The timing line: first, or second after a cue identifier (an SRT
         // cue's number).
-        let Some(k) = timing_at(b) else {
+        let Some(k) = timing_line else {
             self.problems.push(Problem::new(
                 Anchor::bytes(b[0].span),
                 "this block is neither a cue nor a note".into(),
@@ -594,34 +620,72 @@ fn name_prefix(t: &str) -> Option<(&str, usize, usize)> {
 }
 
 /// A cue line's text as spoken: tags dropped, character references decoded,
-/// white space folded.
+/// white space folded (runs of it, decoded references among them, one
+/// space; none at the ends). One pass into one string: a large file has
+/// tens of thousands of cue lines.
 fn clean_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = Folded {
+        text: String::with_capacity(s.len()),
+        space: false,
+    };
     let mut rest = s;
-    while let Some(c) = rest.chars().next() {
-        if c == '<' {
-            if let Some(k) = rest.find('>') {
-                rest = &rest[k + 1..];
-                continue;
+    while let Some(&b) = rest.as_bytes().first() {
+        match b {
+            b'<' => {
+                if let Some(k) = rest.find('>') {
+                    rest = &rest[k + 1..];
+                    continue;
+                }
             }
-        }
-        if c == '{' && rest[1..].starts_with('\\') {
-            if let Some(k) = rest.find('}') {
-                rest = &rest[k + 1..];
-                continue;
+            b'{' if rest[1..].starts_with('\\') => {
+                if let Some(k) = rest.find('}') {
+                    rest = &rest[k + 1..];
+                    continue;
+                }
             }
-        }
-        if c == '&' {
-            if let Some((decoded, len)) = reference(rest) {
-                out.extend(decoded);
-                rest = &rest[len..];
-                continue;
+            b'&' => {
+                if let Some((decoded, len)) = reference(rest) {
+                    if let Some(c) = decoded {
+                        out.push(c);
+                    }
+                    rest = &rest[len..];
+                    continue;
+                }
             }
+            _ => {}
         }
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
+        if b.is_ascii() {
+            out.push(char::from(b));
+            rest = &rest[1..];
+        } else {
+            let c = rest.chars().next().unwrap_or_default();
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    out.text
+}
+
+/// Text with its white space folded as it is written: what
+/// `split_whitespace` and a join with single spaces would make of it.
+struct Folded {
+    text: String,
+    /// White space was seen after the last character written.
+    space: bool,
+}
+
+impl Folded {
+    fn push(&mut self, c: char) {
+        if c.is_whitespace() {
+            self.space = true;
+            return;
+        }
+        if self.space && !self.text.is_empty() {
+            self.text.push(' ');
+        }
+        self.space = false;
+        self.text.push(c);
+    }
 }
 
 /// The character a reference at the start of `s` stands for (none for the
@@ -937,6 +1001,53 @@ mod tests {
         assert_eq!(name_prefix("- Ann Lee: hi"), Some(("Ann Lee", 2, 10)));
         assert_eq!(name_prefix("So, the point is: this"), None);
         assert_eq!(name_prefix("http://x"), None);
+    }
+
+    #[test]
+    fn text_folded_in_one_pass_as_split_and_joined() {
+        // The general way: decode, then split at white space and join.
+        fn reference_clean(s: &str) -> String {
+            let mut out = String::new();
+            let mut rest = s;
+            while let Some(c) = rest.chars().next() {
+                if c == '<' {
+                    if let Some(k) = rest.find('>') {
+                        rest = &rest[k + 1..];
+                        continue;
+                    }
+                }
+                if c == '{' && rest[1..].starts_with('\\') {
+                    if let Some(k) = rest.find('}') {
+                        rest = &rest[k + 1..];
+                        continue;
+                    }
+                }
+                if c == '&' {
+                    if let Some((decoded, len)) = reference(rest) {
+                        out.extend(decoded);
+                        rest = &rest[len..];
+                        continue;
+                    }
+                }
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+            out.split_whitespace().collect::<Vec<_>>().join(" ")
+        }
+        for s in [
+            "",
+            "   ",
+            " a  b\tc\u{3000}d ",
+            "a &nbsp; b&#8195;c &lrm; d&lrm;e",
+            "&nbsp;x&nbsp;",
+            "<i> Grüße </i>, <b>ça</b>\u{a0}va ",
+            "{\\an8}  Kit: hi  {\\i1}x{ y",
+            "<v Ann>&amp;&lt;&#x41; <unclosed",
+            "日本語 <c.x>テキスト</c>  &#12354;",
+            "&#10;a&#9;b&#32;",
+        ] {
+            assert_eq!(clean_text(s), reference_clean(s), "{s:?}");
+        }
     }
 
     #[test]

@@ -317,7 +317,7 @@ fn read_entry<'a>(
     let entry: Entry<'_> = match serde_json::from_str(text) {
         Ok(e) => e,
         Err(e) => {
-            if let Some(p) = unreadable(text, span.start, &e, is_last) {
+            if let Some(p) = unreadable(text, span.start, &e, (no == 1, is_last)) {
                 out.push(Step::Problem(p));
             }
             return;
@@ -399,9 +399,14 @@ fn read_entry<'a>(
 
 /// A line [`Entry`] could not read: broken JSON, or a user or assistant
 /// entry whose message has an unexpected shape.
-fn unreadable(text: &str, base: usize, e: &serde_json::Error, is_last: bool) -> Option<Problem> {
+fn unreadable(
+    text: &str,
+    base: usize,
+    e: &serde_json::Error,
+    (is_first, is_last): (bool, bool),
+) -> Option<Problem> {
     let Ok(loose) = serde_json::from_str::<Loose<'_>>(text) else {
-        return Some(broken_line(text, base, e, is_last));
+        return Some(broken_line(text, base, e, (is_first, is_last)));
     };
     let role = role_of(loose.kind)?;
     let skipped = || Some("the entry was skipped; the rest of the session was still linted".into());
@@ -652,7 +657,28 @@ fn is_command_echo(s: &str) -> bool {
         || t.starts_with("<local-command-")
 }
 
-fn broken_line(text: &str, base: usize, e: &serde_json::Error, is_last: bool) -> Problem {
+/// The problem of a line that is no JSON: a session cut off at its end
+/// or at its start (a copy of its last lines, the first of them cut) is
+/// said as such.
+fn broken_line(
+    text: &str,
+    base: usize,
+    e: &serde_json::Error,
+    (is_first, is_last): (bool, bool),
+) -> Problem {
+    let t = text.trim_start();
+    if is_first && !t.starts_with('{') && text.trim_end().ends_with('}') {
+        let end = text.len().min(200);
+        let end = (0..=end)
+            .rev()
+            .find(|&k| text.is_char_boundary(k))
+            .unwrap_or(0);
+        return Problem::new(
+            Anchor::bytes(Span::new(base, base + end)),
+            "the first entry of the session is cut off (the file starts inside it)".into(),
+            Some("the file holds the end of a session: this line was skipped, the entries after it were linted".into()),
+        );
+    }
     if e.is_eof() && is_last {
         let end = text.len();
         return Problem::new(

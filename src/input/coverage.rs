@@ -138,12 +138,7 @@ pub fn neighbour(head: &[u8]) -> Option<&'static str> {
     // The whole object, or (cut off at the look limit) its first keys.
     let o: serde_json::Map<String, Value> = match serde_json::from_slice(head) {
         Ok(Value::Object(o)) => o,
-        _ => {
-            let mut o = serde_json::Map::new();
-            let mut de = serde_json::Deserializer::from_slice(head);
-            let _ = serde::Deserializer::deserialize_map(&mut de, KeysOf(&mut o));
-            o
-        }
+        _ => leading_members(head),
     };
     let text = |k: &str| o.get(k).is_some_and(Value::is_string);
     if text("sessionId")
@@ -161,6 +156,15 @@ pub fn neighbour(head: &[u8]) -> Option<&'static str> {
         return Some("a Claude Code subagent's metadata (`agent-*.meta.json`; its session is the `.jsonl` beside it)");
     }
     None
+}
+
+/// The members of the JSON object `bytes` starts with, up to where it is
+/// cut off or broken (none when it is no object).
+pub(crate) fn leading_members(bytes: &[u8]) -> serde_json::Map<String, Value> {
+    let mut o = serde_json::Map::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let _ = serde::Deserializer::deserialize_map(&mut de, KeysOf(&mut o));
+    o
 }
 
 /// The members of a JSON object up to where it is cut off: scalars with

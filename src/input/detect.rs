@@ -140,6 +140,9 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
             }
         }
     }
+    if let Some(f) = cut_session(text, first) {
+        return Some(f);
+    }
     if (first.starts_with('{') || first.starts_with('[')) && opencode(head) {
         return Some(Format::Session(Client::Opencode));
     }
@@ -292,6 +295,32 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
         return Some(Format::Session(Client::ClaudeCode));
     }
     is_board(o).then_some(Format::Board)
+}
+
+/// A session file of one entry a line whose first line is cut: at its
+/// end (its only line cut off, or one longer than the part looked at),
+/// told by the members before the cut; or at its start (the file begins
+/// inside an entry), told by the next line.
+fn cut_session(text: &str, first: &str) -> Option<Format> {
+    let session = |o: &serde_json::Map<String, Value>| match object_format(o) {
+        Some(f @ Format::Session(_)) => Some(f),
+        _ => None,
+    };
+    if first.starts_with('{') {
+        return session(&super::coverage::leading_members(first.as_bytes()));
+    }
+    if !(first.ends_with('}') && first.contains("\":")) {
+        return None;
+    }
+    let next = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .nth(1)?;
+    match serde_json::from_str::<Value>(next) {
+        Ok(Value::Object(o)) => session(&o),
+        _ => None,
+    }
 }
 
 /// An opencode session: the start of `opencode export`'s JSON, of a list

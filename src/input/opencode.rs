@@ -41,11 +41,11 @@ pub fn parse(bytes: &[u8], opts: &Options) -> Parsed {
         Ok(e) if e.info.is_none() && e.messages.is_empty() => {
             if let Some((_, kind)) = stored_session(bytes) {
                 let mut parsed = parse_storage(bytes, &[Span::new(0, bytes.len())], opts);
-                // A session's info alone holds no call and gives nothing
-                // (a session without messages, in a walk of the folder).
-                if kind != Stored::Session {
-                    parsed.problems.push(alone(bytes, kind));
-                }
+                // One note says what the file is and what to give instead
+                // (a session's info holds no call; a walk of the folder
+                // reads it with the session's other files, when it has
+                // any).
+                parsed.problems.push(alone(bytes, kind));
                 return parsed;
             }
             e
@@ -121,14 +121,22 @@ pub fn stored(o: &serde_json::Map<String, Value>) -> Option<Stored> {
     if text("sessionID") && timed && o.get("role").and_then(Value::as_str).is_some() {
         return Some(Stored::Message);
     }
-    (timed && text("version") && (text("title") || text("projectID"))).then_some(Stored::Session)
+    // opencode's session ids start with `ses_`; a version is written in
+    // every session's info opencode keeps.
+    let session_id = o
+        .get("id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| id.starts_with("ses_"));
+    (timed && (text("version") || session_id) && (text("title") || text("projectID")))
+        .then_some(Stored::Session)
 }
 
 /// The one note for a file of opencode's storage folder read alone.
 fn alone(bytes: &[u8], kind: Stored) -> Problem {
-    let what = match kind {
-        Stored::Message | Stored::Session => "one message of a session",
-        Stored::Part => "one part of a message of a session",
+    let message = match kind {
+        Stored::Session => "this is a session's info from opencode's storage folder, read alone: it holds no call (the session's messages and parts are files of their own)",
+        Stored::Message => "this is one message of a session in opencode's storage folder, read alone: the session's other files were not given with it",
+        Stored::Part => "this is one part of a message of a session in opencode's storage folder, read alone: the session's other files were not given with it",
     };
     let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len()).min(200);
     let end = (0..=end)
@@ -137,7 +145,7 @@ fn alone(bytes: &[u8], kind: Stored) -> Problem {
         .unwrap_or(0);
     Problem::note(
         Anchor::bytes(Span::new(0, end)),
-        format!("this is {what} in opencode's storage folder, read alone: the session's other files were not given with it"),
+        message.into(),
         Some("opencode keeps a session as many files (storage/session, storage/message, storage/part); point callint at the storage folder (~/.local/share/opencode/storage) to read the session whole, or export it with `opencode export`".into()),
     )
 }
@@ -640,9 +648,11 @@ mod tests {
         // a line of the part's own file
         assert_eq!(recs[1].line, 1);
         assert_eq!(recs[1].span.start, pieces[1].start);
-        // a session's info alone: no call, nothing to say
+        // a session's info alone: no call, and one note that says so
         let p = parse(info.as_bytes(), &Options::default());
-        assert!(p.logs.is_empty() && p.problems.is_empty());
+        assert!(p.logs.is_empty());
+        assert_eq!(p.problems.len(), 1, "{:?}", p.problems);
+        assert!(p.problems[0].note && p.problems[0].message.contains("session's info"));
         // a part alone is read too
         assert_eq!(parse(call.as_bytes(), &Options::default()).logs.len(), 1);
         // the messages as the server lists them

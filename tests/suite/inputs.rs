@@ -971,8 +971,9 @@ fn findings_in<'a>(out: &'a str, name: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// A file of opencode's storage folder named alone is told to be one,
-/// once, and asked for the folder; never taken for a board. Read with the
+/// A file of opencode's storage folder named alone (a session's info, a
+/// message, a part) is told to be one, once, at `info`, and asked for the
+/// folder; never taken for a board. Read with the
 /// rest of its session, it gets no such note.
 #[test]
 fn an_opencode_storage_file_named_alone_is_told_as_one() {
@@ -980,12 +981,13 @@ fn an_opencode_storage_file_named_alone_is_told_as_one() {
     // key order and spacing of their own
     let message = br#"{"time":{"created":1791626476000},"role":"assistant","sessionID":"ses_abc","id":"msg_1"}"#;
     let part = b"{ \"type\" : \"text\", \"messageID\" : \"msg_1\", \"sessionID\" : \"ses_abc\", \"id\" : \"prt_1\", \"text\" : \"Hi there.\" }";
-    // a session's info alone holds no call, and gives nothing (nor is it
-    // a board)
-    let (code, out) = check_named(&[("ses_abc.json", info)]);
-    assert!(out.starts_with("All checks passed"), "{out}");
-    assert_eq!(code, Some(0), "{out}");
+    // a session's info without a version, as some writers leave it out
+    let bare = br#"{"title":"Release call","id":"ses_abc","directory":"/w","projectID":"p1","time":{"updated":2,"created":1}}"#;
     for (name, bytes, what) in [
+        // a session's info alone holds no call: said once (never "not a
+        // board")
+        ("ses_abc.json", &info[..], "a session's info"),
+        ("ses_bare.json", &bare[..], "a session's info"),
         ("msg_1.json", &message[..], "one message of a session"),
         ("prt_1.json", &part[..], "one part of a message"),
     ] {
@@ -1120,4 +1122,75 @@ fn concatenated_json_values_are_an_error_at_the_second() {
     )]);
     assert!(!out.contains("invalid-record"), "{out}");
     assert_eq!(code, Some(0), "{out}");
+}
+
+/// The records a `check --format concise` output's summary counts.
+fn records_in(out: &str) -> usize {
+    let last = out.lines().last().unwrap_or("");
+    let (before, _) = last.rsplit_once(" record").unwrap_or(("", ""));
+    before
+        .rsplit(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A Claude Code session whose lines were cut (the file starts inside an
+/// entry, ends inside one, or its first line is longer than the part
+/// looked at to tell the shape) is read as Claude Code whatever its name,
+/// and the cut line is said as such: never a native log, a prompt, a
+/// board or a file callint cannot tell.
+#[test]
+fn trimmed_claude_code_sessions_are_read_as_claude_code() {
+    let user = r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2026-11-14T10:59:59.000Z","message":{"role":"user","content":"Join the release call, please."}}"#;
+    let join = r#"{"type":"assistant","uuid":"u2","parentUuid":"u1","sessionId":"s1","timestamp":"2026-11-14T11:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"mcp__voicehook__join","input":{"call_id":"c-1","label":"Vela","emoji":"🧭"}}]}}"#;
+    let joined = r#"{"type":"user","uuid":"u3","parentUuid":"u2","sessionId":"s1","timestamp":"2026-11-14T11:00:00.500Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"{\"status\": \"joined\", \"role\": \"participant\", \"context\": {\"lang\": \"en\"}}"}]}}"#;
+    let say = r#"{"type":"assistant","uuid":"u4","parentUuid":"u3","sessionId":"s1","timestamp":"2026-11-14T11:00:01.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"mcp__voicehook__say","input":{"text":"Hi, Vela here, I'm listening."}}]}}"#;
+    let rest = format!("{join}\n{joined}\n{say}\n");
+    // the first line cut at its start
+    let head_cut = format!("{}\n{rest}", &user[40..]);
+    // the last line cut at its end
+    let tail_cut = format!("{user}\n{join}\n{joined}\n{}", &say[..90]);
+    // a first line longer than the part read to tell the shape
+    let long = user.replace("Join the release", &"very long text ".repeat(5_000));
+    assert!(long.len() > 70_000);
+    let long_first = format!("{long}\n{rest}");
+    let misnamed = [
+        "native",
+        "not valid JSON",
+        "cannot tell",
+        "board",
+        "prompt",
+        "no record could be read",
+    ];
+    for name in ["session.jsonl", "session.json", "session.txt", "session"] {
+        let (_, out) = check_named(&[(name, head_cut.as_bytes())]);
+        let got = findings_in(&out, name);
+        assert!(
+            got.first().is_some_and(|f| f.starts_with(
+                "1:1: error[invalid-record] the first entry of the session is cut off"
+            )),
+            "{name}: {out}"
+        );
+        assert!(records_in(&out) >= 2, "{name}: {out}");
+        for word in misnamed {
+            assert!(!out.contains(word), "{name}: {word}: {out}");
+        }
+
+        let (_, out) = check_named(&[(name, tail_cut.as_bytes())]);
+        let got = findings_in(&out, name);
+        assert!(
+            got.iter().any(|f| f.starts_with("4:")
+                && f.contains("error[invalid-record] the last entry of the session is cut off")),
+            "{name}: {out}"
+        );
+        assert!(records_in(&out) >= 2, "{name}: {out}");
+        for word in misnamed {
+            assert!(!out.contains(word), "{name}: {word}: {out}");
+        }
+
+        let (_, out) = check_named(&[(name, long_first.as_bytes())]);
+        assert!(!out.contains("invalid-record"), "{name}: {out}");
+        assert!(records_in(&out) >= 2, "{name}: {out}");
+    }
 }

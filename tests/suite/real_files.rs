@@ -141,18 +141,23 @@ fn opencode_sessions_are_read_as_opencode_keeps_them() {
         "{found:#?}"
     );
     // the messages as opencode's server lists them, and a session's info
-    // alone (no call in it: nothing to say)
+    // alone (no call in it: one note says what it is)
     let shapes = root().join(SHAPES);
     let (found, _) = check_json(
         &shapes,
         &["opencode-messages.json", "ses_7a1b2c3d4effQx9LmN0pQr.json"],
     );
+    let (info, messages): (Vec<_>, Vec<_>) = found
+        .iter()
+        .partition(|f| f.0 == "ses_7a1b2c3d4effQx9LmN0pQr.json");
+    assert_eq!(info.len(), 1, "{found:#?}");
+    assert_eq!((info[0].1, info[0].2.as_str()), (1, "invalid-record"));
+    assert!(info[0].3.contains("session's info"), "{found:#?}");
+    assert!(messages.iter().any(|f| f.2 == "long-say"), "{found:#?}");
     assert!(
-        found.iter().all(|f| f.0 == "opencode-messages.json"),
+        messages.iter().all(|f| f.2 != "invalid-record"),
         "{found:#?}"
     );
-    assert!(found.iter().any(|f| f.2 == "long-say"), "{found:#?}");
-    assert!(found.iter().all(|f| f.2 != "invalid-record"), "{found:#?}");
     // a folder walk does not skip them
     let (walked, _) = check_json(&shapes, &["."]);
     assert!(
