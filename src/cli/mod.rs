@@ -101,7 +101,7 @@ struct CheckArgs {
     /// as .gz or .zst), `stdin`/`stdout` halves of a capture, and .json
     /// files that hold a log, a trace, a board or a session.
     paths: Vec<PathBuf>,
-    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
+    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode, gemini. Compressed files (.gz, .zst) are unpacked first.
     #[arg(long, value_name = "FORMAT", value_parser = crate::input::Format::parse_name)]
     input_format: Option<crate::input::Format>,
     /// Output format, and the file it goes to [default: pretty on a
