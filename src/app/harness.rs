@@ -42,12 +42,12 @@ pub const FORMATS: &[Format] = &[
     Format::Session(Client::ClaudeCode),
     Format::Session(Client::Codex),
     Format::Session(Client::Opencode),
-    Format::Session(Client::Gemini),
     Format::Unknown,
     Format::Recording(Recorder::ClaudeDesktop),
     Format::Recording(Recorder::McpDebug),
     Format::Recording(Recorder::Inspector),
     Format::Recording(Recorder::Tee),
+    Format::Session(Client::Gemini),
 ];
 
 /// File names that steer format detection each way (`-` is standard
