@@ -212,9 +212,10 @@ hookSpecificOutput.permissionDecision \"deny\"; Gemini CLI and opencode:
 that lists every rule the line breaks. The guard always exits 0: whatever it
 cannot read or judge, it lets through and says why on standard error.
 
-Claude Code and Codex calls are judged from the session so far (the
-transcript, the rollout file). Gemini CLI, Cursor and opencode name no
-session callint reads: there the call is judged by itself, by the rules that
+Claude Code, Codex and Gemini CLI calls are judged from the session so far
+(the transcript, the rollout file, the session recording); opencode's plugin
+hands the session's messages over. Cursor names no session callint can read
+the calls' answers from: there the call is judged by itself, by the rules that
 need nothing before it (board-bundle, board-missing-emoji,
 create-call-delegated, decision-not-yes-no, label-too-long, long-say,
 question-on-board), and standard error names the rules left unjudged (once a
