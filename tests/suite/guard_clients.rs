@@ -1052,6 +1052,42 @@ fn install_merges_once_backs_up_and_uninstalls_exactly() {
     }
 }
 
+/// Gemini CLI reads its `settings.json` with comments (the settings
+/// loader of packages/cli/src/config/settings.ts strips them before it
+/// parses): `install` reads such a file, keeps every comment, and
+/// `doctor` finds the hook in it; `--uninstall` gives the file back.
+#[test]
+fn gemini_settings_with_comments_keep_them() {
+    let dir = scratch();
+    let file = dir.join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let text = "{\n  // which look\n  \"theme\": \"GitHub\",\n  /* the hooks we run */\n  \"hooks\": {\n    \"BeforeTool\": [\n      { \"matcher\": \"run_shell_command\", \"hooks\": [{ \"type\": \"command\", \"command\": \"lint-sh\" }] } // ours\n    ]\n  }\n}\n";
+    std::fs::write(&file, text).unwrap();
+    let o = install(&dir, &["--client", "gemini"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let after = std::fs::read_to_string(&file).unwrap();
+    for c in ["// which look", "/* the hooks we run */", "// ours"] {
+        assert!(after.contains(c), "{c}: {after}");
+    }
+    assert!(after.contains("guard --client gemini"), "{after}");
+    let o = run_env(
+        &dir,
+        &["guard", "doctor", "--dir", dir.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    let report = out(&o);
+    let gemini = report.split("cursor:").next().unwrap();
+    assert!(
+        !gemini.contains("not JSON") && gemini.contains("gemini:"),
+        "{report}"
+    );
+    assert!(!gemini.contains("no callint guard hook"), "{report}");
+    let o = install(&dir, &["--client", "gemini", "--uninstall"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
 #[test]
 fn install_writes_the_user_files_under_home_and_the_opencode_plugin() {
     let dir = scratch();
