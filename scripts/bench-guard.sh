@@ -42,9 +42,14 @@
 # pending say is handed to `callint guard --client codex` in Codex's hook
 # input, and each is measured the same three ways (the lines appended as
 # Codex writes them: the shell command and its output, then the say, its
-# `mcp_tool_call_end` and its output). With gemini, cursor or opencode, the
-# call alone is judged (their hook inputs name no session callint reads),
-# with nothing to keep.
+# `mcp_tool_call_end` and its output). With gemini, the sessions are
+# written as Gemini CLI records them (a metadata line, then each model
+# message with its tool calls and their results, and the `$set` line after
+# it; the late call is the seed incident's Gemini CLI session), the say is
+# handed over in Gemini CLI's `BeforeTool` input, and each is measured the
+# same three ways (the shell command's message and the say's appended).
+# With cursor or opencode, the call alone is judged (their hook inputs name
+# no session callint reads), with nothing to keep.
 # Usage: scripts/bench-guard.sh [TURNS] [RUNS] [CLIENT]
 #   (default 1200 turns: ~10 MB; 200 runs; claude-code)
 # With BIN_DIR set, its callint and examples/genlog are measured instead of
@@ -65,7 +70,7 @@ python3 scripts/corpus/claude-session.py --noise 10 "$dir/native.jsonl" "$dir/on
 cat "$dir/one-call.jsonl" corpus/seed-incident-claude/opencode.jsonl > "$dir/late-call.jsonl"
 rm -rf "$dir/cache"
 
-if [ "$client" != claude-code ] && [ "$client" != codex ]; then
+if [ "$client" != claude-code ] && [ "$client" != codex ] && [ "$client" != gemini ]; then
 python3 - "$bin/callint" "$dir" "$runs" "$client" <<'EOF'
 import json, os, resource, subprocess, sys, time
 
@@ -112,6 +117,7 @@ import json, os, resource, shutil, subprocess, sys, time
 callint, d, runs, client = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 cache = os.path.join(d, "cache")
 codex = client == "codex"
+gemini = client == "gemini"
 
 
 def stamp(t):
@@ -184,8 +190,73 @@ def codex_entries(server, n, t):
     return "".join(json.dumps({"timestamp": ts, "type": ty, "payload": p}) + "\n" for ty, p in items).encode()
 
 
-entries = codex_entries if codex else claude_entries
-suffix = ".rollout.jsonl" if codex else ".jsonl"
+def gemini_of(session, out):
+    """A Claude Code session written as Gemini CLI records one: a metadata
+    line, then each tool call as a model message with its result, and the
+    model's text, each followed by the `$set` of `lastUpdated`."""
+    out.write(json.dumps({"sessionId": "bench", "projectHash": "b", "startTime": "2026-10-10T09:00:00.000Z",
+                          "lastUpdated": "2026-10-10T09:00:00.000Z", "kind": "main"}) + "\n")
+    calls = {}
+    n = 0
+    for line in session:
+        e = json.loads(line)
+        ts, content = e.get("timestamp"), (e.get("message") or {}).get("content")
+        if not isinstance(content, list):
+            continue
+        for b in content:
+            n += 1
+            if b.get("type") == "tool_use":
+                calls[b["id"]] = b
+                continue
+            if b.get("type") == "tool_result":
+                c = b.get("content")
+                text = c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [])
+                use = calls.pop(b["tool_use_id"], None)
+                if use is None:
+                    continue
+                name = use["name"]
+                if name.startswith("mcp__"):
+                    _, server, tool = name.split("__", 2)
+                    name = f"mcp_{server}_{tool}"
+                    text = "<untrusted_context>\n" + text + "\n</untrusted_context>"
+                m = {"id": f"m{n}", "timestamp": ts, "type": "gemini", "content": "", "toolCalls": [
+                    {"id": b["tool_use_id"], "name": name, "args": use.get("input", {}), "status": "success", "timestamp": ts,
+                     "result": [{"functionResponse": {"id": b["tool_use_id"], "name": name, "response": {"output": text}}}]}]}
+            elif b.get("type") == "text":
+                m = {"id": f"m{n}", "timestamp": ts, "type": "gemini", "content": b["text"]}
+            else:
+                continue
+            out.write(json.dumps(m) + "\n" + json.dumps({"$set": {"lastUpdated": ts}}) + "\n")
+
+
+def gemini_entries(server, n, t):
+    """The same as Gemini CLI records them: the shell command's message,
+    then the say's, each with its result and the `$set` after it."""
+    ts = stamp(t)
+    answer = json.dumps({"say_id": f"g{n}", "say_status": "queued"})
+    work = {"id": f"gw{n}", "timestamp": ts, "type": "gemini", "content": "", "toolCalls": [
+        {"id": f"sh{n}", "name": "run_shell_command", "args": {"command": "cargo test"}, "status": "success", "timestamp": ts,
+         "result": [{"functionResponse": {"id": f"sh{n}", "name": "run_shell_command",
+                                          "response": {"output": f"test step_{n} ... ok\n" * 160}}}]}]}
+    name = f"mcp_{server}_say"
+    say = {"id": f"gs{n}", "timestamp": ts, "type": "gemini", "content": "", "toolCalls": [
+        {"id": f"say{n}", "name": name, "args": {"text": f"Step {n} is done."}, "status": "success", "timestamp": ts,
+         "result": [{"functionResponse": {"id": f"say{n}", "name": name,
+                                          "response": {"output": "<untrusted_context>\n" + answer + "\n</untrusted_context>"}}}]}]}
+    set_ = {"$set": {"lastUpdated": ts}}
+    return "".join(json.dumps(e) + "\n" for e in [work, set_, say, set_]).encode()
+
+
+entries = codex_entries if codex else gemini_entries if gemini else claude_entries
+suffix = ".rollout.jsonl" if codex else ".gemini.jsonl" if gemini else ".jsonl"
+if gemini:
+    with open(os.path.join(d, "one-call.jsonl")) as src, open(os.path.join(d, "one-call.gemini.jsonl"), "w") as out:
+        gemini_of(src, out)
+    with open(os.path.join(d, "late-call.gemini.jsonl"), "w") as out:
+        with open(os.path.join(d, "one-call.gemini.jsonl")) as one:
+            shutil.copyfileobj(one, out)
+        with open("corpus/seed-incident-gemini/opencode.jsonl") as late:
+            out.writelines(l for l in late if "projectHash" not in json.loads(l))
 if codex:
     with open(os.path.join(d, "one-call.jsonl")) as src, open(os.path.join(d, "one-call.rollout.jsonl"), "w") as out:
         rollout_of(src, out)
@@ -207,6 +278,9 @@ def run(path, server, flags):
     }
     if codex:
         hook.update({"turn_id": "t", "model": "m", "permission_mode": "default", "tool_use_id": "call_bench"})
+    if gemini:
+        hook.update({"hook_event_name": "BeforeTool", "tool_name": f"mcp_{server}_say",
+                     "mcp_context": {"server_name": server, "tool_name": "say"}})
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     s = time.perf_counter()
     keep = [] if "--no-cache" in flags else ["--cache-dir", cache]
@@ -214,7 +288,12 @@ def run(path, server, flags):
     t = (time.perf_counter() - s) * 1000
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     c = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
-    decision = json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"] if p.stdout else "allow"
+    if not p.stdout:
+        decision = "allow"
+    elif gemini:
+        decision = json.loads(p.stdout)["decision"]
+    else:
+        decision = json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"]
     return t, c, decision
 
 

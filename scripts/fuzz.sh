@@ -6,7 +6,7 @@
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # Targets (fuzz/fuzz_targets/): native mcp transcript captions packed board
-# prompt claude codex opencode recordings check.
+# prompt claude codex opencode gemini recordings check.
 # Seeds are written to target/fuzz-seeds/TARGET from corpus/ (windows of
 # six lines, and whole files cut to the length limit) and fuzz/seeds/TARGET
 # (small hand-made edge cases); what the fuzzer learns stays in fuzz/corpus/TARGET (not
@@ -19,12 +19,12 @@ set -euo pipefail
 
 secs=${1:-300}
 shift || true
-all=(native mcp transcript captions packed board prompt claude codex opencode recordings check)
+all=(native mcp transcript captions packed board prompt claude codex opencode gemini recordings check)
 # The check target's first byte picks the format it forces: its place in
 # callint::harness::FORMATS, whose names these are, in order (a test keeps
 # the two alike).
 check_formats=(native mcp transcript vtt srt board prompt python javascript shell claude-code
-    codex opencode unknown claude-desktop mcp-debug inspector tee)
+    codex opencode unknown claude-desktop mcp-debug inspector tee gemini)
 sel() { # format name -> the check target's selector byte, in hex
     local i
     for i in "${!check_formats[@]}"; do
@@ -77,6 +77,8 @@ make_seeds() {
                      windows "$seeds/check" "$(sel claude-code)" "$f" ;;
             *-codex/*) seed "$seeds/codex" "" "$f"; windows "$seeds/codex" "" "$f"
                      windows "$seeds/check" "$(sel codex)" "$f" ;;
+            *-gemini/*) seed "$seeds/gemini" "" "$f"; windows "$seeds/gemini" "" "$f"
+                     windows "$seeds/check" "$(sel gemini)" "$f" ;;
             *)       seed "$seeds/native" "" "$f"; windows "$seeds/native" "" "$f"
                      windows "$seeds/check" "$(sel native)" "$f" ;;
         esac

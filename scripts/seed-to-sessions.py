@@ -7,13 +7,18 @@ agent) as the session files two agent clients keep:
   function_call_output / custom_tool_call, event_msg user_message /
   agent_message / mcp_tool_call_end);
 - corpus/seed-incident-opencode/<agent>.json: the JSON `opencode export`
-  prints (the session's info, then each message with its parts).
+  prints (the session's info, then each message with its parts);
+- corpus/seed-incident-gemini/<agent>.jsonl: Gemini CLI's session
+  recording (the metadata line, then one message a line: `user`, `gemini`
+  with its text or its `toolCalls`, each followed by the `$set` of
+  `lastUpdated` the client writes).
 
 Each voicehook call becomes the client's MCP tool call of the same
 function with the same arguments and answer; the time a native record
 carries is when its answer arrived, so that is when the tool call ends
 here. Other tools become the client's own: a file edit is Codex's
-`apply_patch` and opencode's `edit`, a shell command `shell` and `bash`.
+`apply_patch`, opencode's `edit` and Gemini CLI's `replace`, a shell
+command `shell`, `bash` and `run_shell_command`.
 
 Run from the repository's root: python3 scripts/seed-to-sessions.py
 """
@@ -299,10 +304,84 @@ def opencode(agent):
     return json.dumps(export, ensure_ascii=False, indent=2) + "\n"
 
 
+def gemini(agent):
+    """As Gemini CLI's chat recording service writes a session
+    (packages/core/src/services/chatRecordingService.ts): an MCP tool is
+    `mcp_<server>_<tool>`, its result the `functionResponse` whose `output`
+    holds the server's text inside `<untrusted_context>` markers, a refusal
+    the `error` status with the client's "reported tool error" text."""
+    recs = records(agent)
+    server = SERVER[agent]
+    lines = []
+    first = parse_ts(recs[0]["ts"]) - timedelta(seconds=1)
+    session = "5f0e7c1a-%s-4b2e-9c41-5e0d1b2a3c4d" % {"claude": "c1a0", "opencode": "0c0d", "promo": "90a0"}[agent]
+    lines.append(dumps({
+        "sessionId": session,
+        "projectHash": "9c4b2f0e1d3a5b7c9e1f3a5b7c9d1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d",
+        "startTime": fmt_ts(first),
+        "lastUpdated": fmt_ts(first),
+        "kind": "main",
+    }))
+
+    def message(t, m):
+        m["id"] = "7b3e%04d-%s-4000-8000-000000000000" % (len(lines), agent[:2])
+        m["timestamp"] = fmt_ts(t)
+        lines.append(dumps(m))
+        lines.append(dumps({"$set": {"lastUpdated": fmt_ts(t)}}))
+
+    def tool_call(name, args, start, end, status, output, display, n):
+        cid = "%s-%d-%04x" % (name, ms(start), n)
+        message(start, {
+            "type": "gemini",
+            "content": "",
+            "toolCalls": [{
+                "id": cid,
+                "name": name,
+                "args": args,
+                "result": [{"functionResponse": {"id": cid, "name": name, "response": {"output": output}}}],
+                "status": status,
+                "timestamp": fmt_ts(end),
+                "resultDisplay": display,
+            }],
+            "thoughts": [],
+            "model": "gemini-2.5-pro",
+        })
+
+    for n, (r, (start, end)) in enumerate(zip(recs, call_times(recs))):
+        if r.get("chat") == "user":
+            message(end, {"type": "user", "content": [{"text": r["text"]}]})
+        elif r.get("chat") == "assistant":
+            message(end, {"type": "gemini", "content": r["text"], "thoughts": [], "model": "gemini-2.5-pro"})
+        elif "fn" in r:
+            args = r.get("args", {})
+            name = "mcp_%s_%s" % (server, r["fn"])
+            if "error" in r:
+                text = r["error"]["message"]
+                raw = [{"functionResponse": {"name": r["fn"], "response": {"content": [{"type": "text", "text": text}], "isError": True}}}]
+                output = "MCP tool '%s' reported tool error for function call: %s with response: %s" % (
+                    r["fn"], dumps({"name": r["fn"], "args": args}), dumps(raw))
+                tool_call(name, args, start, end, "error", output, "Error: MCP tool '%s' reported an error." % r["fn"], n)
+            elif "result" in r:
+                text = dumps(r["result"])
+                output = "<untrusted_context>\n%s\n</untrusted_context>" % text
+                tool_call(name, args, start, end, "success", output, text, n)
+        elif r.get("tool") == "edit_file":
+            path = r["args"]["path"]
+            tool_call("replace", {"file_path": path, "old_string": "", "new_string": "## Rules for calls with several agents\n"},
+                      start, end, "success", "Successfully modified file: %s (1 replacements)." % path, "", n)
+        elif r.get("tool") == "shell":
+            tool_call("run_shell_command", {"command": r["args"]["command"]}, start, end, "success",
+                      "Output: (empty)\nExit Code: 0", "", n)
+        else:
+            raise SystemExit("no Gemini CLI shape for %r" % r)
+    return "\n".join(lines) + "\n"
+
+
 def main():
     for out, write, ext in [
         ("corpus/seed-incident-codex", codex, "jsonl"),
         ("corpus/seed-incident-opencode", opencode, "json"),
+        ("corpus/seed-incident-gemini", gemini, "jsonl"),
     ]:
         os.makedirs(out, exist_ok=True)
         for agent in AGENTS:

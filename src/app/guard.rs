@@ -37,6 +37,7 @@ use crate::model::{Body, Ms};
 pub mod client;
 pub mod doctor;
 pub mod install;
+mod jsonc;
 pub(crate) mod kept;
 pub mod notes;
 pub mod server;

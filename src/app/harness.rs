@@ -47,6 +47,7 @@ pub const FORMATS: &[Format] = &[
     Format::Recording(Recorder::McpDebug),
     Format::Recording(Recorder::Inspector),
     Format::Recording(Recorder::Tee),
+    Format::Session(Client::Gemini),
 ];
 
 /// File names that steer format detection each way (`-` is standard
@@ -237,6 +238,9 @@ pub fn check_parts(format: Format, bytes: &[u8], cuts: &[usize]) -> Result<(), S
     let parts = match format {
         Format::Session(Client::ClaudeCode) => in_parts::<input::claude::Reader>(bytes, &cuts)?,
         Format::Session(Client::Codex) => in_parts::<input::codex::Reader>(bytes, &cuts)?,
+        Format::Session(Client::Gemini) if bytes_are_lines(bytes) => {
+            in_parts::<input::gemini::Reader>(bytes, &cuts)?
+        }
         _ => return Ok(()),
     };
     let whole = input::parse(format, bytes);
@@ -248,6 +252,16 @@ pub fn check_parts(format: Format, bytes: &[u8], cuts: &[usize]) -> Result<(), S
         ));
     }
     Ok(())
+}
+
+/// True when a Gemini CLI session is of one record a line (the older
+/// layout, one object over many lines, is never read in parts).
+fn bytes_are_lines(bytes: &[u8]) -> bool {
+    let start = input::bom_len(bytes);
+    bytes[start..]
+        .split(|&b| b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .is_none_or(|l| serde_json::from_slice::<serde_json::Value>(l).is_ok())
 }
 
 /// Lint `bytes` named `name`, in `format` or the format detection tells,
@@ -264,7 +278,7 @@ pub fn lint(
     if format == Format::Native {
         check_streamed(bytes, &parsed)?;
     }
-    if let Format::Session(Client::ClaudeCode | Client::Codex) = format {
+    if let Format::Session(Client::ClaudeCode | Client::Codex | Client::Gemini) = format {
         // Cut at some of its line breaks, spread over the file.
         let breaks: Vec<usize> = memchr::memchr_iter(b'\n', bytes).map(|k| k + 1).collect();
         let step = (breaks.len() / 16).max(1);

@@ -103,7 +103,7 @@ struct CheckArgs {
     /// hidden places of agent instructions (.cursor, .claude, .github,
     /// .cursorrules, ...); other hidden entries are skipped.
     paths: Vec<PathBuf>,
-    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode. Compressed files (.gz, .zst) are unpacked first.
+    /// Read every input as this format instead of telling it by content and name: native, mcp, claude-desktop, mcp-debug, inspector, tee (pairs the files named, two by two), transcript, vtt, srt, board, prompt, python, javascript, shell, claude-code, codex, opencode, gemini. Compressed files (.gz, .zst) are unpacked first.
     #[arg(long, value_name = "FORMAT", value_parser = crate::input::Format::parse_name)]
     input_format: Option<crate::input::Format>,
     /// Output format, and the file it goes to [default: pretty on a
@@ -214,9 +214,10 @@ hookSpecificOutput.permissionDecision \"deny\"; Gemini CLI and opencode:
 that lists every rule the line breaks. The guard always exits 0: whatever it
 cannot read or judge, it lets through and says why on standard error.
 
-Claude Code and Codex calls are judged from the session so far (the
-transcript, the rollout file). Gemini CLI, Cursor and opencode name no
-session callint reads: there the call is judged by itself, by the rules that
+Claude Code, Codex and Gemini CLI calls are judged from the session so far
+(the transcript, the rollout file, the session recording); opencode's plugin
+hands the session's messages over. Cursor names no session callint can read
+the calls' answers from: there the call is judged by itself, by the rules that
 need nothing before it (board-bundle, board-missing-emoji,
 create-call-delegated, decision-not-yes-no, label-too-long, long-say,
 question-on-board), and standard error names the rules left unjudged (once a

@@ -126,9 +126,10 @@ fn first_line_of(head: &[u8]) -> Span {
 }
 
 /// What a JSON file of another agent client's is, which callint does not
-/// read (yet): a Gemini CLI session (`session-*.json`: `sessionId`,
-/// `messages`), a Claude Code subagent's metadata (`agent-*.meta.json`:
-/// `agentType`).
+/// read: a record shaped like a Gemini CLI session (`sessionId`,
+/// `messages`) without the `projectHash` every session has (one with it is
+/// read, [`super::gemini`]), a Claude Code subagent's metadata
+/// (`agent-*.meta.json`: `agentType`).
 pub fn neighbour(head: &[u8]) -> Option<&'static str> {
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let first = head.iter().find(|b| !b.is_ascii_whitespace())?;
@@ -145,8 +146,9 @@ pub fn neighbour(head: &[u8]) -> Option<&'static str> {
         && o.get("messages")
             .is_some_and(|m| m.is_array() || m.is_null())
         && !o.contains_key("info")
+        && !text("projectHash")
     {
-        return Some("a Gemini CLI session (`session-*.json`)");
+        return Some("a Gemini CLI session record without its `projectHash`");
     }
     if text("agentType")
         && !["emoji", "doing", "open", "done", "fn"]

@@ -157,6 +157,10 @@ fn by_content(bytes: &[u8]) -> Option<Format> {
                     Some(Format::Recording(Recorder::Inspector))
                 }
                 Value::Object(o) if is_board(&o) => Some(Format::Board),
+                // A Gemini CLI session of the older layout, one object.
+                Value::Object(o) if super::gemini::is_start(&o) => {
+                    Some(Format::Session(Client::Gemini))
+                }
                 Value::Array(items)
                     if !items.is_empty()
                         && items.iter().all(|i| {
@@ -277,6 +281,10 @@ fn object_format(o: &serde_json::Map<String, Value>) -> Option<Format> {
         || (o.len() == 1 && text("record_type"))
     {
         return Some(Format::Session(Client::Codex));
+    }
+    // Gemini CLI's session recording starts with its metadata.
+    if super::gemini::is_start(o) {
+        return Some(Format::Session(Client::Gemini));
     }
     // A part of a session in opencode's storage holds a `tool` too.
     if super::opencode::stored(o).is_some() {

@@ -26,6 +26,7 @@ pub mod coverage;
 pub mod desktop;
 mod detect;
 pub(crate) mod exchange;
+pub mod gemini;
 pub mod inspector;
 pub mod jdom;
 pub(crate) mod json;
@@ -97,6 +98,9 @@ pub enum Client {
     Codex,
     /// An opencode session (`opencode export`, or its storage folder).
     Opencode,
+    /// Gemini CLI's session recording
+    /// (`~/.gemini/tmp/*/chats/session-*.jsonl`).
+    Gemini,
 }
 
 impl Client {
@@ -105,6 +109,7 @@ impl Client {
             Client::ClaudeCode => "claude-code",
             Client::Codex => "codex",
             Client::Opencode => "opencode",
+            Client::Gemini => "gemini",
         }
     }
 }
@@ -173,6 +178,7 @@ impl Format {
         "claude-code",
         "codex",
         "opencode",
+        "gemini",
         "claude-desktop",
         "mcp-debug",
         "inspector",
@@ -211,6 +217,7 @@ impl Format {
             "claude-code" | "claude" => Format::Session(Client::ClaudeCode),
             "codex" => Format::Session(Client::Codex),
             "opencode" => Format::Session(Client::Opencode),
+            "gemini" | "gemini-cli" => Format::Session(Client::Gemini),
             "claude-desktop" | "desktop" => Format::Recording(Recorder::ClaudeDesktop),
             "mcp-debug" | "mcpdebug" => Format::Recording(Recorder::McpDebug),
             "inspector" | "mcp-inspector" => Format::Recording(Recorder::Inspector),
@@ -341,6 +348,7 @@ pub fn parse_with(format: Format, bytes: &[u8], opts: &Options) -> Parsed {
         Format::Session(Client::ClaudeCode) => claude::parse(bytes, opts),
         Format::Session(Client::Codex) => codex::parse(bytes, opts),
         Format::Session(Client::Opencode) => opencode::parse(bytes, opts),
+        Format::Session(Client::Gemini) => gemini::parse(bytes, opts),
         Format::Recording(Recorder::ClaudeDesktop) => desktop::parse(bytes, opts),
         Format::Recording(Recorder::McpDebug) => mcpdebug::parse(bytes, opts),
         Format::Recording(Recorder::Inspector) => inspector::parse(bytes),

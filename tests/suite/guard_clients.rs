@@ -608,6 +608,177 @@ fn gemini_denies_with_its_decision_and_says_what_was_not_judged() {
     assert!(err(&o).contains("allowed"), "{}", err(&o));
 }
 
+/// A Gemini CLI session of call `c-1`, in English, as its chat recording
+/// service writes it (packages/core/src/services/chatRecordingService.ts
+/// and chatRecordingTypes.ts of google-gemini/gemini-cli: the metadata
+/// line, messages of one JSON object a line, a model's message written
+/// again as its tool calls complete, `$set` of `lastUpdated`; an MCP
+/// tool's result is the `functionResponse` whose `output` holds the
+/// server's text inside `<untrusted_context>`, as `mcp-tool.ts` and
+/// `generateContentResponseUtilities.ts` make it), with `work` lines of
+/// shell output before the join.
+fn gemini_session(work: usize) -> Vec<Value> {
+    let wrap = |v: Value| format!("<untrusted_context>\n{v}\n</untrusted_context>");
+    let call = |id: &str, tool: &str, args: Value, result: Value, at: &str| {
+        let name = format!("mcp_voicehook_{tool}");
+        json!({"id": id, "name": name, "args": args, "result": [{"functionResponse":
+            {"id": id, "name": name, "response": {"output": wrap(result)}}}],
+            "status": "success", "timestamp": at, "displayName": format!("{tool} (voicehook MCP Server)"),
+            "description": "", "renderOutputAsMarkdown": true})
+    };
+    let mut lines = vec![
+        json!({"sessionId": "5f0e7c1a-1", "projectHash": "9c4b", "startTime": "2026-10-10T09:59:00.000Z",
+            "lastUpdated": "2026-10-10T09:59:00.000Z", "kind": "main"}),
+        json!({"id": "u1", "timestamp": "2026-10-10T09:59:01.000Z", "type": "user",
+            "content": [{"text": "Join the voice call c-1 and help the team"}]}),
+    ];
+    for k in 0..work {
+        lines.push(json!({"id": format!("w{k}"), "timestamp": "2026-10-10T09:59:30.000Z", "type": "gemini",
+            "content": "", "toolCalls": [{"id": format!("sh{k}"), "name": "run_shell_command",
+            "args": {"command": "cargo test"}, "result": [{"functionResponse": {"id": format!("sh{k}"),
+            "name": "run_shell_command", "response": {"output": "test ok\n".repeat(80)}}}],
+            "status": "success", "timestamp": "2026-10-10T09:59:31.000Z"}]}));
+        lines.push(json!({"$set": {"lastUpdated": "2026-10-10T09:59:31.000Z"}}));
+    }
+    let join = call(
+        "j1",
+        "join",
+        json!({"call_id": "c-1", "label": "Kit"}),
+        json!({"status": "joined", "call_id": "c-1", "context": {"lang": "en"}}),
+        "2026-10-10T10:00:01.000Z",
+    );
+    let next = call(
+        "n1",
+        "next",
+        json!({"wait": 5}),
+        json!({"events": [{"type": "utterance", "speaker": "Ana", "role": "human", "text": "Thanks Kit, good to have you here."}]}),
+        "2026-10-10T10:00:03.000Z",
+    );
+    lines.push(
+        json!({"id": "g1", "timestamp": "2026-10-10T10:00:00.500Z", "type": "gemini", "content": "",
+        "toolCalls": [join.clone()], "model": "gemini-2.5-pro"}),
+    );
+    lines.push(json!({"$set": {"lastUpdated": "2026-10-10T10:00:01.000Z"}}));
+    lines.push(
+        json!({"id": "g1", "timestamp": "2026-10-10T10:00:00.500Z", "type": "gemini", "content": "",
+        "toolCalls": [join, next], "model": "gemini-2.5-pro"}),
+    );
+    lines.push(json!({"$set": {"lastUpdated": "2026-10-10T10:00:03.000Z"}}));
+    lines
+}
+
+fn write_lines(path: &Path, lines: &[Value]) {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Gemini CLI hands its `BeforeTool` hook the path of its session
+/// recording (`transcript_path`, packages/core/src/hooks/hookEventHandler.ts);
+/// the guard reads the call so far from it, so the rules that need it run
+/// there too: a German say in an English call is denied, an English one
+/// passes without a word, read fresh and from the state kept since the
+/// call before; and `check` reads the same file.
+#[test]
+fn gemini_judges_a_call_from_the_session_so_far() {
+    let dir = scratch();
+    let cache = dir.join("cache");
+    let session = dir.join("session-2026-10-10T09-59-5f0e7c1a.jsonl");
+    let mut lines = gemini_session(30);
+    write_lines(&session, &lines);
+    let hook = |text: &str, at: &str| {
+        json!({"session_id": "5f0e7c1a-1", "transcript_path": session, "cwd": dir,
+            "hook_event_name": "BeforeTool", "timestamp": at,
+            "tool_name": "mcp_voicehook_say", "tool_input": {"text": text},
+            "mcp_context": {"server_name": "voicehook", "tool_name": "say",
+                "command": "npx", "args": ["-y", "voicehook-mcp"]}})
+        .to_string()
+    };
+    let german = "Hallo zusammen, ich schaue mir das jetzt gleich einmal genauer an.";
+    let english = "Thanks Ana, I am looking at the failing build now.";
+    for cached in [false, true] {
+        let args: Vec<&str> = if cached {
+            vec!["--client", "gemini", "--cache-dir", cache.to_str().unwrap()]
+        } else {
+            vec!["--client", "gemini", "--no-cache"]
+        };
+        let o = guard_in(
+            &dir,
+            &args,
+            hook(german, "2026-10-10T10:00:04.000Z").as_bytes(),
+        );
+        let v = answer(&o);
+        assert_eq!(v["decision"], "deny", "{v}");
+        let reason = plain(v["reason"].as_str().unwrap());
+        assert!(reason.starts_with("callint wrong-language:"), "{reason}");
+        let o = guard_in(
+            &dir,
+            &args,
+            hook(english, "2026-10-10T10:00:04.000Z").as_bytes(),
+        );
+        assert_eq!(
+            (o.status.code(), out(&o), err(&o)),
+            (Some(0), String::new(), String::new()),
+            "cached: {cached}"
+        );
+    }
+    assert!(cache.read_dir().unwrap().count() > 0, "a state was kept");
+    // The English say made, then the same German say again: judged from the
+    // kept state with the lines written since, as read fresh.
+    let say = json!({"id": "s1", "name": "mcp_voicehook_say", "args": {"text": english},
+        "result": [{"functionResponse": {"id": "s1", "name": "mcp_voicehook_say", "response":
+        {"output": "<untrusted_context>\n{\"say_id\":\"s1\",\"say_status\":\"queued\"}\n</untrusted_context>"}}}],
+        "status": "success", "timestamp": "2026-10-10T10:00:05.000Z"});
+    lines.push(
+        json!({"id": "g2", "timestamp": "2026-10-10T10:00:04.500Z", "type": "gemini", "content": "",
+        "toolCalls": [say]}),
+    );
+    write_lines(&session, &lines);
+    for args in [
+        vec!["--client", "gemini", "--cache-dir", cache.to_str().unwrap()],
+        vec!["--client", "gemini", "--no-cache"],
+    ] {
+        let o = guard_in(
+            &dir,
+            &args,
+            hook(german, "2026-10-10T10:00:06.000Z").as_bytes(),
+        );
+        assert_eq!(answer(&o)["decision"], "deny");
+    }
+    // check reads the file as a Gemini CLI session
+    let o = run_env(
+        &dir,
+        &["check", "--format", "json", session.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    let text = out(&o);
+    assert!(
+        !text.contains("invalid-record") && !text.contains("not a board"),
+        "{text}"
+    );
+    let mut german_session = lines.clone();
+    german_session.push(
+        json!({"id": "g3", "timestamp": "2026-10-10T10:00:07.000Z", "type": "gemini", "content": "",
+        "toolCalls": [{"id": "s2", "name": "mcp_voicehook_say", "args": {"text": german},
+        "result": [{"functionResponse": {"id": "s2", "name": "mcp_voicehook_say", "response":
+        {"output": "<untrusted_context>\n{\"say_id\":\"s2\"}\n</untrusted_context>"}}}],
+        "status": "success", "timestamp": "2026-10-10T10:00:07.000Z"}]}),
+    );
+    write_lines(&session, &german_session);
+    let o = run_env(
+        &dir,
+        &["check", "--format", "concise", session.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    let text = out(&o);
+    let line = german_session.len();
+    assert!(
+        text.contains(&format!(":{line}:")) && text.contains("wrong-language"),
+        "{text}"
+    );
+}
+
 fn cursor(tool: &str, input: Value) -> String {
     json!({
         "conversation_id": "conv-1",
@@ -879,6 +1050,42 @@ fn install_merges_once_backs_up_and_uninstalls_exactly() {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), broken);
         assert_eq!(out(&o), "");
     }
+}
+
+/// Gemini CLI reads its `settings.json` with comments (the settings
+/// loader of packages/cli/src/config/settings.ts strips them before it
+/// parses): `install` reads such a file, keeps every comment, and
+/// `doctor` finds the hook in it; `--uninstall` gives the file back.
+#[test]
+fn gemini_settings_with_comments_keep_them() {
+    let dir = scratch();
+    let file = dir.join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let text = "{\n  // which look\n  \"theme\": \"GitHub\",\n  /* the hooks we run */\n  \"hooks\": {\n    \"BeforeTool\": [\n      { \"matcher\": \"run_shell_command\", \"hooks\": [{ \"type\": \"command\", \"command\": \"lint-sh\" }] } // ours\n    ]\n  }\n}\n";
+    std::fs::write(&file, text).unwrap();
+    let o = install(&dir, &["--client", "gemini"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let after = std::fs::read_to_string(&file).unwrap();
+    for c in ["// which look", "/* the hooks we run */", "// ours"] {
+        assert!(after.contains(c), "{c}: {after}");
+    }
+    assert!(after.contains("guard --client gemini"), "{after}");
+    let o = run_env(
+        &dir,
+        &["guard", "doctor", "--dir", dir.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    let report = out(&o);
+    let gemini = report.split("cursor:").next().unwrap();
+    assert!(
+        !gemini.contains("not JSON") && gemini.contains("gemini:"),
+        "{report}"
+    );
+    assert!(!gemini.contains("no callint guard hook"), "{report}");
+    let o = install(&dir, &["--client", "gemini", "--uninstall"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
 }
 
 #[test]

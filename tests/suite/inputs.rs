@@ -170,6 +170,11 @@ const SHAPES: &[(&str, &str, Format)] = &[
         "seed-incident-opencode",
         Format::Session(Client::Opencode),
     ),
+    (
+        "seed-incident",
+        "seed-incident-gemini",
+        Format::Session(Client::Gemini),
+    ),
     ("seed-incident", "seed-incident-vtt", Format::Vtt),
     ("seed-incident", "seed-incident-srt", Format::Srt),
 ];
@@ -609,6 +614,7 @@ fn hostile() -> Vec<Vec<u8>> {
         "seed-incident-tee",
         "seed-incident-codex",
         "seed-incident-opencode",
+        "seed-incident-gemini",
         "seed-incident-claude",
         "seed-incident-vtt",
         "seed-incident-srt",
@@ -616,7 +622,10 @@ fn hostile() -> Vec<Vec<u8>> {
         // Of the session cases, one agent's file: they are large, and each
         // cut is read in every format.
         let files = case_files(case).into_iter().filter(|p| {
-            !case.ends_with("codex") && !case.ends_with("opencode") && !case.ends_with("claude")
+            !case.ends_with("codex")
+                && !case.ends_with("opencode")
+                && !case.ends_with("claude")
+                && !case.ends_with("gemini")
                 || p.file_stem().is_some_and(|s| s == "opencode")
         });
         for p in files {
@@ -1016,7 +1025,9 @@ fn an_opencode_storage_file_named_alone_is_told_as_one() {
 }
 
 /// Other agent clients' files that callint does not read are named for
-/// what they are, once, at `info`: never "not a board".
+/// what they are, once, at `info`: never "not a board". A Gemini CLI
+/// session of the older layout (one object) is read, and without a call of
+/// voicehook it is quiet.
 #[test]
 fn other_clients_files_are_named_not_called_boards() {
     let gemini = br#"{
@@ -1032,12 +1043,13 @@ fn other_clients_files_are_named_not_called_boards() {
     let gemini_reordered =
         br#"{"messages":[],"startTime":"2026-10-10T10:00:00.000Z","sessionId":"6f1c"}"#;
     let meta = br#"{"agentType":"general-purpose","description":"Find the flaky test"}"#;
+    let (code, out) = check_named(&[("session-2026-10-10T10-00-6f1c2d3e.json", &gemini[..])]);
+    assert!(
+        out.contains("All checks passed: 1 file, 0 records"),
+        "{out}"
+    );
+    assert_eq!(code, Some(0), "{out}");
     for (name, bytes, what) in [
-        (
-            "session-2026-10-10T10-00-6f1c2d3e.json",
-            &gemini[..],
-            "a Gemini CLI session",
-        ),
         (
             "session-2.json",
             &gemini_reordered[..],

@@ -2,13 +2,14 @@
 //! writes a session in, however its JSON is written.
 //!
 //! Every corpus call kept as native logs is written as the Claude Code
-//! session, the Codex rollout, the opencode session and the MCP trace its
+//! session, the Codex rollout, the Gemini CLI session, the opencode
+//! session and the MCP trace its
 //! agent's client would have written (`common::convert`), each compact,
 //! with a space after every `:` and `,`, and with every object's keys in
 //! reverse order. At every voicehook call of each, the call is judged as
 //! the client's hook (or the proxy) hands it over, from the session as it
 //! was just before the call: read fresh, and from the state kept since the
-//! call before (the guard's cache for Claude Code and Codex, the proxy's
+//! call before (the guard's cache for Claude Code, Codex and Gemini CLI, the proxy's
 //! session; opencode's plugin hands over the whole session, so its is the
 //! fresh read). The rules found on the pending
 //! call must be exactly those `check` finds on that line of the file as it
@@ -175,6 +176,7 @@ fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
     let cache = dir.join("cache");
     let (convert, suffix): (Convert, _) = match client {
         Client::ClaudeCode => (convert::claude, "claude"),
+        Client::Gemini => (convert::gemini, "gemini"),
         _ => (convert::codex, "codex"),
     };
     for (case, logs) in native_cases() {
@@ -222,6 +224,21 @@ fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
                                 e["timestamp"].clone(),
                             )]
                         }
+                        // Gemini CLI records a call once it completed: the
+                        // hook sees the session without it.
+                        Client::Gemini if e["type"] == "gemini" => e["toolCalls"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter(|c| c["name"].as_str().is_some_and(|n| n.starts_with("mcp_")))
+                            .map(|c| {
+                                (
+                                    c["name"].as_str().unwrap().to_string(),
+                                    c["args"].clone(),
+                                    c["timestamp"].clone(),
+                                )
+                            })
+                            .collect(),
                         _ => Vec::new(),
                     };
                     if calls.is_empty() {
@@ -229,7 +246,22 @@ fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
                     }
                     let cut = dir.join(format!("cut-{name}"));
                     std::fs::write(&cut, lines[..i].join("\n") + "\n").unwrap();
-                    let pending_file = lines[..=i].join("\n") + "\n";
+                    // The file while the call was pending: for Gemini CLI,
+                    // its message with the call not yet answered.
+                    let pending_line = match client {
+                        Client::Gemini => {
+                            let mut m = e.clone();
+                            for c in m["toolCalls"].as_array_mut().unwrap() {
+                                let c = c.as_object_mut().unwrap();
+                                c.remove("result");
+                                c.remove("resultDisplay");
+                                c.insert("status".into(), json!("executing"));
+                            }
+                            written(&m, spaced, reversed)
+                        }
+                        _ => l.clone(),
+                    };
+                    let pending_file = lines[..i].join("\n") + "\n" + &pending_line + "\n";
                     let at_pending = check_findings(&linter, &name, pending_file.as_bytes());
                     for l in &lines[written_to..i] {
                         writeln!(grow, "{l}").unwrap();
@@ -239,6 +271,14 @@ fn transcript_shape(client: Client, dir: &Path, tally: &mut Tally) {
                     for (tool, input, ts) in calls {
                         let mut hook = json!({"hook_event_name": "PreToolUse", "tool_name": tool,
                             "tool_input": input, "cwd": dir});
+                        if client == Client::Gemini {
+                            // packages/core/src/hooks/types.ts: BeforeToolInput
+                            let own = tool.strip_prefix("mcp_voicehook_").unwrap_or(&tool);
+                            hook["hook_event_name"] = json!("BeforeTool");
+                            hook["mcp_context"] =
+                                json!({"server_name": "voicehook", "tool_name": own});
+                            hook["timestamp"] = ts.clone();
+                        }
                         if e["isSidechain"] == true {
                             hook["agent_id"] = e["agentId"].clone();
                         }
@@ -309,6 +349,7 @@ fn sessions_read_in_parts_read_as_read_whole() {
                 convert::claude as Convert,
             ),
             (Format::Session(Shape::Codex), convert::codex),
+            (Format::Session(Shape::Gemini), convert::gemini),
         ] {
             for (file, bytes) in convert(&logs).files {
                 for (spaced, reversed, ser) in SERIALISATIONS {
@@ -342,6 +383,13 @@ fn codex_rollouts_agree_with_check() {
     let mut t = Tally::default();
     transcript_shape(Client::Codex, &scratch(), &mut t);
     assert_agrees("codex", &t);
+}
+
+#[test]
+fn gemini_sessions_agree_with_check() {
+    let mut t = Tally::default();
+    transcript_shape(Client::Gemini, &scratch(), &mut t);
+    assert_agrees("gemini", &t);
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | Claude Code | `PreToolUse` | its transcript ([`super::judge_kept`]) |
 //! | Codex | `PreToolUse` | its rollout file ([`rollout`]) |
-//! | Gemini CLI | `BeforeTool` | none ([`alone`]) |
+//! | Gemini CLI | `BeforeTool` | its session recording ([`gemini`]) |
 //! | Cursor | `beforeMCPExecution` | none ([`alone`]) |
 //! | opencode | plugin `tool.execute.before` | none ([`alone`]) |
 
@@ -29,7 +29,7 @@ use crate::model::Ms;
 pub mod alone;
 mod codex;
 mod cursor;
-mod gemini;
+pub mod gemini;
 mod opencode;
 pub mod rollout;
 
@@ -57,6 +57,8 @@ pub enum History {
     Claude,
     /// A Codex rollout file.
     Rollout(PathBuf),
+    /// Gemini CLI's session recording.
+    Gemini(PathBuf),
     /// The session's messages, as the client handed them over (opencode's
     /// plugin: `client.session.messages`, each `{info, parts}`).
     Messages(Vec<Value>),
@@ -168,6 +170,7 @@ pub fn judge_with(
     let verdict = match &pending.history {
         History::Claude => super::judge_transcript(linter, &opts, &pending.hook, now, keep),
         History::Rollout(path) => rollout::judge(linter, &opts, &pending.hook, path, now, keep),
+        History::Gemini(path) => gemini::judge(linter, &opts, &pending.hook, path, now, keep),
         History::Messages(m) => opencode::judge(linter, &opts, &pending.hook, m, now),
         History::None(why) => return alone::judge(linter, &opts, pending, now, why),
     };

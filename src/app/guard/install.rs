@@ -15,6 +15,8 @@
 //! out the guard's hook command (and the groups and lists it leaves
 //! empty), nothing else. A file that is not JSON, or whose `hooks` is not
 //! what the client reads, is an error naming it, and is left untouched.
+//! JSON with comments is read, and edited so that its comments stay
+//! ([`super::jsonc`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -250,7 +252,10 @@ pub fn plan(
             after,
         });
     }
-    let mut doc = match before.as_deref() {
+    // JSON with comments (Gemini CLI reads its settings so) is read with
+    // them made blanks, and edited so that they stay.
+    let blanked = before.as_deref().and_then(super::jsonc::blank);
+    let mut doc = match blanked.as_deref().or(before.as_deref()) {
         None => Json::Obj(Vec::new()),
         Some(t) if t.trim().is_empty() => Json::Obj(Vec::new()),
         Some(t) => serde_json::from_str::<Json>(t).map_err(|e| {
@@ -263,11 +268,17 @@ pub fn plan(
             )
         })?,
     };
+    let was = blanked.as_ref().map(|_| doc.clone());
     let changed = edit(client, &mut doc, uninstall, program)
         .map_err(|e| format!("{}: {e}; the file was left as it is", file.display()))?;
-    let after = if uninstall && changed && doc == Json::Obj(Vec::new()) {
-        // Nothing but the guard's hook was there: the file goes.
+    let after = if uninstall && changed && doc == Json::Obj(Vec::new()) && blanked.is_none() {
+        // Nothing but the guard's hook was there: the file goes (one with
+        // comments stays, with them).
         None
+    } else if let (true, Some(blanked), Some(was), Some(text)) =
+        (changed, &blanked, &was, before.as_deref())
+    {
+        Some(super::jsonc::rewrite(text, blanked, was, &doc))
     } else if changed {
         let mut s = String::new();
         doc.write(&mut s, 0);
@@ -315,7 +326,9 @@ pub fn find(client: Client, text: &str) -> Result<Vec<Found>, String> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let doc: Json = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    let blanked = super::jsonc::blank(text);
+    let doc: Json = serde_json::from_str(blanked.as_deref().unwrap_or(text))
+        .map_err(|e| format!("not JSON ({e})"))?;
     let (event, matcher, _) = entry(client, "callint");
     let mut out = Vec::new();
     let list = doc.get("hooks").and_then(|h| h.get(event));
@@ -541,7 +554,7 @@ fn get_mut<'a>(o: &'a mut [(String, Json)], key: &str) -> Option<&'a mut Json> {
 /// A JSON value whose objects keep their keys in the order written, so
 /// that a configuration file merged into reads as it did.
 #[derive(Clone, Debug, PartialEq)]
-enum Json {
+pub(super) enum Json {
     Null,
     Bool(bool),
     Num(serde_json::Number),
@@ -573,7 +586,7 @@ impl Json {
     }
 
     /// Written with two spaces a level, as the clients write their own.
-    fn write(&self, out: &mut String, level: usize) {
+    pub(super) fn write(&self, out: &mut String, level: usize) {
         let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n("  ", n));
         let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
         match self {
@@ -672,6 +685,62 @@ mod tests {
         let p = plan(client, &f, uninstall, "/opt/callint/bin/callint", false)?;
         std::fs::remove_dir_all(&dir).unwrap();
         Ok(p.after.unwrap_or_default())
+    }
+
+    /// Gemini CLI reads `settings.json` with comments
+    /// (packages/cli/src/config/settings.ts strips them before parsing):
+    /// installing keeps every one, and uninstalling gives the file back as
+    /// it was, byte for byte.
+    #[test]
+    fn comments_in_settings_stay() {
+        let files = [
+            // hooks there already, another hook's group commented
+            "{\n  // the theme\n  \"theme\": \"GitHub\", /* block\n  comment */\n  \"hooks\": {\n    \"BeforeTool\": [\n      // lint shell commands\n      {\n        \"matcher\": \"run_shell_command\",\n        \"hooks\": [{ \"type\": \"command\", \"command\": \"lint-sh\" }] // theirs\n      }\n    ]\n  }\n  // end\n}\n",
+            // no hooks yet
+            "// user settings\n{\n  \"theme\": \"GitHub\" // dark one\n}\n",
+            // an empty object with a comment in it
+            "{ /* nothing yet */ }",
+        ];
+        for text in files {
+            let installed = run(Client::Gemini, text, false).unwrap();
+            for c in [
+                "the theme",
+                "block\n  comment",
+                "lint shell",
+                "theirs",
+                "end",
+                "user settings",
+                "dark one",
+                "nothing yet",
+            ] {
+                assert_eq!(text.contains(c), installed.contains(c), "{c}: {installed}");
+            }
+            let blanked = super::super::jsonc::blank(&installed).unwrap();
+            let v: serde_json::Value =
+                serde_json::from_str(&blanked).unwrap_or_else(|e| panic!("{e}: {installed}"));
+            let groups = v["hooks"]["BeforeTool"].as_array().unwrap();
+            let ours = groups.last().unwrap();
+            assert_eq!(ours["matcher"], "mcp_.*", "{installed}");
+            assert_eq!(
+                ours["hooks"][0]["command"],
+                "/opt/callint/bin/callint guard --client gemini"
+            );
+            assert_eq!(find(Client::Gemini, &installed).unwrap().len(), 1);
+            // once
+            assert_eq!(run(Client::Gemini, &installed, false).unwrap(), installed);
+            // and out again: the file as it was
+            let removed = run(Client::Gemini, &installed, true).unwrap();
+            let removed_v: serde_json::Value =
+                serde_json::from_str(&super::super::jsonc::blank(&removed).unwrap()).unwrap();
+            let text_v: serde_json::Value =
+                serde_json::from_str(&super::super::jsonc::blank(text).unwrap()).unwrap();
+            assert_eq!(removed_v, text_v, "{removed}");
+            // (an object that was empty gets its closing brace a line of
+            // its own)
+            if !text.starts_with("{ /*") {
+                assert_eq!(removed, text);
+            }
+        }
     }
 
     #[test]

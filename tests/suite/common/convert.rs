@@ -538,3 +538,106 @@ pub fn opencode(logs: &[(String, Vec<u8>)]) -> Converted {
         alias,
     }
 }
+
+/// Every log as the session Gemini CLI would have recorded for it
+/// (`packages/core/src/services/chatRecordingService.ts` and
+/// `chatRecordingTypes.ts` of google-gemini/gemini-cli): its metadata
+/// line, then one message a line, each followed by the `$set` of
+/// `lastUpdated` the client writes after a message. The user's chat is a
+/// `user` message (its text as a part), the agent's a `gemini` message
+/// (`content` its text), each function call a `gemini` message whose
+/// `toolCalls` holds the call of `mcp_voicehook_<function>` with its
+/// result as the client records it (the `functionResponse` whose `output`
+/// holds the server's text inside `<untrusted_context>` markers; a refusal
+/// as the `error` status with the client's "reported tool error" text),
+/// other tools as tool calls of their own name. A finding on a record
+/// lands on its message's line. Threads are not kept apart (a session
+/// file is one thread's).
+pub fn gemini(logs: &[(String, Vec<u8>)]) -> Converted {
+    let mut files = Vec::new();
+    let mut lines = HashMap::new();
+    let alias = HashMap::new();
+    for (name, bytes) in logs {
+        let recs = records(bytes);
+        let first_ts = recs
+            .iter()
+            .find_map(|(_, r)| r.get("ts").cloned())
+            .unwrap_or(json!("2026-10-10T10:00:00.000Z"));
+        let mut out: Vec<Value> = vec![json!({"sessionId": "5f0e7c1a-0000-4000-8000-000000000001",
+            "projectHash": "9c4b2f0e1d3a5b7c9e1f3a5b7c9d1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d",
+            "startTime": first_ts, "lastUpdated": first_ts, "kind": "main"})];
+        let mut id = 0u64;
+        for (line, r) in recs {
+            let ts = r.get("ts").cloned().unwrap_or(Value::Null);
+            id += 1;
+            let mid = format!("7b3e{id:04}-0000-4000-8000-000000000000");
+            let message = if let Some(role) = r.get("chat").and_then(Value::as_str) {
+                let text = r.get("text").cloned().unwrap_or(json!(""));
+                if role == "user" {
+                    json!({"id": mid, "timestamp": ts, "type": "user", "content": [{"text": text}]})
+                } else {
+                    json!({"id": mid, "timestamp": ts, "type": "gemini", "content": text,
+                        "thoughts": [], "tokens": {"input": 812, "output": 9, "cached": 0,
+                        "thoughts": 0, "tool": 0, "total": 821}, "model": "gemini-2.5-pro"})
+                }
+            } else {
+                let (tool, server, f) = match (r.get("fn"), r.get("tool")) {
+                    (Some(f), _) => {
+                        let f = f.as_str().unwrap_or("");
+                        (format!("mcp_voicehook_{f}"), true, f.to_string())
+                    }
+                    (_, Some(t)) => {
+                        let t = t.as_str().unwrap_or("tool");
+                        (t.to_string(), false, t.to_string())
+                    }
+                    _ => continue,
+                };
+                let args = r.get("args").cloned().unwrap_or(json!({}));
+                let call_id = format!("{tool}-1791626400{id:03}-{id:x}");
+                let (status, output, display) = match (r.get("error"), server) {
+                    (Some(e), true) => {
+                        let raw = json!([{"functionResponse": {"name": f, "response":
+                            {"content": [{"type": "text", "text": e.to_string()}], "isError": true}}}]);
+                        let call = json!({"name": f, "args": args});
+                        (
+                            "error",
+                            format!("MCP tool '{f}' reported tool error for function call: {call} with response: {raw}"),
+                            format!("Error: MCP tool '{f}' reported an error."),
+                        )
+                    }
+                    (None, true) => {
+                        let res = r.get("result").cloned().unwrap_or(json!({})).to_string();
+                        (
+                            "success",
+                            format!("<untrusted_context>\n{res}\n</untrusted_context>"),
+                            res,
+                        )
+                    }
+                    (_, false) => ("success", "ok".to_string(), "ok".to_string()),
+                };
+                json!({"id": mid, "timestamp": ts, "type": "gemini", "content": "",
+                    "toolCalls": [{"id": call_id, "name": tool, "args": args,
+                    "result": [{"functionResponse": {"id": call_id, "name": tool,
+                    "response": {"output": output}}}],
+                    "status": status, "timestamp": ts,
+                    "displayName": if server { format!("{f} (voicehook MCP Server)") } else { f.clone() },
+                    "description": "", "resultDisplay": display, "renderOutputAsMarkdown": server}],
+                    "thoughts": [], "model": "gemini-2.5-pro"})
+            };
+            out.push(message);
+            lines.insert((name.clone(), line), (name.clone(), out.len()));
+            out.push(json!({"$set": {"lastUpdated": ts}}));
+        }
+        let mut file = Vec::new();
+        for e in out {
+            file.extend(serde_json::to_vec(&e).expect("JSON"));
+            file.push(b'\n');
+        }
+        files.push((name.clone(), file));
+    }
+    Converted {
+        files,
+        lines,
+        alias,
+    }
+}

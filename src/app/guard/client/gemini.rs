@@ -5,16 +5,37 @@
 //! given; `cwd`, `session_id`. It denies with `{"decision": "deny",
 //! "reason": ...}` on standard output (exit 0), the reason going to the
 //! model as the tool's error. Its `transcript_path` is Gemini CLI's own
-//! session file, which callint does not read: the call is judged by
-//! itself ([`super::alone`]).
+//! session recording (`ChatRecordingService.getConversationFilePath` in
+//! `packages/core/src/hooks/hookEventHandler.ts`; empty when the client
+//! records nothing): the call is judged from it as a Claude Code call is
+//! from its transcript ([`judge`]), else by itself ([`super::alone`]).
+//!
+//! The session is read from the line of the call's last `join` or
+//! `create_call` on, with the metadata line that starts the file (whose
+//! thread it is), and kept between calls. Gemini CLI records a tool call
+//! once it has completed, so the pending call is not in the file yet; it
+//! is appended as the client will record it (a `gemini` message whose
+//! `toolCalls` holds it, not yet answered). Every line is read: a message
+//! is written again whole each time it changes, and a `$rewindTo` names
+//! any earlier message, so no line can be left out unread.
 
+use crate::core::hash::HashSet;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{event, mcp_name, object, split_single, string, History, Pending};
 use crate::app::guard::server::Server;
-use crate::app::guard::Hook;
+use crate::app::guard::{
+    judge_appended, read_session, voicehook_tool, Hook, Keep, Lines, Shape, Verdict,
+};
+use crate::core::escape::one_line;
+use crate::input::server::function_name;
+use crate::input::{gemini, ts};
+use crate::lint::engine::Linter;
+use crate::model::Ms;
 
 pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
     let mut o = object(bytes)?;
@@ -53,9 +74,16 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
         command,
         tool: field("tool_name").or(Some(name.clone())),
     };
+    let transcript = string(&o, "transcript_path").map(PathBuf::from);
+    let history = match &transcript {
+        Some(path) => History::Gemini(path.clone()),
+        None => History::None(
+            "Gemini CLI's hook input names no session file (the client records none)".into(),
+        ),
+    };
     Ok(Pending {
         hook: Hook {
-            transcript_path: None,
+            transcript_path: transcript,
             session_id: string(&o, "session_id"),
             cwd: string(&o, "cwd").map(PathBuf::from),
             tool_name,
@@ -63,9 +91,145 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
             agent_id: None,
             tool_use_id: None,
         },
-        history: History::None(
-            "Gemini CLI's hook input names no session file callint reads".into(),
-        ),
+        history,
         server,
     })
+}
+
+/// The id the pending call is given.
+const PENDING_ID: &str = "callint-pending";
+
+/// Judge the call `hook` announces, from the session file at `path`, at
+/// time `now` (or the file's last time, when that is later), keeping what
+/// was read as `keeping` says (when given) for the next call.
+pub fn judge(
+    linter: &Linter,
+    opts: &crate::input::Options,
+    hook: &Hook,
+    path: &std::path::Path,
+    now: Ms,
+    keeping: Option<Keep<'_>>,
+) -> Verdict {
+    let name = one_line(&hook.tool_name);
+    let (server, _) = match voicehook_tool(hook) {
+        Ok(t) => t,
+        Err(v) => return v,
+    };
+    match read_session::<Chats>(linter, opts, hook, path, server, now, keeping) {
+        Ok((parsed, base)) => judge_appended(linter, parsed, base, server, &name),
+        Err(v) => v,
+    }
+}
+
+/// Gemini CLI's session recording.
+struct Chats;
+
+impl Shape for Chats {
+    type Reader = gemini::Reader;
+    const NAME: &'static str = "gemini";
+    const FILE: &'static str = "session file";
+
+    fn starts_call(line: &[u8], server: &str) -> bool {
+        starts_call(line, server)
+    }
+
+    fn drop_pending(_bytes: &mut Vec<u8>, _id: &str) -> Option<usize> {
+        // Gemini CLI records a call once it completed: never before.
+        None
+    }
+
+    fn calls_only(part: &[u8], _server: &str, _all: bool, _ids: &mut HashSet<Vec<u8>>) -> Lines {
+        // Every line, as one span (see the module's note).
+        if part.is_empty() {
+            Vec::new()
+        } else {
+            vec![(0, part.len())]
+        }
+    }
+
+    fn pending_entry(hook: &Hook, when: Ms) -> String {
+        let name = match crate::input::server::split_mcp_name(&hook.tool_name) {
+            Some((server, tool)) => format!("mcp_{server}_{tool}"),
+            None => hook.tool_name.clone(),
+        };
+        let at = ts::format_rfc3339(when);
+        json!({
+            "id": PENDING_ID,
+            "timestamp": at,
+            "type": "gemini",
+            "content": "",
+            "toolCalls": [{
+                "id": PENDING_ID,
+                "name": name,
+                "args": Value::Object(hook.tool_input.clone()),
+                "status": "executing",
+                "timestamp": at,
+            }],
+        })
+        .to_string()
+    }
+
+    fn before_call(file: &mut File, tail: u64) -> io::Result<Vec<(u64, Vec<u8>)>> {
+        metadata_line(file, tail)
+    }
+}
+
+/// The most of the first line read for the session's metadata.
+const METADATA_MAX: u64 = 64 << 10;
+
+/// The file's first line, when the call starts after it and it is the
+/// session's metadata without messages (which says whose thread it is).
+fn metadata_line(file: &mut File, tail: u64) -> io::Result<Vec<(u64, Vec<u8>)>> {
+    if tail == 0 {
+        return Ok(Vec::new());
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut head = Vec::new();
+    file.by_ref()
+        .take(METADATA_MAX.min(tail))
+        .read_to_end(&mut head)?;
+    let Some(end) = memchr::memchr(b'\n', &head) else {
+        return Ok(Vec::new());
+    };
+    let line = &head[..=end];
+    let body = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+    let is_meta = match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(o)) => gemini::is_start(&o) && !o.contains_key("messages"),
+        _ => false,
+    };
+    Ok(if is_meta {
+        vec![(0, line.to_vec())]
+    } else {
+        Vec::new()
+    })
+}
+
+/// True when `line` holds a call of `server`'s `join` or `create_call`
+/// (in a message's `toolCalls`, or in the messages a line sets), read
+/// from its JSON.
+fn starts_call(line: &[u8], server: &str) -> bool {
+    let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+    let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(line) else {
+        return false;
+    };
+    let starts = |m: &Value| {
+        m.get("toolCalls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("name")?.as_str())
+            .filter_map(gemini::split_name)
+            .any(|(s, t)| s == server && matches!(function_name(t), "join" | "create_call"))
+    };
+    if o.get("id").is_some_and(Value::is_string) {
+        return starts(&Value::Object(o));
+    }
+    let set = o.get("$set").unwrap_or(&Value::Null);
+    let found = [set.get("messages"), o.get("messages")]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+        .any(starts);
+    found
 }
