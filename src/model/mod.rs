@@ -6,6 +6,7 @@
 
 pub mod digest;
 mod record;
+pub mod tools;
 pub mod turns;
 
 use crate::core::hash::HashSet;

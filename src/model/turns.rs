@@ -15,6 +15,10 @@
 //! and was said at most [`WINDOW_MS`] before it.
 //! A say queued before the human spoke is sorted into the turn before, and a
 //! say the server dropped or revised was never heard; neither is judged.
+//! A `decision` event (the human answered one of the recorder's own
+//! `decide`s on the Decision Board) after the human's line ends that turn:
+//! the human has turned to the recorder, and its says after it are judged
+//! as if the human had addressed it.
 
 use crate::core::hash::{HashMap, HashSet};
 
@@ -64,6 +68,24 @@ fn compute(call: &Call<'_>) -> Vec<TurnBreach> {
     // Where each agent's latest line to the human is in `st.to_human`.
     // Keyed by names from the log: a hasher seeded anew in each process (`core::hash`).
     let mut latest: HashMap<&str, usize> = HashMap::default();
+    // The records of `decision` events: the human answering one of the
+    // recorder's own `decide`s on the Decision Board has turned to the
+    // recorder, and ends a turn it gave to others before.
+    let decisions: Vec<usize> = call
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            r.as_fn().is_some_and(|f| {
+                matches!(&f.op, crate::model::Op::Next(Some(ev)) if matches!(ev.kind, crate::model::EventKind::Decision(_)))
+            })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let decided_between = |a: usize, b: usize| {
+        let i = decisions.partition_point(|&d| d <= a);
+        decisions.get(i).is_some_and(|&d| d < b)
+    };
     let mut prev: Option<usize> = None;
     for (k, u) in call.utterances.iter().enumerate() {
         match u.who {
@@ -102,6 +124,13 @@ fn compute(call: &Call<'_>) -> Vec<TurnBreach> {
                 }
             }
             Who::Me if u.via == Via::Say && heard.contains(&u.record()) => {
+                let turned_to_me = st
+                    .human
+                    .is_some_and(|h| decided_between(call.utterances[h].record(), u.record()));
+                if turned_to_me {
+                    prev = Some(k);
+                    continue;
+                }
                 if let Some((breach, against)) = judge(call, lex, &st, prev, k, &mut asked) {
                     match seen.get(&(breach, against)) {
                         Some(&i) => out[i].again.push(k),

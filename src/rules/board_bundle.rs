@@ -151,9 +151,12 @@ fn trailing_count_re() -> &'static Regex {
 /// joining words: the item's lower-case words, and each part as a range of
 /// them, with whether a joining word (not a comma) set it off from the part
 /// before.
-fn parts(item: &str) -> (Words, Vec<(usize, usize, bool)>) {
+fn parts(item: &str) -> (Words, Vec<bool>, Vec<(usize, usize, bool)>) {
     const JOINERS: &[&str] = &["and", "und", "then", "dann", "sowie", "plus", "&", "+", "/"];
     let mut words = Words::default();
+    // Whether each word was written with a capital: German nouns are, its
+    // verbs are not.
+    let mut capital = Vec::new();
     let mut out = Vec::new();
     for chunk in item.split([',', ';']).flat_map(|c| c.split(". ")) {
         let mut start = words.len();
@@ -172,13 +175,16 @@ fn parts(item: &str) -> (Words, Vec<(usize, usize, bool)>) {
                 joined = true;
                 continue;
             }
+            let before = words.len();
             words.extend(tok);
+            let upper = tok.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_uppercase);
+            capital.resize(words.len().max(before), upper);
         }
         if words.len() > start {
             out.push((start, words.len(), joined));
         }
     }
-    (words, out)
+    (words, capital, out)
 }
 
 const PRONOUNS: &[&str] = &[
@@ -193,15 +199,54 @@ fn joined(p: &Slice<'_>) -> String {
         .join(" ")
 }
 
+/// How a part of an item can be told to be a task when its verb is on no
+/// list: an English or German imperative is followed by the start of its
+/// object ("rotate the keys", "tell the partners", "rotiere die
+/// Schlüssel"), a German infinitive closes the part, written small after a
+/// noun written with a capital ("SDK anheben", "die Partner
+/// benachrichtigen").
+struct Shape<'a> {
+    object_starts: &'a Phrases,
+    not_verbs: &'a Phrases,
+    /// Whether each of the item's words was written with a capital.
+    capital: &'a [bool],
+}
+
+impl Shape<'_> {
+    /// The first word of part `p` (starting at word `at` of the item) is a
+    /// verb by its place: an object starts right after it.
+    fn led(&self, p: &Slice<'_>) -> bool {
+        p.count() >= 3
+            && self.object_starts.has(p.word(1))
+            && !self.object_starts.has(p.word(0))
+            && !self.not_verbs.has(p.word(0))
+            && !PRONOUNS.contains(&p.word(0))
+            && p.word(0).chars().all(char::is_alphabetic)
+    }
+
+    /// The last word of part `p` (starting at word `at`) is a German
+    /// infinitive by its form and case.
+    fn closed(&self, p: &Slice<'_>, at: usize) -> bool {
+        let n = p.count();
+        let last = p.word(n - 1);
+        n >= 2
+            && last.chars().count() >= 7
+            && last.ends_with("en")
+            && last.chars().all(char::is_alphabetic)
+            && !self.capital.get(at + n - 1).copied().unwrap_or(true)
+            && (0..n - 1).any(|i| self.capital.get(at + i).copied().unwrap_or(false))
+    }
+}
+
 /// A part that is a task of its own: led by an action verb (or, in German,
 /// closed by an infinitive) and with an object that is not a pronoun.
-fn is_task(verbs: &Phrases, finals: &Phrases, p: &Slice<'_>) -> bool {
+fn is_task(verbs: &Phrases, finals: &Phrases, shape: &Shape<'_>, p: &Slice<'_>, at: usize) -> bool {
     let n = p.count();
     if n < 2 {
         return false;
     }
-    let led = verbs.has(p.word(0));
-    let closed = finals.has(p.word(n - 1));
+    let led = verbs.has(p.word(0)) || shape.led(p);
+    let closed = !led && (finals.has(p.word(n - 1)) || shape.closed(p, at));
     if !(led || closed) {
         return false;
     }
@@ -290,7 +335,7 @@ pub fn bundle(item: &str) -> Option<Bundle> {
     if let Some(last @ ("etc" | "usw")) = words.iter().next_back() {
         return Some(Bundle::GrabBag(last.to_string()));
     }
-    let (pw, ranges) = parts(item);
+    let (pw, capital, ranges) = parts(item);
     if ranges.len() < 2 {
         return None;
     }
@@ -316,10 +361,15 @@ pub fn bundle(item: &str) -> Option<Bundle> {
             && !object_starts.has(p.word(1))
             && !PRONOUNS.contains(&p.word(1))
     };
+    let shape = Shape {
+        object_starts,
+        not_verbs: lex.phrases("board.not-verbs"),
+        capital: &capital,
+    };
     let tasks: Vec<String> = parts
         .iter()
         .enumerate()
-        .filter(|&(k, p)| is_task(verbs, finals, p) && !modifier(k))
+        .filter(|&(k, p)| is_task(verbs, finals, &shape, p, ranges[k].0) && !modifier(k))
         .map(|(_, p)| joined(p))
         .collect();
     if tasks.len() >= 2 {
@@ -365,6 +415,9 @@ mod tests {
             "Fix login and update docs",
             "Check the logs and test the release on staging",
             "Check read access and update the docs",
+            "Rotate the API keys, bump the SDK and tell the partners",
+            "Schlüssel rotieren, SDK anheben und die Partner benachrichtigen",
+            "Rotiere die Schlüssel und informiere die Partner",
         ] {
             assert!(bundle(item).is_some(), "{item}");
         }
@@ -398,6 +451,9 @@ mod tests {
             "Review merge and release notes for 2.4",
             "Build- und Testjob fixen",
             "Vor- und Nachteile der zwei Caches vergleichen",
+            "Notes for the partners, keys of the SDK",
+            "After the release, before the demo",
+            "Partner-Doku zum SDK übersetzen",
             "",
         ] {
             assert_eq!(bundle(item), None, "{item}");

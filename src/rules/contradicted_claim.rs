@@ -78,6 +78,13 @@ impl Rule for Check {
                     );
                     break;
                 }
+                if sentence.trim_end().ends_with('?') {
+                    continue;
+                }
+                if let Some(f) = participants_claim(lex, call, me, k, &w) {
+                    out.push(f);
+                    break;
+                }
             }
         }
         for f in out {
@@ -100,6 +107,83 @@ fn language_claim(call: &Call<'_>, u: &Utterance<'_>, sentence: &str) -> Option<
             .label(setting.anchor, format!("the call language was set to {} here", quote(setting.lang, 8)))
             .help("take the call language from `context.lang` of the join answer and of `context` events, never from your own user's chat"),
     )
+}
+
+/// "Tarn hasn't said a word", "it's just the two of us here", "nobody has
+/// asked me anything": a statement about the others that the lines and
+/// boards the agent had before its say contradict.
+fn participants_claim(
+    lex: &Lexicon,
+    call: &Call<'_>,
+    me: &str,
+    k: usize,
+    w: &Words,
+) -> Option<Finding> {
+    use crate::text::claims::{about_participants, About};
+    let mut people: Vec<&str> = Vec::new();
+    people.extend(call.human);
+    people.push(call.voicebot);
+    people.extend(
+        call.agents
+            .iter()
+            .map(|a| a.label.as_str())
+            .filter(|l| !l.eq_ignore_ascii_case(me)),
+    );
+    let names: Vec<Vec<String>> = people.iter().map(|p| lower_words(p)).collect();
+    let about = about_participants(lex, w, &names)?;
+    let u = &call.utterances[k];
+    let before = &call.utterances[..k];
+    let heard = |p: &Utterance<'_>| p.who != Who::Me && p.record() < u.record();
+    let f = match about {
+        About::Silence(who) => {
+            let at = before.iter().rposition(|p| {
+                heard(p)
+                    && match who {
+                        Some(i) => crate::model::turns::same_name(p.speaker, people[i])
+                            || (i == 1 && p.who == Who::Voicebot),
+                        None => true,
+                    }
+            })?;
+            let whom = who.map_or("nobody else", |i| people[i]);
+            let line = &call.utterances[at];
+            Finding::new(u.anchor(), format!("{me} says {whom} has said nothing, but its own events carry {}'s line", line.speaker))
+                .here("contradicted by the log")
+                .label(line.anchor(), format!("{}'s line reached {me} here", line.speaker))
+        }
+        About::Alone => {
+            // Another agent's line, or a board answer that listed another
+            // agent, before the say.
+            let line = before
+                .iter()
+                .rposition(|p| heard(p) && p.who == Who::Agent)
+                .map(|at| (call.utterances[at].record(), call.utterances[at].anchor(), call.utterances[at].speaker));
+            let listed = call.records[..u.record()].iter().rev().find_map(|r| {
+                let f = r.as_fn()?;
+                let crate::model::Op::Status(b) = &f.op else { return None };
+                let t = b.listed.iter().find(|t| {
+                    let n = t.as_str();
+                    !n.eq_ignore_ascii_case(me) && Some(n) != call.human && !call.is_voicebot(n)
+                })?;
+                Some((0, r.text(t), t.as_str()))
+            });
+            let (_, anchor, other) = line.or(listed)?;
+            Finding::new(u.anchor(), format!("{me} says nobody else is in the call, but its own data shows {other} there"))
+                .here("contradicted by the log")
+                .label(anchor, format!("{other} is in the call"))
+        }
+        About::NotAddressed => {
+            let at = before.iter().rposition(|p| {
+                heard(p)
+                    && (p.addressed_to_you == Some(true)
+                        || p.addressed_to.iter().any(|n| crate::model::turns::same_name(n, me)))
+            })?;
+            let line = &call.utterances[at];
+            Finding::new(u.anchor(), format!("{me} says nobody has addressed it, but {} addressed it", line.speaker))
+                .here("contradicted by the log")
+                .label(line.anchor(), format!("{} addressed {me} here", line.speaker))
+        }
+    };
+    Some(f.help("before stating who spoke, who is in the call or who asked you, look at `operators_said`, `agent_said`, `addressed_to_you` of your events and the `peers` of your `status` answers; if you have not checked, say that you will"))
 }
 
 /// "I receive nothing from Promo" / "the agents can't hear each other":

@@ -210,13 +210,19 @@ pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
         if crate::text::claims::about_call(lex, &w).is_some() {
             continue;
         }
-        let Some((start, n)) = missed.find_gapped(&w) else {
-            continue;
+        // A listed phrase, else a claim read by its parts ("none of your
+        // questions got to me"); its words are then those without hedges.
+        let (words, start, n) = match missed.find_gapped(&w) {
+            Some((start, n)) => (w.to_vec(), start, n),
+            None => match crate::text::claims::arrival(lex, &w) {
+                Some(a) if !a.general => (crate::text::claims::without_hedges(lex, &w), a.at.0, a.at.1),
+                _ => continue,
+            },
         };
         // "If your question did not reach me, ..." is no claim.
         if lex
             .phrases("reading.conditionals")
-            .find_gapped(&w.slice(0, start))
+            .find_gapped(&words[..start])
             .is_some()
         {
             continue;
@@ -226,7 +232,7 @@ pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
             .find_gapped(&w)
             .is_some();
         out.push(Claim {
-            words: w.to_vec(),
+            words,
             start,
             end: start + n,
             question,

@@ -7,7 +7,6 @@ use crate::core::meta::{Evidence, RuleMeta, Scope, When};
 use crate::model::{Body, Call, Op, Tool, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::lexicon::Lexicon;
-use crate::text::phrases::{lower_words, starts_with_any};
 
 pub struct Check;
 
@@ -140,45 +139,10 @@ fn asked_by_name(call: &Call<'_>, me: &str, turns: &[usize]) -> bool {
     false
 }
 
-/// The tool changes something (it does more than look).
+/// The tool changes something (it does more than look): see
+/// [`crate::model::tools`]. A tool nothing tells about is not judged.
 fn acts(lex: &Lexicon, t: &Tool) -> bool {
-    let name = t.name.to_lowercase();
-    if lex.has("conduct.read-only-tools", &name) {
-        return false;
-    }
-    let shell = [
-        "bash",
-        "shell",
-        "sh",
-        "run",
-        "exec",
-        "terminal",
-        "command",
-        "run_command",
-    ];
-    if shell.contains(&name.as_str()) {
-        let cmd = t
-            .args
-            .as_ref()
-            .and_then(|a| a.get("command").or_else(|| a.get("cmd")))
-            .and_then(|c| c.as_str())
-            .unwrap_or("");
-        // Every part of a pipeline or chain must only look, and nothing may
-        // be written to a file.
-        let looks = |part: &str| {
-            let w = lower_words(part);
-            !w.is_empty() && starts_with_any(&w, lex.list("conduct.read-only-commands")).is_some()
-        };
-        if !cmd.contains('>')
-            && cmd
-                .split(['|', ';', '&'])
-                .filter(|p| !p.trim().is_empty())
-                .all(looks)
-        {
-            return false;
-        }
-    }
-    true
+    crate::model::tools::effect(lex, t) == crate::model::tools::Effect::Acts
 }
 
 #[cfg(test)]

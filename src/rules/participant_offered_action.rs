@@ -85,16 +85,32 @@ impl Rule for Check {
 /// action ("edit", "forward", "ändern").
 pub(crate) fn offers_action(lex: &Lexicon, text: &str) -> bool {
     let offers = lex.phrases("conduct.offers");
-    let actions = lex.phrases("conduct.offer-actions");
     let mut w = Words::default();
     sentences(text).any(|r| {
         w.fill_lexical(&text[r]);
         // An offer with an action anywhere after it: the last action word
         // must come after the end of the offer.
-        let Some(last) = (0..w.len()).rev().find(|&k| actions.has(w.word(k))) else {
+        let Some(last) = (0..w.len()).rev().find(|&k| is_action(lex, w.word(k))) else {
             return false;
         };
         offers.each(&w).any(|(at, n)| at + n <= last)
+    })
+}
+
+/// A word of acting: on the list, or a German verb made of a separable
+/// prefix and a listed verb ("hochsetzen", "umbauen", "einbauen" of
+/// "setzen", "bauen"), as German forms new verbs at will.
+fn is_action(lex: &Lexicon, word: &str) -> bool {
+    let actions = lex.phrases("conduct.offer-actions");
+    if actions.has(word) {
+        return true;
+    }
+    lex.list("conduct.verb-prefixes").iter().any(|p| {
+        word.strip_prefix(p.as_str())
+            .is_some_and(|base| {
+                base.chars().count() >= 5
+                    && (actions.has(base) || lex.phrases("conduct.offer-action-bases").has(base))
+            })
     })
 }
 
@@ -110,6 +126,8 @@ mod tests {
             "Shall I forward the rules to Promo?",
             "Soll ich den Skill anpassen?",
             "Ich kann das gern weiterleiten.",
+            "Ich könnte übrigens den Timeout in der Konfiguration gleich hochsetzen.",
+            "Soll ich die Retry-Logik umbauen?",
             "I\u{2019}ll forward the rules to Promo.",
         ] {
             assert!(offers_action(lex, t), "{t}");
@@ -118,6 +136,9 @@ mod tests {
             "I can see Promo's lines in my events.",
             "The fix is deployed.",
             "Promo will update the skill.",
+            "Ich könnte mir das später ansehen.",
+            "Soll ich das kurz zusammenfassen?",
+            "Soll ich Nora eine Frage stellen?",
             "I can't tell yet.",
             "",
         ] {

@@ -576,6 +576,14 @@ pub fn claimed_language(text: &str) -> Option<Lang> {
                 r"\b(?:the\s+)?language\s+(?:of|in|for)\s+(?:this|the|our)\s+(?:call|meeting|conversation)\s+is\s+{lang}\b"
             ),
             format!(r"\bit's\s+{lang}\s+(?:here|in\s+this\s+call)\b"),
+            // A setting: "this call is set to German", "the language is
+            // configured as English".
+            format!(
+                r"\b(?:this|the|our)\s+(?:call|meeting|conversation|session)(?:'s)?(?:\s+language)?\s+is\s+(?:set|configured|switched)\s+(?:to|for|as)\s+{lang}\b"
+            ),
+            format!(
+                r"\b(?:the\s+)?language\s+(?:here\s+)?is\s+(?:set|configured|switched)\s+(?:to|for|as)\s+{lang}\b"
+            ),
             // German.
             format!(
                 r"\b(?:hier|jetzt|heute|im\s+call|in\s+(?:diesem|dem)\s+(?:call|meeting|gespräch)|es)\s+wird\s+(?:hier\s+|jetzt\s+|gerade\s+|nur\s+)?{lang}\s+gesprochen\b"
@@ -626,8 +634,8 @@ pub fn claimed_language(text: &str) -> Option<Lang> {
 /// (`sprechen`, `wird`, `ist`, `läuft`), a participle (`gesprochen`), and
 /// particles and adverbs that say nothing about the claim (`doch`, `ja`,
 /// `hier`, `jetzt`). A clause is a claim when it is made of exactly the
-/// parts of one of four statements (we speak X; X is spoken; the language
-/// is X; the call is in X) and nothing else, with the finite verb second,
+/// parts of one of five statements (we speak X; X is spoken; the language
+/// is X; the call is in X; the language is set to X) and nothing else, with the finite verb second,
 /// as in a German statement: a verb first is a question or a proposal
 /// ("Sprechen wir Deutsch"), and a modal verb, a conjunction or any other
 /// word makes the clause something else ("Wir sollten Deutsch sprechen",
@@ -670,6 +678,8 @@ enum Part {
     Runs,
     /// `gesprochen`.
     Participle,
+    /// `eingestellt`, `gesetzt`: the language as a setting.
+    Set,
     /// `statt` of "findet ... statt", `uns` of "unterhalten uns".
     Particle,
     /// Particles and adverbs that may stand anywhere.
@@ -831,6 +841,7 @@ fn german_clause(clause: &str) -> Option<Lang> {
             "ist" | "bleibt" => Part::Copula,
             "läuft" | "findet" => Part::Runs,
             "gesprochen" | "geredet" => Part::Participle,
+            "eingestellt" | "gesetzt" | "konfiguriert" | "festgelegt" | "umgestellt" => Part::Set,
             "statt" | "uns" => Part::Particle,
             _ if ADVERBS.contains(&w) => Part::Adverb,
             _ => return None,
@@ -882,6 +893,12 @@ fn german_clause(clause: &str) -> Option<Lang> {
             count(Part::Participle) == 1
                 && (parts[0] == Part::Participle || parts.last() == Some(&Part::Participle))
                 && only(&[Part::Passive, Part::Participle])
+        }
+        // "Eingestellt ist ja Deutsch", "Die Sprache ist auf Deutsch
+        // eingestellt", "Der Call ist auf Englisch gesetzt".
+        Part::Copula if count(Part::Set) == 1 => {
+            count(Part::LangNoun) + count(Part::CallNoun) <= 1
+                && only(&[Part::LangNoun, Part::CallNoun, Part::Copula, Part::Set])
         }
         // "Die Sprache ist ja jetzt Deutsch", "Deutsch ist die Sprache".
         Part::Copula if count(Part::LangNoun) == 1 => !led && only(&[Part::LangNoun, Part::Copula]),
@@ -1794,6 +1811,13 @@ mod tests {
             ("OK, so English is spoken in this call.", Some(Lang::En)),
             ("This call is in German.", Some(Lang::De)),
             ("The call language is English.", Some(Lang::En)),
+            ("I believe this call is set to German.", Some(Lang::De)),
+            (
+                "Honestly, the language is configured as English.",
+                Some(Lang::En),
+            ),
+            ("Is this call set to German?", None),
+            ("The call is not set to German.", None),
             ("Wir sprechen hier Deutsch.", Some(Lang::De)),
             ("Der Call ist auf Englisch.", Some(Lang::En)),
             ("Im Call wird Englisch gesprochen.", Some(Lang::En)),
@@ -1836,6 +1860,9 @@ mod tests {
             ("Wir unterhalten uns ja auf Deutsch.", Lang::De),
             ("Alles klar. Wir reden ja eh Englisch, oder.", Lang::En),
             ("Ja, Deutsch sprechen wir schon.", Lang::De),
+            ("Eingestellt ist ja Deutsch.", Lang::De),
+            ("Die Sprache ist doch auf Englisch eingestellt.", Lang::En),
+            ("Der Call ist auf Deutsch gesetzt.", Lang::De),
         ] {
             assert_eq!(claimed_language(text), Some(want), "{text}");
         }
@@ -1860,6 +1887,10 @@ mod tests {
             "Ich spreche Deutsch und Englisch.",
             "Die deutsche Version ist fertig.",
             "Mach bitte einen Call auf Deutsch auf.",
+            "Ist Deutsch eingestellt?",
+            "Eingestellt ist nicht Deutsch.",
+            "Die Doku ist auf Deutsch eingestellt.",
+            "Ich habe Deutsch eingestellt.",
         ] {
             assert_eq!(claimed_language(text), None, "{text}");
         }

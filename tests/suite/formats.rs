@@ -39,6 +39,12 @@ const KNOWN: &[(&str, &str, usize, &str, &str)] = &[
      "Lumen queued its say before Mara's line reached it; a transcript does not show what had reached whom"),
     ("conduct", "transcript", 14, "participant-offered-action",
      "Lark's log says it is a participant but names no owner, and a transcript states roles only through `# owner:`"),
+    ("offers-german", "transcript", 9, "participant-offered-action",
+     "Juno's log says it is a participant but names no owner, and a transcript states roles only through `# owner:`"),
+    ("offers-german", "transcript", 11, "participant-offered-action",
+     "the same: Juno's role does not show in a transcript"),
+    ("claims-participants-de", "transcript", 11, "contradicted-claim",
+     "only Wega's `status` answer listed Juno before Wega said nobody else was there, and a transcript holds no boards"),
 ];
 
 const NO_CHAT_OR_TOOLS: &str =
