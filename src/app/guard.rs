@@ -235,6 +235,28 @@ impl Shape for Claude {
     }
 }
 
+/// Judge the call `hook` announces from the session file of shape `S` at
+/// `path`, at time `now` (or the file's last time, when that is later),
+/// keeping what was read as `keeping` says (when given) for the next call.
+pub(crate) fn judge_session<S: Shape>(
+    linter: &Linter,
+    opts: &crate::input::Options,
+    hook: &Hook,
+    path: &std::path::Path,
+    now: Ms,
+    keeping: Option<Keep<'_>>,
+) -> Verdict {
+    let name = one_line(&hook.tool_name);
+    let (server, _) = match voicehook_tool(hook) {
+        Ok(t) => t,
+        Err(v) => return v,
+    };
+    match read_session::<S>(linter, opts, hook, path, server, now, keeping) {
+        Ok((parsed, base)) => judge_appended(linter, parsed, base, server, &name),
+        Err(v) => v,
+    }
+}
+
 /// Read the call the pending call of `hook` (to `server`) belongs to from
 /// the session file at `path`, with the pending call appended as the
 /// client writes it, at time `now` (or the file's last time, when that is

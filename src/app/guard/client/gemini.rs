@@ -28,10 +28,7 @@ use serde_json::{json, Value};
 
 use super::{event, mcp_name, object, split_single, string, History, Pending};
 use crate::app::guard::server::Server;
-use crate::app::guard::{
-    judge_appended, read_session, voicehook_tool, Hook, Keep, Lines, Shape, Verdict,
-};
-use crate::core::escape::one_line;
+use crate::app::guard::{judge_session, Hook, Keep, Lines, Shape, Verdict};
 use crate::input::server::function_name;
 use crate::input::{gemini, ts};
 use crate::lint::engine::Linter;
@@ -99,9 +96,8 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
 /// The id the pending call is given.
 const PENDING_ID: &str = "callint-pending";
 
-/// Judge the call `hook` announces, from the session file at `path`, at
-/// time `now` (or the file's last time, when that is later), keeping what
-/// was read as `keeping` says (when given) for the next call.
+/// Judge the call `hook` announces, from the session file at `path`
+/// ([`judge_session`]).
 pub fn judge(
     linter: &Linter,
     opts: &crate::input::Options,
@@ -110,15 +106,7 @@ pub fn judge(
     now: Ms,
     keeping: Option<Keep<'_>>,
 ) -> Verdict {
-    let name = one_line(&hook.tool_name);
-    let (server, _) = match voicehook_tool(hook) {
-        Ok(t) => t,
-        Err(v) => return v,
-    };
-    match read_session::<Chats>(linter, opts, hook, path, server, now, keeping) {
-        Ok((parsed, base)) => judge_appended(linter, parsed, base, server, &name),
-        Err(v) => v,
-    }
+    judge_session::<Chats>(linter, opts, hook, path, now, keeping)
 }
 
 /// Gemini CLI's session recording.

@@ -24,10 +24,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::app::guard::{
-    gather, judge_appended, read_session, voicehook_tool, Hook, Keep, Lines, Shape, Verdict,
-};
-use crate::core::escape::one_line;
+use crate::app::guard::{gather, judge_session, Hook, Keep, Lines, Shape, Verdict};
 use crate::input::server::function_name;
 use crate::input::{codex, ts};
 use crate::lint::engine::Linter;
@@ -36,9 +33,8 @@ use crate::model::Ms;
 /// The `call_id` the pending call is given.
 const PENDING_ID: &str = "callint-pending";
 
-/// Judge the call `hook` announces, from the rollout file at `path`, at
-/// time `now` (or the file's last time, when that is later), keeping what
-/// was read as `keeping` says (when given) for the next call.
+/// Judge the call `hook` announces, from the rollout file at `path`
+/// ([`judge_session`]).
 pub fn judge(
     linter: &Linter,
     opts: &crate::input::Options,
@@ -47,15 +43,7 @@ pub fn judge(
     now: Ms,
     keeping: Option<Keep<'_>>,
 ) -> Verdict {
-    let name = one_line(&hook.tool_name);
-    let (server, _) = match voicehook_tool(hook) {
-        Ok(t) => t,
-        Err(v) => return v,
-    };
-    match read_session::<Rollout>(linter, opts, hook, path, server, now, keeping) {
-        Ok((parsed, base)) => judge_appended(linter, parsed, base, server, &name),
-        Err(v) => v,
-    }
+    judge_session::<Rollout>(linter, opts, hook, path, now, keeping)
 }
 
 /// A Codex rollout file.
