@@ -177,7 +177,10 @@ fn parts(item: &str) -> (Words, Vec<bool>, Vec<(usize, usize, bool)>) {
             }
             let before = words.len();
             words.extend(tok);
-            let upper = tok.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_uppercase);
+            let upper = tok
+                .chars()
+                .find(|c| c.is_alphabetic())
+                .is_some_and(char::is_uppercase);
             capital.resize(words.len().max(before), upper);
         }
         if words.len() > start {

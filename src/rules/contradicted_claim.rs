@@ -139,16 +139,27 @@ fn participants_claim(
             let at = before.iter().rposition(|p| {
                 heard(p)
                     && match who {
-                        Some(i) => crate::model::turns::same_name(p.speaker, people[i])
-                            || (i == 1 && p.who == Who::Voicebot),
+                        Some(i) => {
+                            crate::model::turns::same_name(p.speaker, people[i])
+                                || (i == 1 && p.who == Who::Voicebot)
+                        }
                         None => true,
                     }
             })?;
             let whom = who.map_or("nobody else", |i| people[i]);
             let line = &call.utterances[at];
-            Finding::new(u.anchor(), format!("{me} says {whom} has said nothing, but its own events carry {}'s line", line.speaker))
-                .here("contradicted by the log")
-                .label(line.anchor(), format!("{}'s line reached {me} here", line.speaker))
+            Finding::new(
+                u.anchor(),
+                format!(
+                    "{me} says {whom} has said nothing, but its own events carry {}'s line",
+                    line.speaker
+                ),
+            )
+            .here("contradicted by the log")
+            .label(
+                line.anchor(),
+                format!("{}'s line reached {me} here", line.speaker),
+            )
         }
         About::Alone => {
             // Another agent's line, or a board answer that listed another
@@ -156,10 +167,18 @@ fn participants_claim(
             let line = before
                 .iter()
                 .rposition(|p| heard(p) && p.who == Who::Agent)
-                .map(|at| (call.utterances[at].record(), call.utterances[at].anchor(), call.utterances[at].speaker));
+                .map(|at| {
+                    (
+                        call.utterances[at].record(),
+                        call.utterances[at].anchor(),
+                        call.utterances[at].speaker,
+                    )
+                });
             let listed = call.records[..u.record()].iter().rev().find_map(|r| {
                 let f = r.as_fn()?;
-                let crate::model::Op::Status(b) = &f.op else { return None };
+                let crate::model::Op::Status(b) = &f.op else {
+                    return None;
+                };
                 let t = b.listed.iter().find(|t| {
                     let n = t.as_str();
                     !n.eq_ignore_ascii_case(me) && Some(n) != call.human && !call.is_voicebot(n)
@@ -167,20 +186,36 @@ fn participants_claim(
                 Some((0, r.text(t), t.as_str()))
             });
             let (_, anchor, other) = line.or(listed)?;
-            Finding::new(u.anchor(), format!("{me} says nobody else is in the call, but its own data shows {other} there"))
-                .here("contradicted by the log")
-                .label(anchor, format!("{other} is in the call"))
+            Finding::new(
+                u.anchor(),
+                format!(
+                    "{me} says nobody else is in the call, but its own data shows {other} there"
+                ),
+            )
+            .here("contradicted by the log")
+            .label(anchor, format!("{other} is in the call"))
         }
         About::NotAddressed => {
             let at = before.iter().rposition(|p| {
                 heard(p)
                     && (p.addressed_to_you == Some(true)
-                        || p.addressed_to.iter().any(|n| crate::model::turns::same_name(n, me)))
+                        || p.addressed_to
+                            .iter()
+                            .any(|n| crate::model::turns::same_name(n, me)))
             })?;
             let line = &call.utterances[at];
-            Finding::new(u.anchor(), format!("{me} says nobody has addressed it, but {} addressed it", line.speaker))
-                .here("contradicted by the log")
-                .label(line.anchor(), format!("{} addressed {me} here", line.speaker))
+            Finding::new(
+                u.anchor(),
+                format!(
+                    "{me} says nobody has addressed it, but {} addressed it",
+                    line.speaker
+                ),
+            )
+            .here("contradicted by the log")
+            .label(
+                line.anchor(),
+                format!("{} addressed {me} here", line.speaker),
+            )
         }
     };
     Some(f.help("before stating who spoke, who is in the call or who asked you, look at `operators_said`, `agent_said`, `addressed_to_you` of your events and the `peers` of your `status` answers; if you have not checked, say that you will"))

@@ -215,7 +215,9 @@ pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
         let (words, start, n) = match missed.find_gapped(&w) {
             Some((start, n)) => (w.to_vec(), start, n),
             None => match crate::text::claims::arrival(lex, &w) {
-                Some(a) if !a.general => (crate::text::claims::without_hedges(lex, &w), a.at.0, a.at.1),
+                Some(a) if !a.general => {
+                    (crate::text::claims::without_hedges(lex, &w), a.at.0, a.at.1)
+                }
                 _ => continue,
             },
         };

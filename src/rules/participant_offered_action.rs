@@ -106,11 +106,10 @@ fn is_action(lex: &Lexicon, word: &str) -> bool {
         return true;
     }
     lex.list("conduct.verb-prefixes").iter().any(|p| {
-        word.strip_prefix(p.as_str())
-            .is_some_and(|base| {
-                base.chars().count() >= 5
-                    && (actions.has(base) || lex.phrases("conduct.offer-action-bases").has(base))
-            })
+        word.strip_prefix(p.as_str()).is_some_and(|base| {
+            base.chars().count() >= 5
+                && (actions.has(base) || lex.phrases("conduct.offer-action-bases").has(base))
+        })
     })
 }
 
