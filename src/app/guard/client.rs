@@ -169,8 +169,12 @@ pub fn judge_with(
     }
     let verdict = match &pending.history {
         History::Claude => super::judge_transcript(linter, &opts, &pending.hook, now, keep),
-        History::Rollout(path) => rollout::judge(linter, &opts, &pending.hook, path, now, keep),
-        History::Gemini(path) => gemini::judge(linter, &opts, &pending.hook, path, now, keep),
+        History::Rollout(path) => {
+            super::judge_session::<rollout::Rollout>(linter, &opts, &pending.hook, path, now, keep)
+        }
+        History::Gemini(path) => {
+            super::judge_session::<gemini::Chats>(linter, &opts, &pending.hook, path, now, keep)
+        }
         History::Messages(m) => opencode::judge(linter, &opts, &pending.hook, m, now),
         History::None(why) => return alone::judge(linter, &opts, pending, now, why),
     };

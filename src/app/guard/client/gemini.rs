@@ -28,10 +28,9 @@ use serde_json::{json, Value};
 
 use super::{event, mcp_name, object, split_single, string, History, Pending};
 use crate::app::guard::server::Server;
-use crate::app::guard::{judge_session, Hook, Keep, Lines, Shape, Verdict};
+use crate::app::guard::{Hook, Lines, Shape};
 use crate::input::server::function_name;
 use crate::input::{gemini, ts};
-use crate::lint::engine::Linter;
 use crate::model::Ms;
 
 pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
@@ -96,21 +95,8 @@ pub(super) fn read(bytes: &[u8]) -> Result<Pending, String> {
 /// The id the pending call is given.
 const PENDING_ID: &str = "callint-pending";
 
-/// Judge the call `hook` announces, from the session file at `path`
-/// ([`judge_session`]).
-pub fn judge(
-    linter: &Linter,
-    opts: &crate::input::Options,
-    hook: &Hook,
-    path: &std::path::Path,
-    now: Ms,
-    keeping: Option<Keep<'_>>,
-) -> Verdict {
-    judge_session::<Chats>(linter, opts, hook, path, now, keeping)
-}
-
 /// Gemini CLI's session recording.
-struct Chats;
+pub(crate) struct Chats;
 
 impl Shape for Chats {
     type Reader = gemini::Reader;

@@ -24,30 +24,16 @@ use std::io::{self, Read, Seek, SeekFrom};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::app::guard::{gather, judge_session, Hook, Keep, Lines, Shape, Verdict};
+use crate::app::guard::{gather, Hook, Lines, Shape};
 use crate::input::server::function_name;
 use crate::input::{codex, ts};
-use crate::lint::engine::Linter;
 use crate::model::Ms;
 
 /// The `call_id` the pending call is given.
 const PENDING_ID: &str = "callint-pending";
 
-/// Judge the call `hook` announces, from the rollout file at `path`
-/// ([`judge_session`]).
-pub fn judge(
-    linter: &Linter,
-    opts: &crate::input::Options,
-    hook: &Hook,
-    path: &std::path::Path,
-    now: Ms,
-    keeping: Option<Keep<'_>>,
-) -> Verdict {
-    judge_session::<Rollout>(linter, opts, hook, path, now, keeping)
-}
-
 /// A Codex rollout file.
-struct Rollout;
+pub(crate) struct Rollout;
 
 impl Shape for Rollout {
     type Reader = codex::Reader;
