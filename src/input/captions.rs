@@ -212,33 +212,21 @@ pub fn parse(bytes: &[u8], kind: Kind, opts: &Options) -> Parsed {
 /// the line ends first: a large file has a hundred thousand lines, and
 /// growing the vector (or building it from another) copies them again.
 fn text_lines(bytes: &[u8]) -> Vec<Line<'_>> {
-    let mut start = super::bom_len(bytes);
+    let start = super::bom_len(bytes);
     let mut all = Vec::with_capacity(memchr::memchr_iter(b'\n', &bytes[start..]).count() + 1);
-    let mut no: u32 = 0;
-    while start < bytes.len() {
-        no = no.saturating_add(1);
-        let end = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
-        let stop = end.unwrap_or(bytes.len());
-        let mut content = stop;
-        if content > start && bytes[content - 1] == b'\r' {
-            content -= 1;
-        }
-        let raw = &bytes[start..content];
-        let skip = if no == 1 && raw.starts_with(b"\xef\xbb\xbf") {
+    all.extend(super::json::line_spans(bytes, start).map(|l| {
+        let raw = &bytes[l.span.start..l.span.end];
+        let skip = if l.no == 1 && raw.starts_with(b"\xef\xbb\xbf") {
             3
         } else {
             0
         };
-        all.push(Line {
-            no,
-            span: Span::new(start + skip, content),
+        Line {
+            no: l.no,
+            span: Span::new(l.span.start + skip, l.span.end),
             text: std::str::from_utf8(&raw[skip..]).ok(),
-        });
-        match end {
-            Some(k) => start = k + 1,
-            None => break,
         }
-    }
+    }));
     all
 }
 

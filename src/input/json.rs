@@ -25,27 +25,31 @@ pub(crate) fn lines(bytes: &[u8]) -> Vec<RawLine> {
 }
 
 /// The lines of `bytes` from offset `start` on.
-pub(crate) fn lines_from(bytes: &[u8], mut start: usize) -> Vec<RawLine> {
-    let mut out = Vec::new();
+pub(crate) fn lines_from(bytes: &[u8], start: usize) -> Vec<RawLine> {
+    line_spans(bytes, start).collect()
+}
+
+/// The lines of `bytes` from offset `start` on, one at a time, without
+/// `\n` or `\r\n`.
+pub(crate) fn line_spans(bytes: &[u8], mut start: usize) -> impl Iterator<Item = RawLine> + '_ {
     let mut no: u32 = 0;
-    while start < bytes.len() {
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
         no = no.saturating_add(1);
         let end = memchr::memchr(b'\n', &bytes[start..]).map(|k| start + k);
-        let stop = end.unwrap_or(bytes.len());
-        let mut content = stop;
+        let mut content = end.unwrap_or(bytes.len());
         if content > start && bytes[content - 1] == b'\r' {
             content -= 1;
         }
-        out.push(RawLine {
+        let line = RawLine {
             no,
             span: Span::new(start, content),
-        });
-        match end {
-            Some(k) => start = k + 1,
-            None => break,
-        }
-    }
-    out
+        };
+        start = end.map_or(bytes.len(), |k| k + 1);
+        Some(line)
+    })
 }
 
 /// Line numbers of byte offsets.
