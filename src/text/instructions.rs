@@ -25,6 +25,8 @@
 
 use std::ops::Range;
 
+use crate::text::patterns::Memo;
+
 /// A document's instructions, and the parts of it that are examples.
 #[derive(Debug, Default)]
 pub struct Doc {
@@ -62,6 +64,8 @@ pub struct Instruction {
     /// quoted speech replaced by `"…"` (code spans are kept: a function
     /// name is an instruction's word).
     pub words: String,
+    /// The word lists found in `words`.
+    memo: Memo,
 }
 
 /// A clause of an instruction.
@@ -84,34 +88,35 @@ pub struct Clause {
     /// "so", "then", "and then" ("..., so skip them"). The other clauses
     /// after a comma continue a list ("answer, react to or comment on").
     pub opens: bool,
+    /// The word lists found in `words`.
+    memo: Memo,
 }
 
 impl Clause {
     /// True when the clause holds any of `pats` ([`mentions`]).
     pub fn has(&self, pats: &'static [&'static str]) -> bool {
-        mentions(&self.words, pats)
+        self.find(pats).is_some()
     }
 
     /// The clause up to a purpose ("so that ...", "damit ..."): what the
     /// clause itself tells, not what it is for.
     pub fn main(&self) -> Clause {
-        let cut = find(
-            &self.words,
-            &["so", "so that", "damit", "in order to", "um", "sodass"],
-        );
-        let words = match cut {
-            Some(k) if k > 1 => format!("{} ", self.words[..k].trim_end()),
-            _ => self.words.clone(),
-        };
-        Clause {
-            words,
-            ..self.clone()
+        let cut = self.find(&["so", "so that", "damit", "in order to", "um", "sodass"]);
+        match cut {
+            Some(k) if k > 1 => Clause {
+                words: format!("{} ", self.words[..k].trim_end()),
+                ..self.clone()
+            },
+            _ => Clause {
+                memo: self.memo.same(),
+                ..self.clone()
+            },
         }
     }
 
     /// Where in the clause the first of `pats` stands, if any.
     pub fn find(&self, pats: &'static [&'static str]) -> Option<usize> {
-        find(&self.words, pats)
+        self.memo.find(&self.words, pats)
     }
 }
 
@@ -144,7 +149,7 @@ impl Instruction {
 
     /// True when the whole sentence holds any of `pats`.
     pub fn has(&self, pats: &'static [&'static str]) -> bool {
-        mentions(&self.words, pats)
+        self.find(pats).is_some()
     }
 
     /// True when a clause that tells the agent to do something holds any of
@@ -191,101 +196,11 @@ impl Instruction {
 
     /// Where the first of `pats` stands in the sentence's words.
     pub fn find(&self, pats: &'static [&'static str]) -> Option<usize> {
-        find(&self.words, pats)
+        self.memo.find(&self.words, pats)
     }
 }
 
-/// True when `words` (lower case, single spaces) holds one of `pats`: a
-/// word or a run of words, matched at word boundaries; a pattern ending in
-/// `*` matches any word that starts with it (`greet*`: greet, greets,
-/// greeting); one starting with `*` any word that ends with it.
-pub fn mentions(words: &str, pats: &'static [&'static str]) -> bool {
-    find(words, pats).is_some()
-}
-
-/// Where in `words` the first match of any of `pats` starts ([`mentions`]).
-///
-/// The patterns are searched for all at once: each list is compiled once
-/// per thread into one automaton (kept by the list's address, which a
-/// `'static` list keeps for the whole run).
-pub fn find(words: &str, pats: &'static [&'static str]) -> Option<usize> {
-    thread_local! {
-        static COMPILED: std::cell::RefCell<crate::core::hash::HashMap<usize, std::rc::Rc<Compiled>>> =
-            std::cell::RefCell::new(crate::core::hash::HashMap::default());
-    }
-    let key = pats.as_ptr() as usize ^ (pats.len() << 48);
-    let c = COMPILED.with(|m| {
-        std::rc::Rc::clone(
-            m.borrow_mut()
-                .entry(key)
-                .or_insert_with(|| std::rc::Rc::new(Compiled::new(pats))),
-        )
-    });
-    c.find(words)
-}
-
-/// A list of patterns, compiled.
-struct Compiled {
-    ac: Option<aho_corasick::AhoCorasick>,
-    /// Per pattern compiled: it may end inside a word (`greet*`), it may
-    /// start inside one (`*agent`). A stem that ends in a silent `e` is
-    /// compiled twice, the second time without it before `-ing`
-    /// (`acknowledge*` also finds "acknowledging").
-    open: Vec<(bool, bool)>,
-}
-
-impl Compiled {
-    fn new(pats: &'static [&'static str]) -> Compiled {
-        let mut open = Vec::with_capacity(pats.len());
-        let mut bare: Vec<String> = Vec::with_capacity(pats.len());
-        for p in pats {
-            let (suffix, p) = p.strip_prefix('*').map_or((false, *p), |r| (true, r));
-            let (prefix, p) = p.strip_suffix('*').map_or((false, p), |r| (true, r));
-            if p.is_empty() {
-                continue;
-            }
-            open.push((prefix, suffix));
-            bare.push(p.to_string());
-            if prefix && p.len() > 3 && p.ends_with('e') && !p.ends_with("ee") {
-                open.push((true, suffix));
-                bare.push(format!("{}ing", &p[..p.len() - 1]));
-            }
-        }
-        // The texts are a sentence or a clause: a DFA searches them fastest,
-        // and a prefilter only costs time on so little text.
-        Compiled {
-            ac: aho_corasick::AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                .prefilter(false)
-                .build(&bare)
-                .ok(),
-            open,
-        }
-    }
-
-    fn find(&self, words: &str) -> Option<usize> {
-        let ac = self.ac.as_ref()?;
-        let b = words.as_bytes();
-        let mut best: Option<usize> = None;
-        for m in ac.find_overlapping_iter(words) {
-            let (prefix, suffix) = self.open[m.pattern().as_usize()];
-            let (at, end) = (m.start(), m.end());
-            let starts = at == 0 || !is_word_byte(b[at - 1]);
-            let ends = end == b.len() || !is_word_byte(b[end]);
-            if (starts || suffix) && (ends || prefix) && best.is_none_or(|x| at < x) {
-                best = Some(at);
-                if at == 0 {
-                    break;
-                }
-            }
-        }
-        best
-    }
-}
-
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
+pub use crate::text::patterns::{find, mentions};
 
 /// Words of what instructions speak of, English and German (lower case,
 /// [`mentions`] patterns): the vocabulary the rules' instruction forms
@@ -2064,6 +1979,53 @@ fn starts_condition(words: &str) -> bool {
     })
 }
 
+/// The number of words of the longest condition ([`CONDITION_WORDS`])
+/// that `toks` start with, if any.
+fn condition_at(toks: &[&str]) -> Option<usize> {
+    // each condition's words, by its first word
+    static BY_FIRST: std::sync::OnceLock<
+        crate::core::hash::HashMap<&'static str, Vec<Vec<&'static str>>>,
+    > = std::sync::OnceLock::new();
+    let by_first = BY_FIRST.get_or_init(|| {
+        let mut m: crate::core::hash::HashMap<&'static str, Vec<Vec<&'static str>>> =
+            crate::core::hash::HashMap::default();
+        for c in CONDITION_WORDS {
+            let words: Vec<&'static str> = c.split(' ').collect();
+            m.entry(words[0]).or_default().push(words);
+        }
+        m
+    });
+    by_first
+        .get(toks.first()?)?
+        .iter()
+        .filter(|c| toks.len() >= c.len() && c.iter().zip(toks).all(|(a, b)| a == b))
+        .map(Vec::len)
+        .max()
+}
+
+/// True when `word` is one of `list`: a long list is looked up in a set
+/// made once per list (kept by the list's address, as [`find`] keeps its
+/// automata).
+fn one_of(list: &'static [&'static str], word: &str) -> bool {
+    if list.len() <= 16 {
+        return list.contains(&word);
+    }
+    thread_local! {
+        static SETS: std::cell::RefCell<
+            crate::core::hash::HashMap<usize, std::rc::Rc<crate::core::hash::HashSet<&'static str>>>,
+        > = std::cell::RefCell::new(crate::core::hash::HashMap::default());
+    }
+    let key = list.as_ptr() as usize ^ (list.len() << 48);
+    let set = SETS.with(|m| {
+        std::rc::Rc::clone(
+            m.borrow_mut()
+                .entry(key)
+                .or_insert_with(|| std::rc::Rc::new(list.iter().copied().collect())),
+        )
+    });
+    set.contains(word)
+}
+
 /// [`analyse`] of a sentence read under its lead: a condition is read as
 /// the sentence's own; a topic labels it, and makes a short fragment under
 /// it an instruction ("### Language" over "English only.").
@@ -2081,7 +2043,7 @@ fn analyse_under(raw: &str, lead: Option<&Lead>) -> Option<Instruction> {
             let words = lower_words(raw);
             let first = words.split(' ').next().unwrap_or("");
             let short = words.split(' ').count() <= 5
-                && (FRAGMENT_STARTS.contains(&first)
+                && (one_of(FRAGMENT_STARTS, first)
                     || first.bytes().all(|b| b.is_ascii_digit())
                     || mentions(&format!(" {first} "), concept::LANGUAGE))
                 && !words.split(' ').any(|w| {
@@ -2117,6 +2079,7 @@ fn analyse_under(raw: &str, lead: Option<&Lead>) -> Option<Instruction> {
                 Some(mut ins) => {
                     ins.words.push(' ');
                     ins.words.push_str(&lower_words(t.trim_end_matches(':')));
+                    ins.memo = Memo::default();
                     Some(ins)
                 }
             }
@@ -2755,7 +2718,7 @@ fn analyse_inner(raw: &str, fragment: bool) -> Option<Instruction> {
     let directive = fragment
         || std::iter::once(first_word(&words))
             .chain(after_condition)
-            .any(|w| IMPERATIVE_STARTS.contains(&w))
+            .any(|w| one_of(IMPERATIVE_STARTS, w))
         || clauses
             .iter()
             .any(|c| c.opens && !c.condition && opens_imperative(&c.words))
@@ -2788,6 +2751,7 @@ fn analyse_inner(raw: &str, fragment: bool) -> Option<Instruction> {
         quoted,
         said,
         words,
+        memo: Memo::default(),
     })
 }
 
@@ -3122,15 +3086,21 @@ pub fn lower_words(s: &str) -> String {
             out.push(' ');
             pending_space = false;
         }
-        for l in c.to_lowercase() {
-            out.push(l);
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
         }
     }
     // a sentence's final stop is no word
     while out.ends_with(['.', ' ']) {
         out.pop();
     }
-    let out = out.replace("’", "'");
+    let out = if out.contains('’') {
+        out.replace('’', "'")
+    } else {
+        out
+    };
     // "at all" says how much, not of how many ("nothing at all")
     if out.contains("at all") {
         let padded = format!(" {out} ").replace(" at all ", " whatsoever ");
@@ -3186,7 +3156,7 @@ fn clauses(words: &str) -> (Vec<Clause>, Vec<String>) {
             // spelled as one ("at the end, post ...")
             let mut back = cur.rsplit(' ');
             let (last, before) = (back.next().unwrap_or(""), back.next());
-            let listed = (IMPERATIVE_STARTS.contains(&last)
+            let listed = (one_of(IMPERATIVE_STARTS, last)
                 || crate::text::lexicon::Lexicon::get().has("instructions.imperatives", last))
                 && before.is_none_or(|b| matches!(b, "to" | "zu" | "or" | "and" | "oder" | "und"));
             if !cur.is_empty() {
@@ -3204,14 +3174,7 @@ fn clauses(words: &str) -> (Vec<Clause>, Vec<String>) {
             continue;
         }
         // the longest condition that starts here, in words ("even when")
-        let cond_len = CONDITION_WORDS
-            .iter()
-            .filter(|c| {
-                let n = c.split(' ').count();
-                toks.len() >= k + n && c.split(' ').zip(&toks[k..k + n]).all(|(a, b)| a == *b)
-            })
-            .map(|c| c.split(' ').count())
-            .max();
+        let cond_len = condition_at(&toks[k..]);
         let starts_cond = cond_len.is_some();
         let contrast = matches!(w, "but" | "aber" | "sondern" | "instead" | "stattdessen");
         if (starts_cond || contrast) && !cur.is_empty() {
@@ -3281,7 +3244,7 @@ fn clauses(words: &str) -> (Vec<Clause>, Vec<String>) {
                 _ => w.as_str(),
             };
             let toks: Vec<&str> = head.split(' ').collect();
-            let negs = toks.iter().filter(|t| NEGATIONS.contains(t)).count()
+            let negs = toks.iter().filter(|t| one_of(NEGATIONS, t)).count()
                 // "not only" and "no matter" do not negate
                 - toks
                     .windows(2)
@@ -3318,14 +3281,15 @@ fn clauses(words: &str) -> (Vec<Clause>, Vec<String>) {
                     || theirs
                     || others_part
                     || find(lead, OTHER_SUBJECTS) == Some(0)
-                        && !IMPERATIVE_STARTS.contains(&first_word(&w)));
+                        && !one_of(IMPERATIVE_STARTS, first_word(&w)));
             Clause {
                 words: padded,
                 negated: negs % 2 == 1,
                 condition,
                 about_other,
                 opens,
-                    }
+                memo: Memo::default(),
+            }
         })
         .collect();
     (clauses, joined)

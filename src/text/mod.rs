@@ -11,5 +11,6 @@ pub(crate) mod langmodel;
 pub mod language;
 pub mod lexicon;
 pub mod others;
+pub mod patterns;
 pub mod phrases;
 pub mod words;
