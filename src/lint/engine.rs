@@ -694,16 +694,24 @@ impl Linter {
         if instructions.is_empty() {
             return;
         }
-        for a in &self.active {
-            if a.rule.meta().instruction.is_none() {
-                continue;
-            }
-            for ins in instructions {
+        // One instruction at a time, every rule on it: the word lists the
+        // rules ask about are met early, and the answers kept with an
+        // instruction's words serve every rule (`text::patterns`).
+        let judging: Vec<_> = self
+            .active
+            .iter()
+            .filter(|a| a.rule.meta().instruction.is_some())
+            .collect();
+        let mut found: Vec<Vec<Diagnostic>> = vec![Vec::new(); judging.len()];
+        for ins in instructions {
+            for (a, found) in judging.iter().zip(&mut found) {
                 if let Some(f) = a.rule.instruction(ins) {
-                    out.push(rules::instruction_diagnostic(a.rule.meta(), a.severity, f));
+                    found.push(rules::instruction_diagnostic(a.rule.meta(), a.severity, f));
                 }
             }
         }
+        // in the order of the rules, as before
+        out.extend(found.into_iter().flatten());
     }
 
     /// One `no-times` finding, at the first record, when a log, trace or
