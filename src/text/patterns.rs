@@ -5,7 +5,8 @@
 //! words, matched at word boundaries in text that is lower case with single
 //! spaces; a pattern ending in `*` matches any word that starts with it
 //! (`greet*`: greet, greets, greeting), one starting with `*` any word that
-//! ends with it.
+//! ends with it. A `*` after the first word of a run lets that word go on
+//! (`talk* about`: talks about, talking about).
 //!
 //! Two ways to answer, with the same result:
 //!
@@ -59,11 +60,15 @@ pub fn find(words: &str, pats: &'static [&'static str]) -> Option<usize> {
 
 /// One pattern as compiled: the lists it belongs to, and whether it may
 /// end inside a word (`greet*`) or start inside one (`*agent`).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Entry {
     list: u32,
     prefix: bool,
     suffix: bool,
+    /// For `stem* rest`: what must follow the word that starts with the
+    /// stem (` rest`, and then the end of a word or any word's end for a
+    /// final `*`).
+    tail: Option<(Box<str>, bool)>,
 }
 
 /// Lists of patterns compiled into one automaton.
@@ -95,12 +100,29 @@ impl Compiled {
                     continue;
                 }
                 let list = list as u32;
+                // `talk* about`: the stem is searched for, the rest
+                // checked after the word it starts
+                if let Some((stem, rest)) = p.split_once("* ") {
+                    if !stem.is_empty() && !rest.is_empty() && !rest.contains('*') {
+                        add(
+                            stem.to_string(),
+                            Entry {
+                                list,
+                                prefix: true,
+                                suffix,
+                                tail: Some((format!(" {rest}").into(), prefix)),
+                            },
+                        );
+                    }
+                    continue;
+                }
                 add(
                     p.to_string(),
                     Entry {
                         list,
                         prefix,
                         suffix,
+                        tail: None,
                     },
                 );
                 // a stem that ends in a silent `e` also finds its -ing
@@ -112,6 +134,7 @@ impl Compiled {
                             list,
                             prefix: true,
                             suffix,
+                            tail: None,
                         },
                     );
                 }
@@ -148,8 +171,20 @@ impl Compiled {
             let starts = at == 0 || !is_word_byte(b[at - 1]);
             let ends = end == b.len() || !is_word_byte(b[end]);
             for e in &self.entries[m.pattern().as_usize()] {
-                if (starts || e.suffix) && (ends || e.prefix) && !each(e.list, at as u32) {
-                    return;
+                let whole = match &e.tail {
+                    None => ends || e.prefix,
+                    Some((rest, open)) => follows(b, end, rest.as_bytes(), *open),
+                };
+                if (starts || e.suffix) && whole {
+                    // a match inside a word (`*agent` in "subagent") starts
+                    // where its word does
+                    let mut from = at;
+                    while from > 0 && is_word_byte(b[from - 1]) {
+                        from -= 1;
+                    }
+                    if !each(e.list, from as u32) {
+                        return;
+                    }
                 }
             }
         }
@@ -178,6 +213,17 @@ impl Compiled {
         out.dedup_by_key(|(list, _)| *list);
         out
     }
+}
+
+/// True when the word that runs on at `end` of `b` is followed by `rest`,
+/// which ends a word there unless `open`.
+fn follows(b: &[u8], end: usize, rest: &[u8], open: bool) -> bool {
+    let mut k = end;
+    while k < b.len() && is_word_byte(b[k]) {
+        k += 1;
+    }
+    let after = k + rest.len();
+    b.get(k..after) == Some(rest) && (open || after == b.len() || !is_word_byte(b[after]))
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -329,6 +375,14 @@ mod tests {
         assert_eq!(find("acknowledging it", AGENT), Some(0));
         assert_eq!(find("send an e-mail", AGENT), Some(8));
         assert_eq!(find("anything", NONE), None);
+        const PARTS: &[&str] = &["talk* about", "setz* um*"];
+        assert_eq!(find("we are talking about it", PARTS), Some(7));
+        assert_eq!(find("talk about", PARTS), Some(0));
+        assert_eq!(find("talk to them about", PARTS), None);
+        assert_eq!(find("talk aboutness", PARTS), None);
+        assert_eq!(find("setze das um", PARTS), None);
+        assert_eq!(find("setzt um", PARTS), Some(0));
+        assert_eq!(find("setzt umgehend", PARTS), Some(0));
     }
 
     /// The shared automaton answers as each list's own does, before and
