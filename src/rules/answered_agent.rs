@@ -45,7 +45,9 @@ impl Rule for Check {
                     "dem agenten",
                 ])
         });
-        if !(i.tells_any(ANSWER) || tells_agent)
+        // thanking an agent for its report is a reply to it too
+        let thanks = i.tells_any(&["thank*", "danke*", "bedanke*"]);
+        if !(i.tells_any(ANSWER) || tells_agent || thanks)
             || !i.has(OTHER_AGENT)
             || i.has(QUESTION)
             || i.has(DELTA)

@@ -43,6 +43,31 @@ impl Rule for Check {
                     && !mentions(between, &["from", "by", "von", "you", "dich", "dir"])
             })
         });
+        // the answer given in the human's place ("answer in her place"):
+        // a question put to the human, answered by the agent for them
+        let in_place = i.tells().any(|c| {
+            c.has(ANSWER)
+                && c.has(&[
+                    "in their place",
+                    "in her place",
+                    "in his place",
+                    "on their behalf",
+                    "on her behalf",
+                    "on his behalf",
+                    "an ihrer stelle",
+                    "an seiner stelle",
+                ])
+        }) && i.has(HUMAN)
+            && i.has(QUESTION)
+            && !i.has(DELTA)
+            && !i.has(ADDRESSED_ME);
+        if in_place {
+            return Some(at_instruction(
+                i,
+                "this instruction has the agent answer a question another agent asked the human",
+                "say to leave another agent's question to the human, even when the answer is known",
+            ));
+        }
         // the agent's own questions for the human are not another's
         let own = i.has(&["your question*", "deine frage*", "my question*"]);
         if !i.tells().any(|c| c.main().has(ANSWER))

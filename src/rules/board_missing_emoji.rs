@@ -53,7 +53,15 @@ impl Rule for Check {
             c.has(EMOJI)
                 && (c.has(SET) || c.has(&["avoid*", "refrain", "vermeide*"]))
                 && !c.has(spoken)
-        }) || i.tells_of(OMIT, EMOJI);
+        }) || i.tells_of(OMIT, EMOJI)
+            // "leave the emoji out of your status"
+            || i.tells().any(|c| c.has(EMOJI) && c.has(&["leave*"]) && c.has(&["out", "off", "away"]))
+            // "don't bother with the emoji": a negated way of dropping it
+            // "an emoji you don't need"
+            || i.forbids().any(|c| c.has(EMOJI) && c.has(&["need*", "brauch*", "nötig", "necessary"]) && !c.has(spoken))
+            || i.forbids().any(|c| {
+                c.has(EMOJI) && c.has(&["bother*", "worry about", "care about", "kümmer*"]) && !c.has(spoken)
+            });
         if !leaves
             || i.tells()
                 .any(|c| c.has(EMOJI) && c.has(SET) && !c.has(OMIT))

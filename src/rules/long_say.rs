@@ -48,13 +48,15 @@ impl Rule for Check {
         });
         // in the call, said in a clause that is not negated ("the report
         // goes in the pull request, not in the call" speaks of no call)
-        let spoken = i.clauses.iter().any(|c| {
-            !c.negated
-                && (c.has(IN_CALL)
-                    || c.has(&[
-                        "out loud", "aloud", "laut", "human", "mensch*", "user", "nutzer*",
-                    ]))
-        });
+        // read aloud is spoken wherever it is read
+        let spoken = reads_aloud
+            || i.clauses.iter().any(|c| {
+                !c.negated
+                    && (c.has(IN_CALL)
+                        || c.has(&[
+                            "out loud", "aloud", "laut", "human", "mensch*", "user", "nutzer*",
+                        ]))
+            });
         if !((i.tells_any(NARRATE) || reads_aloud) && i.has(AT_LENGTH)) || !spoken {
             return None;
         }

@@ -60,7 +60,8 @@ impl Rule for Check {
             || i.tells_of(OMIT, GREET)
                 && !i.if_any(GREET)
                 && !i.has(&["already", "schon", "bereits"]);
-        if !i.has(JOIN) && !greeting_dropped {
+        // "don't sit silent": told to speak, not to keep quiet
+        if !i.has(JOIN) && !greeting_dropped || i.forbids_any(SILENT) {
             return None;
         }
         let silent = greeting_dropped

@@ -56,10 +56,21 @@ impl Rule for Check {
         let names_decide = |c: &crate::text::instructions::Clause| {
             c.has(DECIDE) && !c.has(&["must decide", "to decide", "should decide", "can decide"])
         };
-        let puts = i
-            .told()
-            .any(|(k, c)| c.has(PUT) && i.names(k, ASKS) && c.has(OPEN_LIST) && !names_decide(c));
+        let puts = i.told().any(|(k, c)| {
+            c.has(PUT)
+                    && i.names(k, ASKS)
+                    && c.has(OPEN_LIST)
+                    // "open-ended" names how a question is asked, not a list
+                    && (!c.has(&["open-ended", "open ended"]) || c.has(&["status", "board"]))
+                    && !names_decide(c)
+        });
+        // a decision is the human's to make, whoever the sentence names
         let for_human = i.has(HUMAN)
+            || i.has(&[
+                "decision question*",
+                "entscheidungsfrage*",
+                "questions to decide",
+            ])
             || i.has(&[
                 "to decide",
                 "must decide",
@@ -67,9 +78,20 @@ impl Rule for Check {
                 "entscheiden muss",
             ]);
         let also = i.has(DECIDE)
-            && i.tells()
-                .any(|c| c.has(&["also", "as well", "auch", "zusätzlich"]) && c.has(OPEN_LIST));
-        let parked = puts && for_human && !i.tells().any(names_decide);
+            && i.tells().any(|c| {
+                c.has(&[
+                    "also",
+                    "as well",
+                    "auch",
+                    "zusätzlich",
+                    "both",
+                    "sowohl",
+                    "in two places",
+                    "an beiden",
+                ]) && c.has(OPEN_LIST)
+            });
+        // `decide` told to be left out is not where the question goes
+        let parked = puts && for_human && !i.tells().any(|c| names_decide(c) && !c.has(OMIT));
         if !parked && !also {
             return None;
         }

@@ -39,11 +39,24 @@ impl Rule for Check {
         use crate::text::instructions::concept::*;
         // The call's language decides where a clause names it, unless as
         // a concession ("whatever the call language is").
-        let follows_call = i
-            .clauses
-            .iter()
-            .any(|c| c.has(CALL_LANGUAGE) && !c.has(CONCESSIVE) && !c.negated);
-        if follows_call && !i.has(USER_LANGUAGE) {
+        // A concession may stand alone before the clause it governs
+        // ("ganz gleich, was in `context.lang` steht").
+        let conceded = |k: usize| {
+            k > 0 && {
+                let c = &i.clauses[k - 1];
+                c.has(CONCESSIVE) && c.words.split_whitespace().count() <= 3
+            }
+        };
+        let follows_call =
+            i.clauses.iter().enumerate().any(|(k, c)| {
+                c.has(CALL_LANGUAGE) && !c.has(CONCESSIVE) && !c.negated && !conceded(k)
+            });
+        // "if the call is in English, greet in English": the language
+        // follows the call's
+        let conditional = i
+            .conditions()
+            .any(|c| (c.has(LANGUAGE) || c.has(CALL_LANGUAGE)) && !c.has(CONCESSIVE));
+        if (follows_call || conditional) && !i.has(USER_LANGUAGE) {
             return None;
         }
         // A language named as the way of speaking ("in German", "speak
@@ -63,6 +76,10 @@ impl Rule for Check {
                         "nur",
                         "always",
                         "immer",
+                        "grundsätzlich",
+                        "stets",
+                        "ausschließlich",
+                        "exclusively",
                         "for all",
                         "for every",
                         "every call",

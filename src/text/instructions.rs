@@ -208,7 +208,21 @@ pub use crate::text::patterns::{find, mentions};
 pub mod concept {
     /// Words that refer back to a thing named before in the sentence.
     pub const PRONOUN: &[&str] = &[
-        "it", "them", "those", "these", "one", "ones", "es", "sie", "ihn", "diese", "davon",
+        "it",
+        "them",
+        "those",
+        "these",
+        "one",
+        "ones",
+        "es",
+        "sie",
+        "ihn",
+        "diese",
+        "davon",
+        "the field",
+        "that field",
+        "das feld",
+        "dieses feld",
     ];
     /// Creating the call.
     pub const CREATE_CALL: &[&str] = &[
@@ -399,7 +413,6 @@ pub mod concept {
         "speaks first",
         "talks first",
         "schweig*",
-        "still",
         "sag nichts",
         "bis der mensch spricht",
         "bis jemand spricht",
@@ -708,6 +721,33 @@ pub mod concept {
         "nutzer*",
         "benutzer*",
         "user",
+        // the human named by a role
+        "team lead",
+        "tech lead",
+        "support lead",
+        "backend lead",
+        "frontend lead",
+        "project lead",
+        "product lead",
+        "dev lead",
+        "the lead",
+        "your lead",
+        "product owner",
+        "product manager",
+        "project manager",
+        "engineering manager",
+        "the manager",
+        "your manager",
+        "maintainer*",
+        "stakeholder*",
+        "leitung",
+        "teamleitung",
+        "projektleitung",
+        "teamleiter*",
+        "projektleiter*",
+        "abteilungsleiter*",
+        "chef",
+        "chefin",
     ];
     /// Another agent.
     pub const OTHER_AGENT: &[&str] = &[
@@ -722,6 +762,8 @@ pub mod concept {
         "ein agent",
         "agenten",
         "fellow agent*",
+        "*-agent",
+        "*-agenten",
         "the other agent*",
         "teammate*",
         "other bot*",
@@ -843,6 +885,20 @@ pub mod concept {
         "implement*",
         "umsetzen",
         "setz* um",
+        "weitergeb*",
+        "schicken",
+        "zu schicken",
+        "übergeben",
+        "zu übergeben",
+        "anpass*",
+        "restart*",
+        "neu start*",
+        "neustart*",
+        "neu zu starten",
+        "starte neu",
+        "startest neu",
+        "gib weiter",
+        "gibst weiter",
         "nimm die änderung vor",
         "take care of",
         "take it on",
@@ -902,6 +958,9 @@ pub mod concept {
         "darum bittet",
         "explizit",
         "gebeten",
+        "namentlich",
+        "bittet dich",
+        "fordert dich",
     ];
     /// Offering.
     pub const OFFER: &[&str] = &[
@@ -967,6 +1026,11 @@ pub mod concept {
         "kommen nicht an",
         "hört nichts",
         "hören sich nicht",
+        "nicht hören",
+        "nicht hört",
+        "can't hear each other",
+        "cannot hear each other",
+        "don't hear each other",
         "einseitig",
         "ein bug",
         "bug",
@@ -1014,7 +1078,7 @@ pub mod concept {
         "unsicher",
         "silent",
         "quiet",
-        "still ist",
+        "schweigend ist",
         "ruhig ist",
         "nobody answers",
         "no one answers",
@@ -1802,7 +1866,16 @@ fn opening_fence(t: &str) -> Option<(char, usize)> {
 
 fn heading_level(t: &str) -> Option<usize> {
     let n = t.bytes().take_while(|b| *b == b'#').count();
-    ((1..=6).contains(&n) && t[n..].starts_with([' ', '\t'])).then_some(n)
+    if !((1..=6).contains(&n) && t[n..].starts_with([' ', '\t'])) {
+        return None;
+    }
+    // a `#` line that reads as a sentence is a comment of a plain-text
+    // prompt ("# loop: skip nothing, read every event"), not a heading
+    let text = t[n..].trim();
+    let words = text.split_whitespace().count();
+    let lower = text.chars().next().is_some_and(char::is_lowercase);
+    let comment = words > 10 || text.ends_with(',') || lower && words > 4;
+    (!comment).then_some(n)
 }
 
 /// A list marker (`-`, `*`, `+`, `1.`, `1)`) at the start of a line: the
@@ -2699,7 +2772,17 @@ fn analyse_inner(raw: &str, fragment: bool) -> Option<Instruction> {
         return None;
     }
     let german = is_german(&words);
-    let (clauses, joined) = clauses(&words);
+    let words = normalise(words, german);
+    let (mut clauses, joined) = clauses(&words);
+    // "Spricht Jana dich an, ...", "Ist der Call auf Englisch, ...": a German
+    // sentence that opens with a finite verb before another clause states a
+    // condition
+    if german && clauses.len() > 1 && !clauses[0].condition {
+        let first = first_word(clauses[0].words.trim());
+        if one_of(VERB_FIRST_DE, first) {
+            clauses[0].condition = true;
+        }
+    }
     // the verbs a clause spells in parts ("biete ... an") count for the
     // sentence as a whole too
     let words = if joined.is_empty() {
@@ -2753,6 +2836,104 @@ fn analyse_inner(raw: &str, fragment: bool) -> Option<Instruction> {
         words,
         memo: Memo::default(),
     })
+}
+
+/// The words of a sentence as the word lists read them:
+///
+/// - a person named ("when Mira asks you", "Frau Lorenz", "Dr. Haas") is
+///   the call's human as far as the rules go: the name, with its title, is
+///   read as "human" ("mensch" in German); a name followed by "agent" or
+///   "bot" names an agent and stays;
+/// - German "still" (quiet) is read as "schweigend", so that English
+///   "still" (yet) is no silence;
+/// - "the checkout agent" is another agent, named by its role: read as
+///   "the checkout other agent".
+fn normalise(words: String, german: bool) -> String {
+    let lex = crate::text::lexicon::Lexicon::get();
+    let (people, titles) = (
+        lex.phrases("instructions.people"),
+        lex.phrases("instructions.titles"),
+    );
+    let toks: Vec<&str> = words.split(' ').collect();
+    let human = if german { "mensch" } else { "human" };
+    let agent_after = |k: usize| {
+        toks.get(k + 1).is_some_and(|n| {
+            matches!(
+                *n,
+                "agent" | "agents" | "agenten" | "bot" | "bots" | "'s" | "’s"
+            ) || n.ends_with("-agent")
+        })
+    };
+    let mut out: Vec<&str> = Vec::with_capacity(toks.len());
+    let mut changed = false;
+    let mut k = 0;
+    while k < toks.len() {
+        let t = toks[k];
+        let name_after = toks
+            .get(k + 1)
+            .is_some_and(|n| n.len() > 1 && n.chars().all(char::is_alphabetic));
+        if titles.has(t) && name_after && !agent_after(k + 1) {
+            out.push(human);
+            changed = true;
+            k += 2;
+            continue;
+        }
+        // German "still" is quiet; English "still" is not
+        if german && t == "still" {
+            out.push("schweigend");
+            changed = true;
+            k += 1;
+            continue;
+        }
+        if people.has(t) && !agent_after(k) {
+            out.push(human);
+            changed = true;
+        } else {
+            out.push(t);
+        }
+        k += 1;
+    }
+    // "the checkout agent", "dem Werkstatt-Agenten": another agent named by
+    // its role
+    let mut k = 2;
+    while k < out.len() {
+        if matches!(out[k], "agent" | "agents")
+            && matches!(out[k - 2], "the" | "that" | "this")
+            && !matches!(
+                out[k - 1],
+                "other"
+                    | "same"
+                    | "voice"
+                    | "call"
+                    | "calling"
+                    | "main"
+                    | "current"
+                    | "voicehook"
+                    | "new"
+                    | "helper"
+                    | "sub"
+                    | "worker"
+                    | "background"
+                    | "separate"
+                    | "parallel"
+                    | "second"
+                    | "dedicated"
+                    | "child"
+                    | "task"
+            )
+            && out[k - 1].chars().all(char::is_alphabetic)
+        {
+            out.insert(k, "other");
+            changed = true;
+            k += 1;
+        }
+        k += 1;
+    }
+    if changed {
+        out.join(" ")
+    } else {
+        words
+    }
 }
 
 /// "Agents should answer ...", "Der Agent soll ...": a sentence whose
@@ -3243,6 +3424,12 @@ fn clauses(words: &str) -> (Vec<Clause>, Vec<String>) {
                 }
                 _ => w.as_str(),
             };
+            // and one in what the clause is for ("answer for her so she
+            // doesn't have to", "damit er nicht wartet") is the purpose's
+            let head = match find(head, &["so", "so that", "damit", "in order to", "sodass"]) {
+                Some(k) if k > 0 => &head[..k],
+                _ => head,
+            };
             let toks: Vec<&str> = head.split(' ').collect();
             let negs = toks.iter().filter(|t| one_of(NEGATIONS, t)).count()
                 // "not only" and "no matter" do not negate
@@ -3259,7 +3446,10 @@ fn clauses(words: &str) -> (Vec<Clause>, Vec<String>) {
             // "let that agent answer", "überlass es Kiwi": the other acts
             // (having a subagent do it is the agent's own doing)
             let lets_other = find(lead, &["let", "lass", "leave it to", "überlass*"]) == Some(0)
-                && !mentions(lead, &["let me", "let us", "know", "wissen", "weg", "sein", "bleiben"])
+                && !mentions(
+                    lead,
+                    &["let me", "let us", "know", "wissen", "weg", "sein", "bleiben", "leer", "empty", "blank", "offen", "aus"],
+                )
                 && !mentions(lead, concept::SIDE_THREAD);
             // "are the human's to answer", "is up to Oliver": another's part
             let others_part = lead
@@ -3322,11 +3512,14 @@ fn join_separable(clause: &mut String) -> Vec<String> {
         (&["teil", "teile", "teilst"], "mit", "mitteilen"),
         (&["nimm", "nimmst"], "an", "annehmen"),
         (&["fass", "fasse", "fasst"], "zusammen", "zusammenfassen"),
+        (&["gib", "gibst", "gebe"], "weiter", "weitergeben"),
+        (&["pass", "passe", "passt"], "an", "anpassen"),
+        (&["starte", "start", "startest"], "neu", "neustarten"),
         (&["warte", "wart", "wartest"], "ab", "abwarten"),
     ];
     const PARTICLES: &[&str] = &[
         "an", "auf", "aus", "bei", "ein", "mit", "nach", "vor", "zu", "weg", "um", "ab", "her",
-        "hin", "durch", "zurück", "zusammen",
+        "hin", "durch", "zurück", "zusammen", "weiter",
     ];
     let toks: Vec<&str> = clause.split(' ').collect();
     // "umzusetzen" is "umsetzen" with "zu" inside
@@ -3360,7 +3553,10 @@ fn join_separable(clause: &mut String) -> Vec<String> {
     };
     let joined = VERBS
         .iter()
-        .find(|(stems, particle, _)| stems.contains(first) && closing(particle))
+        .find(|(stems, particle, _)| {
+            (stems.contains(first) || toks[1..].iter().any(|t| stems.contains(t)))
+                && closing(particle)
+        })
         .map(|(_, _, joined)| *joined);
     let forms: Vec<String> = infixed
         .into_iter()
@@ -3372,6 +3568,56 @@ fn join_separable(clause: &mut String) -> Vec<String> {
     }
     forms
 }
+
+/// Finite German verbs that, first in a sentence and before another
+/// clause, make the first clause a condition.
+const VERB_FIRST_DE: &[&str] = &[
+    "ist",
+    "sind",
+    "hat",
+    "hast",
+    "gibt",
+    "kommt",
+    "kommst",
+    "fragt",
+    "fragst",
+    "spricht",
+    "sprichst",
+    "siehst",
+    "sieht",
+    "hörst",
+    "hört",
+    "brauchst",
+    "braucht",
+    "stellt",
+    "stellst",
+    "kannst",
+    "wird",
+    "wirst",
+    "bekommst",
+    "bekommt",
+    "erhältst",
+    "erhält",
+    "meldet",
+    "sagt",
+    "schreibt",
+    "ruft",
+    "willst",
+    "möchtest",
+    "liegt",
+    "fehlt",
+    "bittet",
+    "taucht",
+    "läuft",
+    "geht",
+    "weißt",
+    "kennst",
+    "findest",
+    "merkst",
+    "bemerkst",
+    "antwortet",
+    "redet",
+];
 
 /// Other media an instruction may be about.
 const ELSEWHERE: &[&str] = &[
