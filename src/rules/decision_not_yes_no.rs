@@ -15,7 +15,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Record,
     needs: Evidence::DECISIONS,
-    instruction: None,
+    instruction: Some("asking decisions as open questions rather than yes/no"),
     default_severity: Severity::Info,
     summary: "an open-ended `decide` question with no options where a yes/no question would do",
     options: &[],
@@ -24,6 +24,33 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::mentions;
+        if !i.has(&["decide", "decision*", "entscheid*", "entscheidung*"]) {
+            return None;
+        }
+        // yes/no named as what to ask, not as what to avoid
+        let yes_no_told = i.told().any(|(_, c)| {
+            c.find(YES_NO)
+                .is_some_and(|at| !mentions(&c.words[..at], CONTRAST))
+        });
+        // yes/no forbidden, or open questions told instead of it
+        let avoids = i.forbids().any(|c| c.has(YES_NO))
+            || i.told().any(|(_, c)| c.has(OPEN_ENDED))
+            || i.tells().any(|c| {
+                c.find(YES_NO)
+                    .is_some_and(|at| mentions(&c.words[..at], CONTRAST))
+            });
+        if !avoids || yes_no_told {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent put open-ended decisions to the human where a yes/no question would do", "say to try a yes/no question first (with options where there are several); the human can still answer freely"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -62,3 +89,46 @@ pub(crate) fn open_ended(lex: &Lexicon, q: &str, human: Option<&str>) -> bool {
     }
     !w.iter().any(|x| x == "or" || x == "oder")
 }
+
+/// A yes/no question.
+const YES_NO: &[&str] = &[
+    "yes/no",
+    "yes or no",
+    "yes-no",
+    "yes-or-no",
+    "ja/nein",
+    "ja oder nein",
+    "ja-nein",
+    "closed question*",
+    "geschlossene frage*",
+];
+/// Asked open-ended.
+const OPEN_ENDED: &[&str] = &[
+    "as open question*",
+    "as an open question",
+    "as open-ended",
+    "open-ended",
+    "open ended",
+    "as free question*",
+    "als offene frage*",
+    "offen formulier*",
+    "offene fragen statt",
+    "freie frage*",
+];
+/// Rather than.
+const CONTRAST: &[&str] = &[
+    "rather than",
+    "instead of",
+    "not as",
+    "not with",
+    "avoid*",
+    "statt",
+    "anstatt",
+    "nicht als",
+    "vermeide*",
+    "never",
+    "nie",
+    "not",
+    "nicht",
+    "kein*",
+];

@@ -16,7 +16,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::JOIN_FLOW,
-    instruction: None,
+    instruction: Some("putting off the board and activity after joining"),
     default_severity: Severity::Warning,
     summary:
         "after joining: `status` (doing/open/done), `activity` and `show` missing or out of order",
@@ -30,6 +30,39 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        // the steps after joining, named in one clause that puts them off
+        let steps = |c: &crate::text::instructions::Clause| {
+            [STATUS, ACTIVITY, SHOW].iter().filter(|s| c.has(s)).count()
+        };
+        let joining = i.has(JOIN) || i.has(GREET);
+        let to_end = i.has(TO_END);
+        let deferred = i.tells().any(|c| {
+            let n = steps(c);
+            // "only after the greeting" keeps the order, not the board back
+            n > 0
+                && (n >= 2 || joining)
+                && !c.has(JOIN)
+                && !c.has(GREET)
+                && (c.has(DEFER) || c.has(&["erst", "only"]) && i.conditions().next().is_some())
+        });
+        // skipped: after joining, or all the steps named at once
+        let skipped = i.told().any(|(k, c)| {
+            c.has(OMIT)
+                && i.names(k, &["status", "activity", "board", "aktivität*"])
+                && (joining || steps(c) >= 2)
+        });
+        if !(deferred && (joining || to_end)) && !skipped {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction puts off the board after joining; the human should see it at once", "say to set `status`, one `activity` line and `show` the board right after the greeting"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -146,6 +179,49 @@ fn has_content(b: &Board) -> bool {
         || !b.open.is_empty()
         || !b.done.is_empty()
 }
+
+/// The board's status.
+const STATUS: &[&str] = &["status", "board"];
+/// The activity feed.
+const ACTIVITY: &[&str] = &["activity", "aktivität*", "activity feed"];
+/// Showing the board.
+const SHOW: &[&str] = &["show", "panel", "zeig*"];
+/// Put off.
+const DEFER: &[&str] = &[
+    "later",
+    "at the end",
+    "not until",
+    "only when",
+    "only once",
+    "only if",
+    "only after",
+    "when asked",
+    "when someone asks",
+    "if someone asks",
+    "if asked",
+    "erst am ende",
+    "erst später",
+    "erst wenn",
+    "erst nachdem",
+    "erst sobald",
+    "am ende",
+    "später",
+    "wenn jemand",
+    "auf nachfrage",
+];
+/// To the end of the call.
+const TO_END: &[&str] = &[
+    "at the end",
+    "end of the call",
+    "am ende",
+    "ende des calls",
+    "when asked",
+    "when someone asks",
+    "if someone asks",
+    "wenn jemand",
+    "auf nachfrage",
+    "danach fragt",
+];
 
 #[cfg(test)]
 mod tests {

@@ -19,7 +19,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::CHAT,
-    instruction: None,
+    instruction: Some("giving the call link once and leaving it out of later messages"),
     default_severity: Severity::Warning,
     summary:
         "a turn to the user that ends without the call link while the human has not joined yet",
@@ -29,6 +29,72 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        use crate::text::instructions::mentions;
+        let link = i.find(LINK)?;
+        // after the human joined, the link may go: only a concession
+        // ("even if they have not opened it yet") keeps it about before
+        let joined = i.has(JOIN) || i.has(&["opened", "geöffnet", "is in the call", "im call ist"]);
+        let before = i.has(&[
+            "not yet",
+            "noch nicht",
+            "hasn't",
+            "has not",
+            "haven't",
+            "have not",
+            "even if",
+            "even when",
+            "auch wenn",
+            "selbst wenn",
+        ]);
+        if joined && !before {
+            return None;
+        }
+        // "give share_text once", "nur einmal", right after the link
+        let once = i.has(&[
+            "only once",
+            "just once",
+            "a single time",
+            "nur einmal",
+            "nur ein einziges mal",
+            "einmalig",
+        ]) || {
+            let rest = &i.words[link..];
+            let near: String = rest
+                .split(' ')
+                .skip(1)
+                .take(4)
+                .collect::<Vec<_>>()
+                .join(" ");
+            mentions(&near, &["once", "einmal"])
+                && !mentions(
+                    &near,
+                    &[
+                        "once you",
+                        "once the",
+                        "once they",
+                        "once it",
+                        "noch einmal",
+                    ],
+                )
+        };
+        // leaving it out of later messages
+        let later = i.clauses.iter().any(|c| {
+            c.has(LATER)
+                && !c.condition
+                && (c.negated || c.has(OMIT) || c.has(&["leave*"]) && c.has(&["out"]))
+        });
+        if !once && !later {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction drops the call link from the agent's messages before the human has joined", "say to end every message to the user with share_text until the human has joined"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -84,6 +150,26 @@ pub(crate) fn shows_human_in(r: &Record) -> bool {
         _ => false,
     }
 }
+
+/// Messages after the first.
+const LATER: &[&str] = &[
+    "later",
+    "subsequent",
+    "after that",
+    "afterwards",
+    "again",
+    "any more",
+    "anymore",
+    "every message",
+    "each message",
+    "späteren",
+    "später*",
+    "danach",
+    "erneut",
+    "wieder*",
+    "weiteren",
+    "nicht mehr",
+];
 
 #[cfg(test)]
 mod tests {

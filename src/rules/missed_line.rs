@@ -30,7 +30,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
-    instruction: None,
+    instruction: Some("skipping other agents' lines (`operators_said`, `agent_said`)"),
     default_severity: Severity::Warning,
     summary: "the agent claims a line did not reach it that its own events delivered (often inside a `timeout` event)",
     options: &[],
@@ -43,6 +43,35 @@ const AFTER: usize = 6;
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        // dropping `timeout` events is `timeout-events-dropped`'s case;
+        // ignoring lines not meant for the agent is not answering them
+        if i.has(NOT_FOR_ME) {
+            return None;
+        }
+        let skip = |c: &crate::text::instructions::Clause| {
+            (c.has(SKIP) || c.has(&["unread", "ungelesen"])) && !c.has(&["timeout*"])
+        };
+        let skips = i.told().any(|(k, c)| skip(c) && i.names(k, OTHERS_LINES));
+        // "read only the human's text"
+        let only_human = i.tells().any(|c| {
+            c.has(&["only", "nur", "just", "ausschließlich"])
+                && c.has(READ)
+                && c.has(HUMAN)
+                && c.has(&["text", "line*", "speech", "words", "says", "zeile*", "sagt"])
+        }) && !i.tells().any(|c| c.has(OTHERS_LINES) && !skip(c))
+            && !i.has(&["timeout*"]);
+        if !skips && !only_human {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent skip what the others say; their lines come in every event", "say to read `operators_said` and `agent_said` in every `next` event, whatever its type"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -423,6 +452,47 @@ fn finding(
     )
     .help("read `operators_said` and `agent_said` of every `next` event, `timeout` events included, before saying a line is missing; if you truly find nothing, say that you are checking")
 }
+
+/// What other agents and Delta say, as the events carry it.
+const OTHERS_LINES: &[&str] = &[
+    "operators_said",
+    "agent_said",
+    "other agents' lines",
+    "lines of other agents",
+    "lines from other agents",
+    "what other agents say",
+    "what the other agents say",
+    "zeilen anderer agenten",
+    "zeilen der anderen agenten",
+    "was andere agenten sagen",
+];
+/// Reading.
+const READ: &[&str] = &[
+    "read*",
+    "process*",
+    "look at",
+    "evaluat*",
+    "consider*",
+    "handle*",
+    "lies",
+    "liest",
+    "werte*",
+    "auswert*",
+    "beachte*",
+    "verarbeite*",
+];
+/// Lines not meant for the agent.
+const NOT_FOR_ME: &[&str] = &[
+    "not for you",
+    "not meant for you",
+    "not addressed to you",
+    "addressed to others",
+    "addressed to someone else",
+    "meant for others",
+    "meant for someone else",
+    "nicht an dich",
+    "nicht für dich",
+];
 
 #[cfg(test)]
 mod tests {

@@ -19,7 +19,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
-    instruction: None,
+    instruction: Some("repeating aloud what others said, or the agent's own doing over and over"),
     default_severity: Severity::Warning,
     summary: "a `say` that repeats what another participant said just before",
     options: &[
@@ -42,6 +42,42 @@ const LOOK_BACK: usize = 12;
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        // said again in the call: what another participant said, or the
+        // agent's own doing over and over
+        // a summary of the agent's own doing, over and over, repeats too
+        let own_doing = i.has(PERIODIC) && i.has(DOING);
+        let repeats = i.tells_any(REPEAT) || own_doing && i.tells_any(RECAP);
+        if !repeats || i.if_any(REPEAT) || i.has(LINK) {
+            return None;
+        }
+        // asked to repeat, or asking someone to ("ask them to repeat")
+        if i.has(&["ask*", "bitte*", "frag*"]) {
+            return None;
+        }
+        let spoken = i.has(&[
+            "aloud",
+            "out loud",
+            "laut",
+            "in the call",
+            "im call",
+            "say*",
+            "sag*",
+        ]) || !i.has(&["board", "activity", "aktivität*", "log", "notes", "notiz*"]);
+        let others = i.has(OTHER_AGENT)
+            || i.has(DELTA)
+            || i.has(&["someone else", "others", "jemand anderes", "andere"]);
+        if !spoken || !(others || own_doing) {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent say again what the call has already heard", "say to add only what is missing, or nothing, and to keep the board fresh instead of repeating it aloud"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -175,6 +211,64 @@ impl Seen {
 
 /// The words of a line that carry its content: no stop words, no names,
 /// plural `s` dropped.
+/// Saying again.
+const REPEAT: &[&str] = &[
+    "repeat*",
+    "restate*",
+    "echo*",
+    "say it again",
+    "say them again",
+    "wiederhol*",
+    "noch einmal",
+    "nochmal",
+];
+/// Summing up.
+const RECAP: &[&str] = &[
+    "recap*",
+    "summar*",
+    "zusammenfass*",
+    "fass* zusammen",
+    "update the human",
+    "tell the human",
+];
+/// Over and over.
+const PERIODIC: &[&str] = &[
+    "after each",
+    "after every",
+    "each time",
+    "every time",
+    "nach jedem",
+    "nach jeder",
+    "jedes mal",
+    "every few minutes",
+    "every minute",
+    "every couple of minutes",
+    "periodically",
+    "regularly",
+    "from time to time",
+    "at intervals",
+    "alle paar minuten",
+    "jede minute",
+    "regelmäßig",
+    "immer wieder",
+    "zwischendurch",
+];
+/// What the agent is doing.
+const DOING: &[&str] = &[
+    "what you are*",
+    "what you're*",
+    "your progress",
+    "your status",
+    "your current",
+    "progress",
+    "was du gerade",
+    "was du tust",
+    "woran du",
+    "deinen stand",
+    "deinen fortschritt",
+    "fortschritt",
+];
+
 #[cfg(test)]
 fn content(lex: &Lexicon, text: &str, names: &HashSet<String>) -> HashSet<String> {
     let mut out = Words::default();

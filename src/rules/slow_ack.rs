@@ -14,7 +14,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Own,
     when: When::After,
     needs: Evidence::SPEECH.and(Evidence::TIMES).and(Evidence::ROLES),
-    instruction: None,
+    instruction: Some("holding back the acknowledgement until the work is done"),
     default_severity: Severity::Warning,
     summary: "addressed by the human, the first `say` comes later than 3 s, or other work comes before it",
     options: &[OptionMeta {
@@ -30,6 +30,36 @@ const HORIZON: usize = 200;
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        use crate::text::instructions::concept::*;
+        // the agent addressed or asked by name: the turn this rule is about
+        let addressed = i
+            .clauses
+            .iter()
+            .any(|c| !c.negated && (c.has(ADDRESSED_ME) || c.has(ASKED_ME)));
+        if !addressed || i.tells_any(ACK_WORDS) {
+            return None;
+        }
+        // the reply held back until the work is done ("only speak once you
+        // have the answer", "meldest du dich erst, wenn ...")
+        let held = i
+            .find(SPEAK_LATE)
+            .is_some_and(|at| crate::text::instructions::mentions(&i.words[at..], RESULT))
+            // "start the work and speak once you have something to report"
+            || i.tells().any(|c| c.has(&["start*", "begin*", "fang*", "beginn*"]) && c.has(&["speak*", "say", "answer*", "reply", "report*", "melde*", "sag*", "antworte*"]))
+                && i.conditions().any(|c| c.has(&["once you have", "when you have", "wenn du", "sobald du"]) && c.has(RESULT_ANY));
+        // no word before the result ("no interim messages")
+        let no_interim = i.forbids().any(|c| c.has(INTERIM));
+        if !held && !no_interim {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction keeps an addressed agent silent while it works; the human hears nothing for seconds", "say to acknowledge at once in one short say (\"On it, one moment.\") when addressed, and then to work"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -125,3 +155,101 @@ fn work_first(
 fn names(u: &Utterance<'_>, me: &str) -> bool {
     u.addressed_to_you == Some(true) || u.addressed_to.iter().any(|n| n.eq_ignore_ascii_case(me))
 }
+
+/// Being asked or called by the human, in words other than "addressed".
+const ASKED_ME: &[&str] = &[
+    "calls you",
+    "call you",
+    "asks you",
+    "ask you",
+    "ruft dich",
+    "fragt dich",
+    "dich anspricht",
+    "spricht dich an",
+    "dich an",
+];
+/// An acknowledgement told.
+const ACK_WORDS: &[&str] = &[
+    "on it",
+    "one moment",
+    "moment",
+    "mach ich",
+    "acknowledge*",
+    "bestätig*",
+    "quittier*",
+];
+/// Speaking only later.
+const SPEAK_LATE: &[&str] = &[
+    "only speak",
+    "only answer",
+    "only reply",
+    "only respond",
+    "only say",
+    "speak only",
+    "answer only",
+    "reply only",
+    "respond only",
+    "say nothing until",
+    "stay silent until",
+    "stay quiet until",
+    "keep quiet until",
+    "don't speak until",
+    "do not speak until",
+    "wait until you have",
+    "wait until you know",
+    "meldest du dich erst",
+    "meldest dich erst",
+    "melde dich erst",
+    "antworte erst",
+    "antwortest du erst",
+    "antwortest erst",
+    "sprich erst",
+    "sprichst du erst",
+    "sag erst",
+    "sagst du erst",
+    "erst antworten",
+    "erst melden",
+    "erst sprechen",
+];
+/// The work's result.
+const RESULT: &[&str] = &[
+    "the answer",
+    "an answer",
+    "your answer",
+    "complete answer",
+    "full answer",
+    "die antwort",
+    "eine antwort",
+    "result*",
+    "ergebnis*",
+    "done",
+    "finished",
+    "fertig",
+    "complete",
+    "vollständig*",
+    "the full",
+    "everything",
+    "alles",
+];
+/// Something to tell.
+const RESULT_ANY: &[&str] = &[
+    "something to report",
+    "something to say",
+    "result*",
+    "ergebnis*",
+    "answer",
+    "antwort",
+    "etwas zu melden",
+    "etwas zu sagen",
+];
+/// A word before the result.
+const INTERIM: &[&str] = &[
+    "interim*",
+    "zwischenmeldung*",
+    "zwischenstand*",
+    "holding",
+    "placeholder*",
+    "filler*",
+    "acknowledg*",
+    "bestätigung*",
+];

@@ -17,7 +17,7 @@ static META: RuleMeta = RuleMeta {
     scope: Scope::Room,
     when: When::Before,
     needs: Evidence::SPEECH.and(Evidence::ROLES),
-    instruction: None,
+    instruction: Some("asking the room without naming whom"),
     default_severity: Severity::Warning,
     summary: "a request or question in the second person, addressed to no one, with two or more possible addressees",
     options: &[],
@@ -26,6 +26,37 @@ static META: RuleMeta = RuleMeta {
 impl Rule for Check {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn instruction(
+        &self,
+        i: &crate::text::instructions::Instruction,
+    ) -> Option<crate::core::diagnostic::Finding> {
+        use crate::rules::at_instruction;
+        // a request told (a "without" in it is no "don't"), or a question
+        // told to be said as quoted ("just say \"Can you ...?\"")
+        let asks = i
+            .clauses
+            .iter()
+            .any(|c| !c.condition && !c.about_other && c.has(ASK) && !c.has(PLAIN_NEG))
+            || i.said.iter().any(|q| q.trim_end().ends_with('?'))
+                && i.tells()
+                    .any(|c| c.has(&["say", "sag", "sage", "ask", "frag*"]));
+        // to no one: "ask into the room", "no need to name anyone"; a plain
+        // negation beside it ("never ask into the room", "never ask without
+        // naming someone") says the opposite
+        let unnamed = i
+            .clauses
+            .iter()
+            .any(|c| !c.condition && (c.has(UNNAMED_NO) || c.has(UNNAMED) && !c.has(PLAIN_NEG)));
+        let forbidden = i
+            .clauses
+            .iter()
+            .any(|c| c.has(PLAIN_NEG) && c.has(ASK) && !c.has(UNNAMED_NO));
+        if !asks || !unnamed || forbidden {
+            return None;
+        }
+        Some(at_instruction(i, "this instruction has the agent ask the room without naming whom it asks; with several agents, nobody knows who is meant", "say to start a request with the label of the agent (or the name of the human) it is for"))
     }
 
     fn check(&self, cx: &mut Cx<'_, '_>) {
@@ -183,6 +214,69 @@ fn finding(
     }
     f.help("put the label of the one you mean first (\"opencode, can you check the logs?\"); a question only the human can decide goes to `decide`")
 }
+
+/// Asking for something.
+const ASK: &[&str] = &[
+    "ask",
+    "ask for",
+    "request",
+    "call out",
+    "put the question",
+    "frag",
+    "frage",
+    "fragst",
+    "stell die frage",
+    "stelle die frage",
+    "bitte um",
+];
+/// A plain negation.
+const PLAIN_NEG: &[&str] = &[
+    "never", "don't", "do not", "not", "no", "nie", "niemals", "nicht", "kein*",
+];
+/// Naming no one, said with a negation of its own.
+const UNNAMED_NO: &[&str] = &[
+    "no need to name",
+    "no need to address",
+    "no need to say who",
+    "don't need to name",
+    "needn't name",
+    "naming no one",
+    "naming nobody",
+    "nicht dazusagen",
+    "nicht zu nennen",
+    "nicht nennen",
+    "keinen namen",
+];
+/// To no one by name.
+const UNNAMED: &[&str] = &[
+    "into the room",
+    "to the room",
+    "the whole room",
+    "in die runde",
+    "in den raum",
+    "without naming*",
+    "without a name",
+    "without any name",
+    "without addressing*",
+    "naming no one",
+    "naming nobody",
+    "no need to name",
+    "no need to address",
+    "ohne namen",
+    "ohne einen namen",
+    "ohne jemanden",
+    "ohne anrede",
+    "ohne adressat*",
+    "whoever is free",
+    "whoever has time",
+    "whoever picks it up",
+    "someone will pick",
+    "someone will answer",
+    "someone will respond",
+    "wer gerade zeit hat",
+    "wer gerade frei ist",
+    "jemand wird",
+];
 
 #[cfg(test)]
 mod tests {
