@@ -153,3 +153,154 @@ pub fn doctor(a: &DoctorArgs) -> u8 {
     let report = crate::app::guard::doctor::run(&project, home.as_deref(), &env);
     super::emit(report.text.as_bytes(), u8::from(report.broken))
 }
+
+#[derive(Args)]
+#[command(
+    after_help = "The hook input is read from standard input, as the client writes it after a
+tool call: Claude Code's and Codex's PostToolUse, Gemini CLI's AfterTool. What
+the call so far shows of the rules that judge a line only once what follows it
+is known (no-greeting, join-sequence, slow-ack, link-not-last, ...) is passed
+to the model with the tool's answer (hookSpecificOutput.additionalContext),
+each finding once a session. Nothing is written when there is nothing new to
+say. It never blocks or undoes anything, and always exits 0."
+)]
+pub struct FeedbackArgs {
+    /// The client that runs the hook: claude-code, codex or gemini.
+    #[arg(long, value_enum, default_value_t = Client::ClaudeCode)]
+    client: Client,
+    /// Use this configuration file instead of the callint.toml nearest to
+    /// the hook's working folder.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every callint.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// Judge the call as made at this time (RFC 3339) instead of now.
+    #[arg(long, value_name = "TIME", hide = true)]
+    now: Option<String>,
+    /// Keep what was read of each session, and what was told, in this
+    /// folder [default: the guard's].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+    /// Read the session afresh on every call, keeping nothing (every
+    /// finding is then told again after each call).
+    #[arg(long)]
+    no_cache: bool,
+    /// Write the kept state again once this many bytes more of the session
+    /// were read since it (0: after every call).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::app::guard::REWRITE_AFTER, hide = true)]
+    cache_rewrite: u64,
+}
+
+/// The largest hook input read: a call done with its answer.
+const MAX_FEEDBACK_INPUT: u64 = 16 << 20;
+
+/// `callint guard feedback`: always 0; what to tell the agent is the
+/// client's JSON on standard output, nothing when there is nothing new.
+pub fn feedback(a: &FeedbackArgs) -> u8 {
+    match feedback_text(a) {
+        Some(out) => super::emit(format!("{out}\n").as_bytes(), 0),
+        None => 0,
+    }
+}
+
+fn feedback_text(a: &FeedbackArgs) -> Option<String> {
+    use crate::app::guard::{self, feedback};
+    use std::io::Read;
+    let warn = |m: String| super::warn(format_args!("guard feedback: {m}"));
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin()
+        .lock()
+        .take(MAX_FEEDBACK_INPUT)
+        .read_to_end(&mut input)
+    {
+        warn(format!("cannot read the hook input: {e}"));
+        return None;
+    }
+    let done = match feedback::read(a.client, &input) {
+        Ok(d) => d,
+        Err(e) => {
+            warn(e);
+            return None;
+        }
+    };
+    // Another server's tool: nothing to say, before anything is read.
+    guard::voicehook_tool(&done.pending.hook).ok()?;
+    let now = match &a.now {
+        Some(t) => match crate::input::ts::parse_rfc3339(t) {
+            Some(t) => t,
+            None => {
+                warn(format!(
+                    "--now {} is no RFC 3339 time",
+                    crate::core::escape::one_line(t)
+                ));
+                return None;
+            }
+        },
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    };
+    let dir = done
+        .pending
+        .hook
+        .cwd
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
+    let settings = crate::app::batch::Settings {
+        config: crate::app::batch::ConfigChoice::from_flags(a.no_config, a.config.as_deref()),
+        ..crate::app::batch::Settings::default()
+    };
+    let config = settings.load(settings.config_path(&dir.join("callint.toml")).as_deref());
+    let loaded = config.and_then(|c| {
+        crate::lint::engine::Linter::new(&c, None, &[])
+            .map(|l| (l, c.guard_servers, c.guard_feedback != Some(false)))
+            .map_err(|e| e.to_string())
+    });
+    let (linter, guard_servers, on) = match loaded {
+        Ok(l) => l,
+        Err(e) => {
+            warn(e);
+            return None;
+        }
+    };
+    if !on {
+        // `[guard] feedback = false`: turned off in callint.toml.
+        return None;
+    }
+    let cache = if a.no_cache {
+        None
+    } else {
+        a.cache_dir.clone().or_else(guard::default_cache_dir)
+    };
+    let keep = cache.as_deref().map(|dir| guard::Keep {
+        dir,
+        rewrite_after: a.cache_rewrite,
+    });
+    let session = done.pending.hook.session_id.as_deref();
+    let once =
+        |what: &str| guard::notes::first_time(cache.as_deref(), a.client.name(), session, what);
+    let told = match feedback::judge(&linter, &done, &guard_servers, now, keep) {
+        feedback::Feedback::Unjudged(why) => {
+            if let Some(why) = why {
+                if once(&format!("feedback unjudged: {why}")) {
+                    warn(format!("nothing judged: {why}"));
+                }
+            }
+            return None;
+        }
+        feedback::Feedback::Found(t) => t,
+    };
+    let new: Vec<&crate::core::diagnostic::Diagnostic> = told
+        .iter()
+        .filter(|t| once(&t.key))
+        .map(|t| &t.finding)
+        .collect();
+    if new.is_empty() {
+        return None;
+    }
+    let mut new = new;
+    new.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.rule));
+    let text = feedback::message(&new, a.client.reason_max());
+    feedback::output(a.client, &text)
+}
