@@ -20,7 +20,13 @@ The hook is merged into what the file holds, once; a changed file is copied
 to FILE.bak first. A file that is not JSON is an error (exit 2), and is left
 untouched. The hook runs this callint by its whole path (--command PATH for
 another); an earlier install's `callint guard` entry is changed to it, never
-doubled. --uninstall removes a file left with nothing else in it.")]
+doubled. --uninstall removes a file left with nothing else in it.
+
+For Claude Code, Codex and Gemini CLI, a second hook is written beside it:
+`callint guard feedback` after each MCP call (PostToolUse, AfterTool), which
+tells the agent what the call so far shows of the rules that need what follows
+a line. --no-feedback leaves it out (and takes it out of an earlier install);
+--uninstall takes out both.")]
 pub struct InstallArgs {
     /// The client whose hook to write.
     #[arg(long, value_enum)]
@@ -47,6 +53,10 @@ pub struct InstallArgs {
     /// installed.
     #[arg(long)]
     force: bool,
+    /// Write only the guard's hook before a call, not the one after it that
+    /// tells the agent what the call shows (and take that one out).
+    #[arg(long)]
+    no_feedback: bool,
 }
 
 /// The callint the hook runs: `--command`, else the running binary, each
@@ -90,8 +100,16 @@ pub fn run(a: &InstallArgs) -> u8 {
     let scope = if a.user { Scope::User } else { Scope::Project };
     let (project, home) = places(a.dir.as_ref());
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let plan = install::file(a.client, scope, &project, home.as_deref(), &env)
-        .and_then(|f| install::plan(a.client, &f, a.uninstall, &program(a), a.force));
+    let plan = install::file(a.client, scope, &project, home.as_deref(), &env).and_then(|f| {
+        install::plan_with(
+            a.client,
+            &f,
+            a.uninstall,
+            &program(a),
+            a.force,
+            !a.no_feedback,
+        )
+    });
     let plan = match plan {
         Ok(p) => p,
         Err(e) => return super::fail(e),

@@ -77,6 +77,38 @@ pub fn run(project: &Path, home: Option<&Path>, env: &dyn Fn(&str) -> Option<Str
                     continue;
                 }
             };
+            if install::has_feedback(client) {
+                match install::find_of(client, &content, install::Kind::After) {
+                    Ok(after) if after.is_empty() => {
+                        let _ = writeln!(
+                            text,
+                            "  {which}: {shown}: no feedback hook after calls (`install` writes it; --no-feedback leaves it out)"
+                        );
+                    }
+                    Ok(after) => {
+                        for f in after {
+                            let _ = writeln!(
+                                text,
+                                "  {which}: {shown}: after calls runs `{}`",
+                                f.command
+                            );
+                            match check_after(client, &f.command, env) {
+                                Ok(ok) => {
+                                    let _ = writeln!(text, "    ok: {ok}");
+                                }
+                                Err(e) => {
+                                    broken = true;
+                                    let _ = writeln!(
+                                        text,
+                                        "    BROKEN: {e}; the agent is never told what the call shows after it"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
             if found.is_empty() {
                 let _ = writeln!(text, "  {which}: {shown}: no callint guard hook");
                 continue;
@@ -158,6 +190,44 @@ fn check(
         "{} runs; a bad say is denied ({}), a clean one passes with no answer",
         path.display(),
         cut(&reason)
+    ))
+}
+
+/// Check the feedback hook's command: it resolves to an executable, runs,
+/// and answers a call done with no session to read with nothing (exit 0).
+fn check_after(
+    client: Client,
+    command: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let program = install::program_of(command)
+        .ok_or_else(|| format!("cannot read the command `{command}`"))?;
+    let path = resolve(&program, env).ok_or_else(|| {
+        format!("`{program}` is not found (the command exits 127 and runs nothing)")
+    })?;
+    if !executable(&path) {
+        return Err(format!("{} is not executable", path.display()));
+    }
+    let (mut input, _) = samples(client);
+    if let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(&input) {
+        let (after, _) = super::feedback::events(client).unwrap_or(("PostToolUse", ""));
+        o.insert("hook_event_name".into(), json!(after));
+        o.insert(
+            "tool_response".into(),
+            json!({"content": [{"type": "text", "text": "{\"say_id\":\"s1\"}"}]}),
+        );
+        input = Value::Object(o).to_string();
+    }
+    let out = sample(client, command, &program, &input)?;
+    if !out.trim().is_empty() {
+        return Err(format!(
+            "a call with no session to read got an answer, where it must get none: {:?}",
+            cut(&out)
+        ));
+    }
+    Ok(format!(
+        "{} runs, and says nothing of a call it cannot judge",
+        path.display()
     ))
 }
 
