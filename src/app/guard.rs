@@ -317,6 +317,7 @@ pub(crate) fn read_session<S: Shape>(
         entry: &|when| S::pending_entry(hook, when),
         drop: &|bytes| id.and_then(|id| S::drop_pending(bytes, id)),
         all: !only_calls_read(linter),
+        whole: false,
     };
     read_session_with::<S>(opts, hook, path, server, now, keeping, &appending)
 }
@@ -332,6 +333,9 @@ pub(crate) struct Appending<'a> {
     pub drop: &'a dyn Fn(&mut Vec<u8>) -> Option<usize>,
     /// Read every line, not only the server's calls and their answers.
     pub all: bool,
+    /// Read from the file's start (within [`MAX_CALL_BYTES`]), not from
+    /// the call's last `join` or `create_call`.
+    pub whole: bool,
 }
 
 /// [`read_session`], appending and reading as `appending` says.
@@ -353,6 +357,16 @@ pub(crate) fn read_session_with<S: Shape>(
     };
     let mut file = open_session(path, S::FILE).map_err(Verdict::Unread)?;
     let room = (appending.entry)(now).len() + 64;
+    // Where the read starts: the line of the call's last `join` or
+    // `create_call`, or with `whole` the file's start.
+    fn never(_: &[u8], _: &str) -> bool {
+        false
+    }
+    let starts: fn(&[u8], &str) -> bool = if appending.whole {
+        never
+    } else {
+        S::starts_call
+    };
     let slot = keeping.map(|k| {
         kept::Slot::new(
             k.dir,
@@ -370,7 +384,7 @@ pub(crate) fn read_session_with<S: Shape>(
         .as_ref()
         .and_then(|s| s.load::<S::Reader>(&mut file))
         .filter(|(k, new)| {
-            call_start_in(new, server, S::starts_call).is_none()
+            call_start_in(new, server, starts).is_none()
                 && hook
                     .tool_use_id
                     .as_ref()
@@ -382,8 +396,7 @@ pub(crate) fn read_session_with<S: Shape>(
         None => {
             // A read of the whole call: a long run, for which huge pages pay.
             crate::app::alloc::huge_pages_again();
-            let (tail, bytes) =
-                read_tail(&mut file, server, room, S::starts_call).map_err(cannot)?;
+            let (tail, bytes) = read_tail(&mut file, server, room, starts).map_err(cannot)?;
             let before = S::before_call(&mut file, tail).map_err(cannot)?;
             (kept::Kept::fresh(opts, tail, before), bytes)
         }

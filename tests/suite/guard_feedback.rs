@@ -281,7 +281,7 @@ fn install_writes_both_hooks_and_each_can_go() {
     // Cursor gets no hook after calls
     out(&run(&dir, &["guard", "install", "--client", "cursor"], b""));
     let c = std::fs::read_to_string(dir.join(".cursor/hooks.json")).unwrap();
-    assert!(!c.contains("feedback"), "{c}");
+    assert!(!c.contains("guard feedback"), "{c}");
 }
 
 /// A doctor on a scratch HOME finds a feedback hook whose program is gone.

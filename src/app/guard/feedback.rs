@@ -158,9 +158,9 @@ fn text_of(v: &Value) -> Option<String> {
 }
 
 /// A finding told after a call, with the key it is told once a session
-/// by: the rule, what it says, the call, and the time and place in the
-/// call of the record it is about, which stay the same however often the
-/// session is read.
+/// by: the rule, the call, and the time and place in the session of the
+/// record it is about, which stay the same however often the session is
+/// read.
 #[derive(Debug)]
 pub struct Told {
     pub key: String,
@@ -252,6 +252,17 @@ pub fn judge(
     // Where each record starts, for the place of a finding's record.
     let starts: Vec<(usize, Option<Ms>)> =
         log.records.iter().map(|r| (r.span.start, r.ts)).collect();
+    // The agent's turn is still going on when its hook runs after a call:
+    // it starts after the user's last message or the agent's last message
+    // that ended a turn.
+    let turn = log
+        .records
+        .iter()
+        .rposition(|r| match &r.body {
+            Body::Chat(c) => c.role == "user" || c.is_assistant() && c.turn_end && r.is_main(),
+            _ => false,
+        })
+        .map_or(0, |k| k + 1);
     let found = crate::lint::live::settled(linter, log.meta.as_ref(), log.records);
     let told = found
         .into_iter()
@@ -262,17 +273,25 @@ pub fn judge(
             !unknown_roles
                 || !crate::rules::meta(d.rule).is_some_and(|m| m.needs.covers(Evidence::ROLES))
         })
-        .map(|d| {
+        .filter_map(|d| {
             let at = d.primary.at.span.start;
             let k = starts.iter().rposition(|&(s, _)| s <= at).unwrap_or(0);
+            // A rule that reads the chat judges a turn of the agent as a
+            // whole (the link as its last line, work before the link): on
+            // the turn still going on it waits until the turn ended.
+            let chat = crate::rules::meta(d.rule).is_some_and(|m| m.needs.covers(Evidence::CHAT));
+            if chat && k >= turn {
+                return None;
+            }
             let ts = starts.get(k).and_then(|&(_, t)| t);
+            // Not what it says: a finding's words may grow with what
+            // follows (a name learnt later), and it is told once.
             let key = format!(
-                "after\n{}\n{}\n{}\n{k}\n{ts:?}",
+                "after\n{}\n{}\n{k}\n{ts:?}",
                 d.rule,
-                d.message,
                 d.call.as_deref().unwrap_or("")
             );
-            Told { key, finding: d }
+            Some(Told { key, finding: d })
         })
         .collect();
     Feedback::Found(told)
@@ -296,6 +315,10 @@ fn read_done<S: Shape>(
         entry: &|when| S::done_entry(hook, &done.answer, when),
         drop: &|bytes| id.and_then(|id| S::drop_done(bytes, id)),
         all: true,
+        // The rules after a call judge what followed a `create_call` (the
+        // link, the turn that hands it over) across the joins after it:
+        // the session is read as `check` reads it, from its start.
+        whole: true,
     };
     super::read_session_with::<S>(opts, hook, path, server, now, keep, &appending)
 }
