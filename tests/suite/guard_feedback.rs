@@ -308,3 +308,266 @@ fn doctor_finds_a_broken_feedback_hook() {
     assert!(report.contains("BROKEN"), "{report}");
     assert!(report.contains("not found"), "{report}");
 }
+
+/// The hook input of a pending call of `tool` (`say` or another server's
+/// `create_issue`) as each client hands it over, in a session whose file
+/// is not written yet: Claude Code's and Codex's `PreToolUse`, Gemini CLI's `BeforeTool` (packages/core/src/hooks/types.ts),
+/// Cursor's `beforeMCPExecution` (its hooks documentation:
+/// `mcp_server_name`, `tool_input` as a JSON string), and what the opencode
+/// plugin in `integrations/opencode/` hands over.
+fn pending(client: &str, server: &str, tool: &str, input: Value, cwd: &Path) -> String {
+    match client {
+        "claude-code" | "codex" => json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "transcript_path": cwd.join("new-session.jsonl"),
+            "cwd": cwd, "tool_name": format!("mcp__{server}__{tool}"), "tool_input": input}),
+        "gemini" => json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": cwd,
+            "transcript_path": cwd.join("new-session.json"),
+            "tool_name": format!("mcp_{server}_{tool}"), "tool_input": input,
+            "mcp_context": {"server_name": server, "tool_name": tool}}),
+        "cursor" => json!({"hook_event_name": "beforeMCPExecution", "conversation_id": "s",
+            "workspace_roots": [cwd], "tool_name": tool, "mcp_server_name": server,
+            "tool_input": input.to_string()}),
+        _ => json!({"hook_event_name": "tool.execute.before", "tool": format!("{server}_{tool}"),
+            "session_id": "s", "call_id": "c", "cwd": cwd, "tool_input": input}),
+    }
+    .to_string()
+}
+
+/// Every client, before and after a call: a call the guard does not deny
+/// gets no output at all (no client takes silence as a grant), and a call
+/// of another server gets exactly what it gets with no hook: nothing on
+/// either stream, exit 0.
+#[test]
+fn every_client_is_silent_on_allowed_and_other_servers_calls() {
+    let dir = scratch();
+    for client in ["claude-code", "codex", "gemini", "cursor", "opencode"] {
+        let clean = pending(client, "voicehook", "say", json!({"text": "Done."}), &dir);
+        let o = run(&dir, &["guard", "--client", client], clean.as_bytes());
+        assert_eq!(out(&o), "", "{client}");
+        let foreign = pending(
+            client,
+            "github",
+            "create_issue",
+            json!({"title": "x"}),
+            &dir,
+        );
+        let o = run(&dir, &["guard", "--client", client], foreign.as_bytes());
+        assert_eq!(out(&o), "", "{client}");
+        assert!(
+            o.stderr.is_empty(),
+            "{client}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // a bad say is denied, never granted, in the client's own form
+        let long = "word ".repeat(45);
+        let bad = pending(client, "voicehook", "say", json!({"text": long}), &dir);
+        let text = out(&run(&dir, &["guard", "--client", client], bad.as_bytes()));
+        assert!(
+            text.contains("deny") && text.contains("long-say"),
+            "{client}: {text}"
+        );
+        for grant in ["\"allow\"", "\"approve\"", "\"ask\""] {
+            assert!(!text.contains(grant), "{client}: {text}");
+        }
+    }
+    // after the call: another server's tool gets nothing either
+    for (client, event) in [
+        ("claude-code", "PostToolUse"),
+        ("codex", "PostToolUse"),
+        ("gemini", "AfterTool"),
+    ] {
+        let mut v: Value =
+            serde_json::from_str(&pending(client, "github", "create_issue", json!({}), &dir))
+                .unwrap();
+        v["hook_event_name"] = json!(event);
+        v["tool_response"] = json!({"content": [{"type": "text", "text": "#12"}]});
+        let o = run(
+            &dir,
+            &["guard", "feedback", "--client", client],
+            v.to_string().as_bytes(),
+        );
+        assert_eq!(out(&o), "", "{client}");
+        assert!(o.stderr.is_empty(), "{client}");
+    }
+}
+
+/// Run `callint guard feedback ARGS` with `input`, stopping it (and
+/// failing) if it still runs after `secs` seconds: a hook that waits
+/// holds the client's tool call up to the client's own timeout.
+fn feedback_within(dir: &Path, args: &[&str], input: &[u8], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
+        .args(["guard", "feedback"])
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run callint guard feedback");
+    let _ = child.stdin.take().unwrap().write_all(input);
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "guard feedback {args:?} still ran after {secs} s: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The post-tool hook input of a `say` greeting in time (1 s after the
+/// join of [`claude_session`] and its kin), as `client` hands it over:
+/// Claude Code's `PostToolUse` (its hooks reference, "PostToolUse input":
+/// `tool_response` as the tool returned it, here an MCP tool's content
+/// blocks), Codex's `PostToolUse` (`codex-rs/hooks/src/schema.rs`,
+/// `PostToolUseCommandInput`: `turn_id`, `model`, `permission_mode`,
+/// `tool_use_id`, `tool_response`), Gemini CLI's `AfterTool`
+/// (`packages/core/src/hooks/types.ts`, `AfterToolInput`: `tool_response`
+/// `{llmContent, returnDisplay, error}`, `mcp_context`).
+fn greeting_done(client: &str, session: &Path, cwd: &Path) -> Value {
+    let say = json!({"text": "Hi, this is Kit, I am listening."});
+    let answer = "{\"say_id\":\"s1\",\"say_status\":\"queued\"}";
+    match client {
+        "gemini" => json!({"hook_event_name": "AfterTool", "session_id": "q-gm",
+            "transcript_path": session, "cwd": cwd, "timestamp": "2026-10-10T09:00:02.000Z",
+            "tool_name": "mcp_voicehook_say", "tool_input": say,
+            "mcp_context": {"server_name": "voicehook", "tool_name": "say"},
+            "tool_response": {"llmContent": [{"text": answer}], "returnDisplay": answer, "error": null}}),
+        "codex" => json!({"hook_event_name": "PostToolUse", "session_id": "q-cx", "turn_id": "1",
+            "transcript_path": session, "cwd": cwd, "model": "gpt-5", "permission_mode": "default",
+            "tool_name": "mcp__voicehook__say", "tool_input": say, "tool_use_id": "call_y",
+            "tool_response": {"content": [{"type": "text", "text": answer}], "isError": false}}),
+        _ => json!({"hook_event_name": "PostToolUse", "session_id": "q-cc",
+            "transcript_path": session, "cwd": cwd, "permission_mode": "default",
+            "tool_name": "mcp__voicehook__say", "tool_input": say, "tool_use_id": "toolu_y",
+            "tool_response": [{"type": "text", "text": answer}]}),
+    }
+}
+
+/// The session of a join that did not greet, as `client` records it.
+fn join_session(client: &str, path: &Path) {
+    match client {
+        "gemini" => {
+            let msg = json!({"id": "m1", "timestamp": JOIN_TS, "type": "gemini", "content": "",
+                "toolCalls": [{"id": "j1", "name": "mcp_voicehook_join",
+                "args": {"call_id": "c-1", "label": "Kit", "greet": false}, "status": "success",
+                "timestamp": "2026-10-10T09:00:01.000Z",
+                "result": [{"functionResponse": {"id": "j1", "name": "mcp_voicehook_join",
+                    "response": {"output": JOINED}}}]}]});
+            std::fs::write(path, format!("{msg}\n")).unwrap();
+        }
+        "codex" => {
+            let join = json!({"call_id": "c-1", "label": "Kit", "greet": false});
+            let lines = [
+                json!({"timestamp": JOIN_TS, "type": "response_item", "payload": {"type": "function_call",
+                    "name": "mcp__voicehook__join", "arguments": join.to_string(), "call_id": "call_j"}}),
+                json!({"timestamp": "2026-10-10T09:00:01.000Z", "type": "event_msg", "payload": {
+                    "type": "mcp_tool_call_end", "call_id": "call_j",
+                    "invocation": {"server": "voicehook", "tool": "join", "arguments": join},
+                    "result": {"Ok": {"content": [{"type": "text", "text": JOINED}]}}}}),
+            ];
+            std::fs::write(
+                path,
+                lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+            )
+            .unwrap();
+        }
+        _ => claude_session(path),
+    }
+}
+
+/// Where no rule has anything to say (a greeting 1 s after the join), the
+/// hook prints nothing on either stream and exits 0 in every client
+/// (Gemini CLI, `packages/core/src/hooks/hookRunner.ts`: exit 0 with empty
+/// output is no answer, output that is not JSON would become a message
+/// shown to the user, exit 2 would block; Codex, `post_tool_use.rs`
+/// `parse_completed`: the same for exit 0, and exit 2 hands the standard
+/// error to the model); the same session with the status made later instead is told, whatever
+/// the hook input's spacing and key order. Input that is not a hook input
+/// gets nothing on standard output and exit 0: a hook after a call never
+/// blocks anything.
+#[test]
+fn every_client_is_quiet_when_no_rule_has_anything_to_say() {
+    let dir = scratch();
+    for client in ["claude-code", "codex", "gemini"] {
+        let session = dir.join(format!("{client}.jsonl"));
+        join_session(client, &session);
+        let done = greeting_done(client, &session, &dir);
+        let args = ["--client", client, "--now", "2026-10-10T09:00:02Z"];
+        let o = feedback_within(&dir, &args, done.to_string().as_bytes(), 20);
+        assert_eq!(out(&o), "", "{client}");
+        assert!(
+            o.stderr.is_empty(),
+            "{client}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // no greeting, a status 9 s after the join instead: told, the
+        // input pretty-printed
+        let mut late = done.clone();
+        late["session_id"] = json!(format!("{client}-late"));
+        let status = if client == "gemini" {
+            late["mcp_context"]["tool_name"] = json!("status");
+            "mcp_voicehook_status"
+        } else {
+            "mcp__voicehook__status"
+        };
+        late["tool_name"] = json!(status);
+        late["tool_input"] = json!({"doing": "🔧 Checking the logs"});
+        let pretty = serde_json::to_string_pretty(&late).unwrap();
+        let args = ["--client", client, "--now", "2026-10-10T09:00:09Z"];
+        let o = feedback_within(&dir, &args, pretty.as_bytes(), 20);
+        let event = if client == "gemini" {
+            "AfterTool"
+        } else {
+            "PostToolUse"
+        };
+        let said = context(&o, event);
+        assert!(said.starts_with("After your last voicehook call"), "{said}");
+        assert!(said.contains("callint no-greeting:"), "{client}: {said}");
+        // not a hook input at all
+        for junk in [&b"not json"[..], b"[]", b"{\"tool_name\": 7}", b""] {
+            let o = feedback_within(&dir, &["--client", client], junk, 20);
+            assert_eq!(out(&o), "", "{client} {junk:?}");
+        }
+    }
+}
+
+/// A session path that is no regular file (a device that never ends, a
+/// FIFO no one writes, a folder, a missing file) gets no feedback, at once:
+/// nothing on standard output, exit 0, never a wait.
+#[test]
+fn a_session_path_that_is_no_regular_file_gets_no_feedback_and_no_wait() {
+    let dir = scratch();
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let paths: Vec<std::path::PathBuf> = vec![
+        "/dev/zero".into(),
+        fifo,
+        dir.to_path_buf(),
+        dir.join("no-such.jsonl"),
+    ];
+    for client in ["claude-code", "codex", "gemini"] {
+        for path in &paths {
+            for keep in [&["--no-cache"][..], &[]] {
+                let mut done = greeting_done(client, path, &dir);
+                done["tool_name"] = json!(if client == "gemini" {
+                    "mcp_voicehook_status"
+                } else {
+                    "mcp__voicehook__status"
+                });
+                let args = [&["--client", client][..], keep].concat();
+                let o = feedback_within(&dir, &args, done.to_string().as_bytes(), 20);
+                assert_eq!(out(&o), "", "{client} {}", path.display());
+            }
+        }
+    }
+}
