@@ -25,8 +25,9 @@ doubled. --uninstall removes a file left with nothing else in it.
 For Claude Code, Codex and Gemini CLI, a second hook is written beside it:
 `callint guard feedback` after each MCP call (PostToolUse, AfterTool), which
 tells the agent what the call so far shows of the rules that need what follows
-a line. --no-feedback leaves it out (and takes it out of an earlier install);
---uninstall takes out both.")]
+a line. --no-feedback leaves it out (and takes it out of an earlier install),
+--no-guard leaves out the guard's before a call (likewise); --uninstall takes
+out both.")]
 pub struct InstallArgs {
     /// The client whose hook to write.
     #[arg(long, value_enum)]
@@ -57,6 +58,10 @@ pub struct InstallArgs {
     /// tells the agent what the call shows (and take that one out).
     #[arg(long)]
     no_feedback: bool,
+    /// Write only the hook after a call that tells the agent what the call
+    /// shows, not the guard's before a call (and take that one out).
+    #[arg(long, conflicts_with = "uninstall")]
+    no_guard: bool,
 }
 
 /// The callint the hook runs: `--command`, else the running binary, each
@@ -107,7 +112,10 @@ pub fn run(a: &InstallArgs) -> u8 {
             a.uninstall,
             &program(a),
             a.force,
-            !a.no_feedback,
+            install::Hooks {
+                guard: !a.no_guard,
+                feedback: !a.no_feedback,
+            },
         )
     });
     let plan = match plan {
@@ -115,7 +123,11 @@ pub fn run(a: &InstallArgs) -> u8 {
         Err(e) => return super::fail(e),
     };
     let file = plan.file.display().to_string();
-    let what = format!("the guard hook for {}", a.client.name());
+    let what = if a.no_guard {
+        format!("the feedback hook after calls for {}", a.client.name())
+    } else {
+        format!("the guard hook for {}", a.client.name())
+    };
     if a.print {
         let mut out = match (&plan.after, plan.unchanged()) {
             (_, true) => format!("{file}: nothing to change for {what}\n"),

@@ -263,6 +263,41 @@ fn install_writes_both_hooks_and_each_can_go() {
     let v: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert!(v["hooks"].get("PostToolUse").is_none(), "{v}");
     assert!(v["hooks"]["PreToolUse"].is_array(), "{v}");
+    // --no-guard: the one after calls alone, the guard's taken out
+    let o = run(
+        &dir,
+        &["guard", "install", "--client", "claude-code", "--no-guard"],
+        b"",
+    );
+    assert!(out(&o).contains("feedback hook after calls"));
+    let v: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert!(v["hooks"].get("PreToolUse").is_none(), "{v}");
+    assert!(
+        cmd_of(&v, "PostToolUse").ends_with("callint guard feedback"),
+        "{v}"
+    );
+    let o = run(&dir, &["guard", "doctor"], b"");
+    let report = out(&o);
+    assert!(report.contains("after calls runs"), "{report}");
+    assert!(report.contains("no callint guard hook"), "{report}");
+    // both left out is nothing to install, and a client with no hook
+    // after calls has nothing without the guard's: an error, the file
+    // left as it is
+    let before = std::fs::read(&file).unwrap();
+    for client in ["claude-code", "cursor"] {
+        let mut args = vec!["guard", "install", "--client", client, "--no-guard"];
+        if client == "claude-code" {
+            args.push("--no-feedback");
+        }
+        let o = run(&dir, &args, b"");
+        assert_eq!(o.status.code(), Some(2), "{client}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("nothing to install"),
+            "{client}"
+        );
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert!(!dir.join(".cursor/hooks.json").exists());
     // Gemini CLI: AfterTool beside BeforeTool; uninstall takes out both
     let g = dir.join(".gemini/settings.json");
     out(&run(&dir, &["guard", "install", "--client", "gemini"], b""));
@@ -282,6 +317,14 @@ fn install_writes_both_hooks_and_each_can_go() {
     out(&run(&dir, &["guard", "install", "--client", "cursor"], b""));
     let c = std::fs::read_to_string(dir.join(".cursor/hooks.json")).unwrap();
     assert!(!c.contains("guard feedback"), "{c}");
+}
+
+/// The command of the first hook of `event` in a client's settings.
+fn cmd_of(v: &Value, event: &str) -> String {
+    v["hooks"][event][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
 }
 
 /// A doctor on a scratch HOME finds a feedback hook whose program is gone.

@@ -254,20 +254,49 @@ pub fn plan(
     program: &str,
     force: bool,
 ) -> Result<Plan, String> {
-    plan_with(client, file, uninstall, program, force, true)
+    plan_with(client, file, uninstall, program, force, Hooks::BOTH)
 }
 
-/// [`plan`]; with `feedback`, the hook after each call is written beside
-/// the guard's for a client that has one ([`has_feedback`]), and without
-/// it that hook is taken out. `uninstall` takes out both.
+/// Which of the two hooks an install writes; the one left out is taken
+/// out of an earlier install.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hooks {
+    /// The guard's, before a call.
+    pub guard: bool,
+    /// The feedback's, after a call (for a client that has one).
+    pub feedback: bool,
+}
+
+impl Hooks {
+    pub const BOTH: Hooks = Hooks {
+        guard: true,
+        feedback: true,
+    };
+}
+
+/// [`plan`]; of the guard's hook before a call and the feedback's after it
+/// (for a client that has one, [`has_feedback`]), what `hooks` leaves out
+/// is taken out. `uninstall` takes out both.
 pub fn plan_with(
     client: Client,
     file: &Path,
     uninstall: bool,
     program: &str,
     force: bool,
-    feedback: bool,
+    hooks: Hooks,
 ) -> Result<Plan, String> {
+    let installs = hooks.guard || hooks.feedback && has_feedback(client);
+    if !uninstall && !installs {
+        return Err(format!(
+            "nothing to install for {}: {}",
+            client.name(),
+            if has_feedback(client) {
+                "the guard's hook and the feedback's are both left out (--uninstall takes them out)"
+            } else {
+                "it has no hook after a call, and the guard's is left out"
+            }
+        ));
+    }
     let before = match std::fs::read(file) {
         Ok(b) => {
             Some(String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", file.display()))?)
@@ -276,6 +305,9 @@ pub fn plan_with(
         Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
     };
     if client == Client::Opencode {
+        // The plugin is the guard's hook alone (opencode has no hook after
+        // a call that reaches the model): `hooks.guard` is true here, or
+        // it is an uninstall.
         let edited = before
             .as_deref()
             .is_some_and(|b| !is_our_plugin(b) && !force);
@@ -318,13 +350,19 @@ pub fn plan_with(
         })?,
     };
     let was = blanked.as_ref().map(|_| doc.clone());
-    let mut changed = edit(client, &mut doc, uninstall, program, Kind::Before)
-        .map_err(|e| format!("{}: {e}; the file was left as it is", file.display()))?;
+    let mut changed = edit(
+        client,
+        &mut doc,
+        uninstall || !hooks.guard,
+        program,
+        Kind::Before,
+    )
+    .map_err(|e| format!("{}: {e}; the file was left as it is", file.display()))?;
     if has_feedback(client) {
         changed |= edit(
             client,
             &mut doc,
-            uninstall || !feedback,
+            uninstall || !hooks.feedback,
             program,
             Kind::After,
         )
