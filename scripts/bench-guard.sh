@@ -50,7 +50,12 @@
 # same three ways (the shell command's message and the say's appended).
 # With cursor or opencode, the call alone is judged (their hook inputs name
 # no session callint reads), with nothing to keep.
-# Usage: scripts/bench-guard.sh [TURNS] [RUNS] [CLIENT]
+# With HOOK=after (claude-code, codex, gemini), the hook after the call is
+# measured instead: `callint guard feedback` handed the say as done, with
+# its answer (PostToolUse, AfterTool), the same sessions and the same three
+# ways; it reads a session from its start, every line, and tells what the
+# rules that need what follows a line find ("told") or nothing ("quiet").
+# Usage: [HOOK=after] scripts/bench-guard.sh [TURNS] [RUNS] [CLIENT]
 #   (default 1200 turns: ~10 MB; 200 runs; claude-code)
 # With BIN_DIR set, its callint and examples/genlog are measured instead of
 # a fresh release build (to compare two builds in one run).
@@ -116,6 +121,7 @@ import json, os, resource, shutil, subprocess, sys, time
 
 callint, d, runs, client = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 cache = os.path.join(d, "cache")
+after = os.environ.get("HOOK") == "after"
 codex = client == "codex"
 gemini = client == "gemini"
 
@@ -281,14 +287,26 @@ def run(path, server, flags):
     if gemini:
         hook.update({"hook_event_name": "BeforeTool", "tool_name": f"mcp_{server}_say",
                      "mcp_context": {"server_name": server, "tool_name": "say"}})
+    sub = ["guard"]
+    if after:
+        sub = ["guard", "feedback"]
+        answer = json.dumps({"say_id": "bench", "say_status": "queued"})
+        if gemini:
+            hook.update({"hook_event_name": "AfterTool",
+                         "tool_response": {"llmContent": [{"text": answer}], "returnDisplay": answer}})
+        else:
+            hook.update({"hook_event_name": "PostToolUse", "tool_use_id": hook.get("tool_use_id", "toolu_bench"),
+                         "tool_response": {"content": [{"type": "text", "text": answer}]}})
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     s = time.perf_counter()
     keep = [] if "--no-cache" in flags else ["--cache-dir", cache]
-    p = subprocess.run([callint, "guard", "--client", client] + keep + flags, input=json.dumps(hook).encode(), capture_output=True)
+    p = subprocess.run([callint] + sub + ["--client", client] + keep + flags, input=json.dumps(hook).encode(), capture_output=True)
     t = (time.perf_counter() - s) * 1000
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     c = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
-    if not p.stdout:
+    if after:
+        decision = "told" if p.stdout else "quiet"
+    elif not p.stdout:
         decision = "allow"
     elif gemini:
         decision = json.loads(p.stdout)["decision"]
@@ -319,11 +337,14 @@ for name, server in [("one-call", "voicehook"), ("late-call", "vh")]:
         times.sort()
         cpu.sort()
         size = os.path.getsize(path) / 1e6
-        print(f"{client:11} {name:9} {how:8} {size:5.1f} MB  {first:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
+        print(f"{client + (' after' if after else ''):17} {name:9} {how:8} {size:5.1f} MB  {first:5}  runs {runs}  wall p50 {pct(times, 0.50):6.1f} ms  p99 {pct(times, 0.99):6.1f} ms  max {times[-1]:6.1f} ms"
               f"  | cpu p50 {pct(cpu, 0.50):6.1f} ms  p99 {pct(cpu, 0.99):6.1f} ms")
-for path, server in grown:
+# (After the call, a finding is told once a session: the kept run has told
+# it already, so the two are not compared there.)
+for path, server in [] if after else grown:
     kept, fresh = run(path, server, [])[2], run(path, server, ["--no-cache"])[2]
     if kept != fresh:
         sys.exit(f"{path}: {kept} with the cache, {fresh} without it")
-print("the grown sessions are judged alike with and without the cache")
+if not after:
+    print("the grown sessions are judged alike with and without the cache")
 EOF

@@ -36,6 +36,7 @@ use crate::model::{Body, Ms};
 
 pub mod client;
 pub mod doctor;
+pub mod feedback;
 pub mod install;
 mod jsonc;
 pub(crate) mod kept;
@@ -203,6 +204,15 @@ pub(crate) trait Shape {
     fn calls_only(part: &[u8], server: &str, all: bool, ids: &mut HashSet<Vec<u8>>) -> Lines;
     /// The line the client writes for the pending call, at time `when`.
     fn pending_entry(hook: &Hook, when: Ms) -> String;
+    /// The lines the client writes for a call done with its `answer`, at
+    /// time `when`: the call and what answered it, as the session will
+    /// hold them.
+    fn done_entry(hook: &Hook, answer: &feedback::Answer, when: Ms) -> String;
+    /// Take the call `id` and its answer out of `bytes`, where the client
+    /// wrote them already; where the first line changed starts.
+    fn drop_done(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+        Self::drop_pending(bytes, id)
+    }
     /// The lines before offset `tail` (the call's start) that the reader
     /// must read too, with their offsets: none unless the shape says.
     fn before_call(_file: &mut File, _tail: u64) -> io::Result<Vec<(u64, Vec<u8>)>> {
@@ -232,6 +242,33 @@ impl Shape for Claude {
 
     fn pending_entry(hook: &Hook, when: Ms) -> String {
         pending_entry(hook, when)
+    }
+
+    fn done_entry(hook: &Hook, answer: &feedback::Answer, when: Ms) -> String {
+        let result = json!({
+            "type": "user",
+            "timestamp": ts::format_rfc3339(when),
+            "isSidechain": hook.agent_id.is_some(),
+            "message": {
+                "role": "user",
+                "content": [{
+                    "type": "tool_result",
+                    "tool_use_id": PENDING_ID,
+                    "content": [{"type": "text", "text": answer.text}],
+                    "is_error": answer.error,
+                }],
+            },
+        });
+        format!("{}\n{result}", pending_entry(hook, when))
+    }
+
+    fn drop_done(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+        let call = drop_block(bytes, id);
+        let answer = feedback::drop_result(bytes, id);
+        match (call, answer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -275,6 +312,42 @@ pub(crate) fn read_session<S: Shape>(
     now: Ms,
     keeping: Option<Keep<'_>>,
 ) -> Result<(crate::input::Parsed, usize), Verdict> {
+    let id = hook.tool_use_id.as_deref();
+    let appending = Appending {
+        entry: &|when| S::pending_entry(hook, when),
+        drop: &|bytes| id.and_then(|id| S::drop_pending(bytes, id)),
+        all: !only_calls_read(linter),
+        whole: false,
+    };
+    read_session_with::<S>(opts, hook, path, server, now, keeping, &appending)
+}
+
+/// What is appended to a session as read, and how it is read: the
+/// pending call before it is made ([`read_session`]), or a call done with
+/// its answer, for the feedback after it ([`feedback`]).
+pub(crate) struct Appending<'a> {
+    /// The lines the client writes for the call, at a time.
+    pub entry: &'a dyn Fn(Ms) -> String,
+    /// Take the call out of the bytes read where the client wrote it
+    /// already; where the first line changed starts.
+    pub drop: &'a dyn Fn(&mut Vec<u8>) -> Option<usize>,
+    /// Read every line, not only the server's calls and their answers.
+    pub all: bool,
+    /// Read from the file's start (within [`MAX_CALL_BYTES`]), not from
+    /// the call's last `join` or `create_call`.
+    pub whole: bool,
+}
+
+/// [`read_session`], appending and reading as `appending` says.
+pub(crate) fn read_session_with<S: Shape>(
+    opts: &crate::input::Options,
+    hook: &Hook,
+    path: &Path,
+    server: &str,
+    now: Ms,
+    keeping: Option<Keep<'_>>,
+    appending: &Appending<'_>,
+) -> Result<(crate::input::Parsed, usize), Verdict> {
     let cannot = |e: io::Error| {
         Verdict::Unread(format!(
             "cannot read the {} {}: {e}",
@@ -283,7 +356,17 @@ pub(crate) fn read_session<S: Shape>(
         ))
     };
     let mut file = open_session(path, S::FILE).map_err(Verdict::Unread)?;
-    let room = S::pending_entry(hook, now).len() + 64;
+    let room = (appending.entry)(now).len() + 64;
+    // Where the read starts: the line of the call's last `join` or
+    // `create_call`, or with `whole` the file's start.
+    fn never(_: &[u8], _: &str) -> bool {
+        false
+    }
+    let starts: fn(&[u8], &str) -> bool = if appending.whole {
+        never
+    } else {
+        S::starts_call
+    };
     let slot = keeping.map(|k| {
         kept::Slot::new(
             k.dir,
@@ -301,7 +384,7 @@ pub(crate) fn read_session<S: Shape>(
         .as_ref()
         .and_then(|s| s.load::<S::Reader>(&mut file))
         .filter(|(k, new)| {
-            call_start_in(new, server, S::starts_call).is_none()
+            call_start_in(new, server, starts).is_none()
                 && hook
                     .tool_use_id
                     .as_ref()
@@ -313,8 +396,7 @@ pub(crate) fn read_session<S: Shape>(
         None => {
             // A read of the whole call: a long run, for which huge pages pay.
             crate::app::alloc::huge_pages_again();
-            let (tail, bytes) =
-                read_tail(&mut file, server, room, S::starts_call).map_err(cannot)?;
+            let (tail, bytes) = read_tail(&mut file, server, room, starts).map_err(cannot)?;
             let before = S::before_call(&mut file, tail).map_err(cannot)?;
             (kept::Kept::fresh(opts, tail, before), bytes)
         }
@@ -327,10 +409,7 @@ pub(crate) fn read_session<S: Shape>(
             S::FILE
         )));
     }
-    let taken = match &hook.tool_use_id {
-        Some(id) => S::drop_pending(&mut bytes, id),
-        None => None,
-    };
+    let taken = (appending.drop)(&mut bytes);
     // What is kept for the next run: the whole lines, up to the one the
     // pending call was taken out of.
     let whole = memchr::memrchr(b'\n', &bytes).map_or(0, |k| k + 1);
@@ -343,7 +422,7 @@ pub(crate) fn read_session<S: Shape>(
         .flatten()
         .next()
         .map_or(now, |t| t.max(now));
-    let all = !only_calls_read(linter);
+    let all = appending.all;
     let done = S::calls_only(&bytes[..keep], server, all, &mut kept.ids);
     let rewrite = slot.is_some()
         && keep > 0
@@ -369,7 +448,7 @@ pub(crate) fn read_session<S: Shape>(
         bytes.push(b'\n');
     }
     let base = kept.reader.bytes() + (bytes.len() - done);
-    bytes.extend_from_slice(S::pending_entry(hook, when).as_bytes());
+    bytes.extend_from_slice((appending.entry)(when).as_bytes());
     kept.reader.read(&bytes[done..], true);
     drop(bytes);
     let parsed = kept.reader.finish();

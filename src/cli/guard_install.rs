@@ -20,7 +20,14 @@ The hook is merged into what the file holds, once; a changed file is copied
 to FILE.bak first. A file that is not JSON is an error (exit 2), and is left
 untouched. The hook runs this callint by its whole path (--command PATH for
 another); an earlier install's `callint guard` entry is changed to it, never
-doubled. --uninstall removes a file left with nothing else in it.")]
+doubled. --uninstall removes a file left with nothing else in it.
+
+For Claude Code, Codex and Gemini CLI, a second hook is written beside it:
+`callint guard feedback` after each MCP call (PostToolUse, AfterTool), which
+tells the agent what the call so far shows of the rules that need what follows
+a line. --no-feedback leaves it out (and takes it out of an earlier install),
+--no-guard leaves out the guard's before a call (likewise); --uninstall takes
+out both.")]
 pub struct InstallArgs {
     /// The client whose hook to write.
     #[arg(long, value_enum)]
@@ -47,6 +54,14 @@ pub struct InstallArgs {
     /// installed.
     #[arg(long)]
     force: bool,
+    /// Write only the guard's hook before a call, not the one after it that
+    /// tells the agent what the call shows (and take that one out).
+    #[arg(long)]
+    no_feedback: bool,
+    /// Write only the hook after a call that tells the agent what the call
+    /// shows, not the guard's before a call (and take that one out).
+    #[arg(long, conflicts_with = "uninstall")]
+    no_guard: bool,
 }
 
 /// The callint the hook runs: `--command`, else the running binary, each
@@ -90,14 +105,29 @@ pub fn run(a: &InstallArgs) -> u8 {
     let scope = if a.user { Scope::User } else { Scope::Project };
     let (project, home) = places(a.dir.as_ref());
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let plan = install::file(a.client, scope, &project, home.as_deref(), &env)
-        .and_then(|f| install::plan(a.client, &f, a.uninstall, &program(a), a.force));
+    let plan = install::file(a.client, scope, &project, home.as_deref(), &env).and_then(|f| {
+        install::plan_with(
+            a.client,
+            &f,
+            a.uninstall,
+            &program(a),
+            a.force,
+            install::Hooks {
+                guard: !a.no_guard,
+                feedback: !a.no_feedback,
+            },
+        )
+    });
     let plan = match plan {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };
     let file = plan.file.display().to_string();
-    let what = format!("the guard hook for {}", a.client.name());
+    let what = if a.no_guard {
+        format!("the feedback hook after calls for {}", a.client.name())
+    } else {
+        format!("the guard hook for {}", a.client.name())
+    };
     if a.print {
         let mut out = match (&plan.after, plan.unchanged()) {
             (_, true) => format!("{file}: nothing to change for {what}\n"),
@@ -152,4 +182,155 @@ pub fn doctor(a: &DoctorArgs) -> u8 {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let report = crate::app::guard::doctor::run(&project, home.as_deref(), &env);
     super::emit(report.text.as_bytes(), u8::from(report.broken))
+}
+
+#[derive(Args)]
+#[command(
+    after_help = "The hook input is read from standard input, as the client writes it after a
+tool call: Claude Code's and Codex's PostToolUse, Gemini CLI's AfterTool. What
+the call so far shows of the rules that judge a line only once what follows it
+is known (no-greeting, join-sequence, slow-ack, link-not-last, ...) is passed
+to the model with the tool's answer (hookSpecificOutput.additionalContext),
+each finding once a session. Nothing is written when there is nothing new to
+say. It never blocks or undoes anything, and always exits 0."
+)]
+pub struct FeedbackArgs {
+    /// The client that runs the hook: claude-code, codex or gemini.
+    #[arg(long, value_enum, default_value_t = Client::ClaudeCode)]
+    client: Client,
+    /// Use this configuration file instead of the callint.toml nearest to
+    /// the hook's working folder.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every callint.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// Judge the call as made at this time (RFC 3339) instead of now.
+    #[arg(long, value_name = "TIME", hide = true)]
+    now: Option<String>,
+    /// Keep what was read of each session, and what was told, in this
+    /// folder [default: the guard's].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+    /// Read the session afresh on every call, keeping nothing (every
+    /// finding is then told again after each call).
+    #[arg(long)]
+    no_cache: bool,
+    /// Write the kept state again once this many bytes more of the session
+    /// were read since it (0: after every call).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::app::guard::REWRITE_AFTER, hide = true)]
+    cache_rewrite: u64,
+}
+
+/// The largest hook input read: a call done with its answer.
+const MAX_FEEDBACK_INPUT: u64 = 16 << 20;
+
+/// `callint guard feedback`: always 0; what to tell the agent is the
+/// client's JSON on standard output, nothing when there is nothing new.
+pub fn feedback(a: &FeedbackArgs) -> u8 {
+    match feedback_text(a) {
+        Some(out) => super::emit(format!("{out}\n").as_bytes(), 0),
+        None => 0,
+    }
+}
+
+fn feedback_text(a: &FeedbackArgs) -> Option<String> {
+    use crate::app::guard::{self, feedback};
+    use std::io::Read;
+    let warn = |m: String| super::warn(format_args!("guard feedback: {m}"));
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin()
+        .lock()
+        .take(MAX_FEEDBACK_INPUT)
+        .read_to_end(&mut input)
+    {
+        warn(format!("cannot read the hook input: {e}"));
+        return None;
+    }
+    let done = match feedback::read(a.client, &input) {
+        Ok(d) => d,
+        Err(e) => {
+            warn(e);
+            return None;
+        }
+    };
+    // Another server's tool: nothing to say, before anything is read.
+    guard::voicehook_tool(&done.pending.hook).ok()?;
+    let now = match &a.now {
+        Some(t) => match crate::input::ts::parse_rfc3339(t) {
+            Some(t) => t,
+            None => {
+                warn(format!(
+                    "--now {} is no RFC 3339 time",
+                    crate::core::escape::one_line(t)
+                ));
+                return None;
+            }
+        },
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    };
+    let dir = done
+        .pending
+        .hook
+        .cwd
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
+    let settings = crate::app::batch::Settings {
+        config: crate::app::batch::ConfigChoice::from_flags(a.no_config, a.config.as_deref()),
+        ..crate::app::batch::Settings::default()
+    };
+    let config = settings.load(settings.config_path(&dir.join("callint.toml")).as_deref());
+    let loaded = config.and_then(|c| {
+        crate::lint::engine::Linter::new(&c, None, &[])
+            .map(|l| (l, c.guard_servers, c.guard_feedback != Some(false)))
+            .map_err(|e| e.to_string())
+    });
+    let (linter, guard_servers, on) = match loaded {
+        Ok(l) => l,
+        Err(e) => {
+            warn(e);
+            return None;
+        }
+    };
+    if !on {
+        // `[guard] feedback = false`: turned off in callint.toml.
+        return None;
+    }
+    let cache = if a.no_cache {
+        None
+    } else {
+        a.cache_dir.clone().or_else(guard::default_cache_dir)
+    };
+    let keep = cache.as_deref().map(|dir| guard::Keep {
+        dir,
+        rewrite_after: a.cache_rewrite,
+    });
+    let session = done.pending.hook.session_id.as_deref();
+    let once =
+        |what: &str| guard::notes::first_time(cache.as_deref(), a.client.name(), session, what);
+    let told = match feedback::judge(&linter, &done, &guard_servers, now, keep) {
+        feedback::Feedback::Unjudged(why) => {
+            if let Some(why) = why {
+                if once(&format!("feedback unjudged: {why}")) {
+                    warn(format!("nothing judged: {why}"));
+                }
+            }
+            return None;
+        }
+        feedback::Feedback::Found(t) => t,
+    };
+    let new: Vec<&crate::core::diagnostic::Diagnostic> = told
+        .iter()
+        .filter(|t| once(&t.key))
+        .map(|t| &t.finding)
+        .collect();
+    if new.is_empty() {
+        return None;
+    }
+    let mut new = new;
+    new.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.rule));
+    let text = feedback::message(&new, a.client.reason_max());
+    feedback::output(a.client, &text)
 }

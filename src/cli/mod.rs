@@ -276,6 +276,9 @@ enum GuardAction {
     /// installed hook would let every call through.
     #[command(visible_alias = "status")]
     Doctor(guard_install::DoctorArgs),
+    /// After a voicehook call: tell the agent what the call so far shows of
+    /// the rules that need what follows a line (a post-tool hook).
+    Feedback(guard_install::FeedbackArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -501,6 +504,7 @@ fn guard(args: GuardArgs) -> u8 {
     match &args.action {
         Some(GuardAction::Install(a)) => return guard_install::run(a),
         Some(GuardAction::Doctor(a)) => return guard_install::doctor(a),
+        Some(GuardAction::Feedback(a)) => return guard_install::feedback(a),
         None => {}
     }
     // Most runs go on from a kept state and live a few milliseconds; one

@@ -82,6 +82,9 @@ struct File {
 struct GuardTable {
     #[serde(default)]
     servers: Vec<String>,
+    /// `false` turns the feedback after a call off (`guard feedback`).
+    #[serde(default)]
+    feedback: Option<bool>,
 }
 
 /// A loaded configuration (the defaults when there is no file).
@@ -110,6 +113,9 @@ pub struct Config {
     /// may tell it, by name, URL or command line
     /// (`app::guard::server::is_voicehook`).
     pub guard_servers: Vec<String>,
+    /// `[guard] feedback`: whether `guard feedback` tells the agent what
+    /// the call shows after each call (`None`: it does).
+    pub guard_feedback: Option<bool>,
 }
 
 /// A rule's resolved settings: `severity` is `None` when it is off.
@@ -189,6 +195,7 @@ impl Config {
             rules: file.rules,
             per_file_ignores: file.per_file_ignores.into_iter().collect(),
             guard_servers: file.guard.servers,
+            guard_feedback: file.guard.feedback,
         };
         // Validate every rule's table now, so a typo fails before linting.
         for name in config.rules.keys() {

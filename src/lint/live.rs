@@ -219,6 +219,27 @@ pub fn judge_pending(
     live.judge(linter, pending)
 }
 
+/// The findings `check` reports on the call the last of `records` (a log
+/// so far, in order, with the log's `meta`) belongs to, of the rules that
+/// judge a record only once what follows it is known
+/// ([`When::After`](crate::core::meta::When)), in file order: what the log,
+/// as far as it is written, shows of them (a rule of these holds back what
+/// the rest of the log could still change).
+pub fn settled(linter: &Linter, meta: Option<&Meta>, records: Vec<Record>) -> Vec<Diagnostic> {
+    let mut live = Live::new(meta.cloned());
+    live.extend(records);
+    let Some(c) = live.calls.get(live.current) else {
+        return Vec::new();
+    };
+    let call = Call::build(live.meta.as_ref(), &c.records, linter.cast());
+    let mut out = Vec::new();
+    linter.run(&call, &mut out);
+    out.retain(|d| crate::rules::looks_ahead(d.rule));
+    sort(&mut out);
+    dedup(&mut out);
+    out
+}
+
 /// What finding the call of a record changed in [`Live`].
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Made {

@@ -1206,7 +1206,9 @@ fn install_writes_the_whole_path_and_takes_a_bare_entry_for_its_own() {
         format!("{exe} guard --client codex")
     );
     let text = std::fs::read_to_string(&codex).unwrap();
-    assert_eq!(text.matches("mcp__.*").count(), 1, "{text}");
+    // one group before calls, one after them (the feedback hook)
+    assert_eq!(text.matches("mcp__.*").count(), 2, "{text}");
+    assert_eq!(text.matches("guard --client codex").count(), 1, "{text}");
     assert!(text.contains("audit"), "{text}");
     // Codex runs it only once trusted: install says how
     assert!(out(&o).contains("/hooks"), "{}", out(&o));
@@ -1377,7 +1379,8 @@ fn doctor_finds_a_broken_install_and_passes_good_ones() {
     let o = doctor();
     let text = out(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    assert_eq!(text.matches("    ok: ").count(), 5, "{text}");
+    // five guards, and the feedback hooks of Claude Code, Codex and Gemini CLI
+    assert_eq!(text.matches("    ok: ").count(), 8, "{text}");
     assert!(text.contains("/hooks"), "Codex's trust step: {text}");
     assert!(text.contains("failClosed"), "{text}");
     assert!(!text.contains("BROKEN"), "{text}");

@@ -506,3 +506,304 @@ fn mcp_traces_through_the_proxy_agree_with_check() {
     }
     assert_agrees("mcp", &t);
 }
+
+/// What a client hands its hook after one voicehook call of a session
+/// line: the tool's name, arguments, id, the answer as the hook input
+/// holds it (`tool_response`), and the call's time.
+struct DoneCall {
+    tool: String,
+    input: Value,
+    id: String,
+    response: Value,
+    ts: Value,
+}
+
+/// The voicehook calls of line `i` of a session of `client`, each with its
+/// answer (looked for in the lines after it), as the post-tool hook gets
+/// them: Claude Code's and Codex's `PostToolUse` hand the MCP
+/// `CallToolResult` (`content`, `isError`), Gemini CLI's `AfterTool`
+/// `{llmContent, returnDisplay, error}` (packages/core/src/hooks/types.ts).
+fn done_calls(client: Client, lines: &[String], i: usize) -> Vec<DoneCall> {
+    let e: Value = serde_json::from_str(&lines[i]).unwrap();
+    let later = || {
+        lines[i + 1..]
+            .iter()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    };
+    let result = |text: String, error: bool| json!({"content": [{"type": "text", "text": text}], "isError": error});
+    match client {
+        Client::ClaudeCode if e["type"] == "assistant" => e["message"]["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| {
+                b["type"] == "tool_use"
+                    && b["name"]
+                        .as_str()
+                        .is_some_and(|n| n.starts_with("mcp__voicehook__"))
+            })
+            .map(|b| {
+                let id = b["id"].as_str().unwrap().to_string();
+                let answer = later()
+                    .flat_map(|l| l["message"]["content"].as_array().cloned().unwrap_or_default())
+                    .find(|r| r["type"] == "tool_result" && r["tool_use_id"] == id.as_str())
+                    .unwrap_or(Value::Null);
+                let text = answer["content"][0]["text"].as_str().unwrap_or("").to_string();
+                DoneCall {
+                    tool: b["name"].as_str().unwrap().to_string(),
+                    input: b["input"].clone(),
+                    response: result(text, answer["is_error"] == true),
+                    id,
+                    ts: e["timestamp"].clone(),
+                }
+            })
+            .collect(),
+        Client::Codex
+            if e["type"] == "response_item"
+                && e["payload"]["type"] == "function_call"
+                && e["payload"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("mcp__voicehook__")) =>
+        {
+            let id = e["payload"]["call_id"].as_str().unwrap().to_string();
+            let end = later()
+                .find(|l| {
+                    l["payload"]["type"] == "mcp_tool_call_end"
+                        && l["payload"]["call_id"] == id.as_str()
+                })
+                .unwrap_or(Value::Null);
+            let ok = &end["payload"]["result"]["Ok"];
+            let text = ok["content"][0]["text"].as_str().unwrap_or("").to_string();
+            vec![DoneCall {
+                tool: e["payload"]["name"].as_str().unwrap().to_string(),
+                input: serde_json::from_str(e["payload"]["arguments"].as_str().unwrap()).unwrap(),
+                response: result(text, ok["isError"] == true),
+                id,
+                ts: e["timestamp"].clone(),
+            }]
+        }
+        Client::Gemini if e["type"] == "gemini" => e["toolCalls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| {
+                c["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("mcp_voicehook_"))
+            })
+            .map(|c| {
+                let output = c["result"][0]["functionResponse"]["response"]["output"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                let error = c["status"] == "error";
+                DoneCall {
+                    tool: c["name"].as_str().unwrap().to_string(),
+                    input: c["args"].clone(),
+                    response: json!({"llmContent": [{"text": output}], "returnDisplay": c["resultDisplay"],
+                        "error": if error { json!({"message": output}) } else { Value::Null }}),
+                    id: c["id"].as_str().unwrap_or("").to_string(),
+                    ts: c["timestamp"].clone(),
+                }
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A finding as told and as `check` makes it: its rule and the time of
+/// the record it is about (its words may grow with what follows: a name
+/// learnt later, a window that closed).
+type Key = (String, Option<i64>);
+
+/// The findings `check` makes of the rules that judge a line only once
+/// what follows it is known, counted.
+fn after_findings(linter: &Linter, name: &str, bytes: &[u8]) -> BTreeMap<Key, usize> {
+    let f = linter.lint(name, bytes.to_vec());
+    let mut m = BTreeMap::new();
+    for d in &f.diagnostics {
+        if callint::rules::looks_ahead(d.rule)
+            && d.severity > callint::core::diagnostic::Severity::Info
+        {
+            *m.entry((d.rule.to_string(), d.ts)).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+/// What the feedback after calls told over sessions of one shape, against
+/// `check`.
+#[derive(Default)]
+struct Told {
+    sessions: usize,
+    calls: usize,
+    told: usize,
+    wrong: Vec<String>,
+}
+
+/// The feedback after each voicehook call of every corpus session in the
+/// shape `client` writes, compact and spaced, read fresh and from the kept
+/// state: each finding is told once (as the guard's notes do), and what is
+/// told over the session is exactly what `check` finds, of the rules that
+/// look ahead, on the session as it was once the last voicehook call was
+/// answered; each told is among `check`'s findings on the whole file too.
+fn feedback_shape(client: Client, dir: &Path) -> Told {
+    use callint::app::guard::feedback;
+    let linter = linter();
+    let (convert, suffix): (Convert, _) = match client {
+        Client::ClaudeCode => (convert::claude, "claude"),
+        Client::Gemini => (convert::gemini, "gemini"),
+        _ => (convert::codex, "codex"),
+    };
+    let (after, _) = feedback::events(client).unwrap();
+    let mut t = Told::default();
+    for (case, logs) in native_cases() {
+        for (file, bytes) in convert(&logs).files {
+            for (spaced, reversed, ser) in &SERIALISATIONS[..2] {
+                let lines = rewrite_lines(&bytes, *spaced, *reversed);
+                let name = format!("{ser}-{case}-{file}-{suffix}.jsonl");
+                for keep in [false, true] {
+                    let cache = dir.join(format!("fb-cache-{keep}"));
+                    let mut keys = std::collections::HashSet::new();
+                    let mut got: BTreeMap<Key, usize> = BTreeMap::new();
+                    let mut last_answer = None;
+                    let cut = dir.join(format!("fb-{keep}-{name}"));
+                    for i in 0..lines.len() {
+                        for call in done_calls(client, &lines, i) {
+                            // What the file holds when the hook runs: the
+                            // call written (Gemini CLI records it only
+                            // later), its answer not yet.
+                            let upto = if client == Client::Gemini { i } else { i + 1 };
+                            std::fs::write(&cut, lines[..upto].join("\n") + "\n").unwrap();
+                            let mut hook = json!({"hook_event_name": after, "session_id": format!("{name}-{keep}"),
+                                "transcript_path": cut, "cwd": dir, "tool_name": call.tool,
+                                "tool_input": call.input, "tool_use_id": call.id,
+                                "tool_response": call.response});
+                            if client == Client::Gemini {
+                                let own = call
+                                    .tool
+                                    .strip_prefix("mcp_voicehook_")
+                                    .unwrap()
+                                    .to_string();
+                                hook["mcp_context"] =
+                                    json!({"server_name": "voicehook", "tool_name": own});
+                                hook.as_object_mut().unwrap().remove("tool_use_id");
+                            }
+                            let e: Value = serde_json::from_str(&lines[i]).unwrap();
+                            if e["isSidechain"] == true {
+                                hook["agent_id"] = e["agentId"].clone();
+                            }
+                            let done = feedback::read(client, hook.to_string().as_bytes()).unwrap();
+                            let k = Keep {
+                                dir: &cache,
+                                rewrite_after: 0,
+                            };
+                            t.calls += 1;
+                            match feedback::judge(
+                                &linter,
+                                &done,
+                                &[],
+                                ms(&call.ts),
+                                keep.then_some(k),
+                            ) {
+                                feedback::Feedback::Found(found) => {
+                                    for f in found {
+                                        if keys.insert(f.key.clone()) {
+                                            t.told += 1;
+                                            *got.entry((
+                                                f.finding.rule.to_string(),
+                                                f.finding.ts,
+                                            ))
+                                            .or_insert(0) += 1;
+                                        }
+                                    }
+                                }
+                                feedback::Feedback::Unjudged(why) => t
+                                    .wrong
+                                    .push(format!("{name}:{} {keep}: not judged: {why:?}", i + 1)),
+                            }
+                            last_answer = Some(i);
+                        }
+                    }
+                    let Some(last) = last_answer else { continue };
+                    t.sessions += 1;
+                    // The session once the last call was answered: up to
+                    // the line that answers it.
+                    let e: Value = serde_json::from_str(&lines[last]).unwrap();
+                    let end = match client {
+                        Client::Gemini => last + 1,
+                        _ => {
+                            let ids: Vec<String> = done_calls(client, &lines, last)
+                                .into_iter()
+                                .map(|c| c.id)
+                                .collect();
+                            let _ = e;
+                            lines[last + 1..]
+                                .iter()
+                                .position(|l| ids.iter().any(|id| l.contains(&format!("\"{id}\""))))
+                                .map_or(last + 1, |k| last + 2 + k)
+                        }
+                    };
+                    let want =
+                        after_findings(&linter, &name, (lines[..end].join("\n") + "\n").as_bytes());
+                    if got != want {
+                        t.wrong.push(format!(
+                            "{name} ({}): told {got:?}, check after the last call {want:?}",
+                            if keep { "kept" } else { "fresh" }
+                        ));
+                    }
+                    let whole =
+                        after_findings(&linter, &name, (lines.join("\n") + "\n").as_bytes());
+                    for (k, n) in &got {
+                        if whole.get(k).copied().unwrap_or(0) < *n {
+                            t.wrong.push(format!(
+                                "{name}: told {k:?}, which check of the whole file does not find"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    t
+}
+
+fn assert_told(shape: &str, t: &Told) {
+    println!(
+        "{shape}: {} sessions, {} calls, {} findings told, {} differ",
+        t.sessions,
+        t.calls,
+        t.told,
+        t.wrong.len()
+    );
+    assert!(
+        t.wrong.is_empty(),
+        "{shape}: {} differ:\n{}",
+        t.wrong.len(),
+        t.wrong.join("\n")
+    );
+    assert!(
+        t.calls > 500 && t.told > 20,
+        "{shape}: {} calls, {} told",
+        t.calls,
+        t.told
+    );
+}
+
+#[test]
+fn feedback_after_calls_agrees_with_check_claude_code() {
+    let t = feedback_shape(Client::ClaudeCode, &scratch());
+    assert_told("claude-code", &t);
+}
+
+#[test]
+fn feedback_after_calls_agrees_with_check_codex() {
+    let t = feedback_shape(Client::Codex, &scratch());
+    assert_told("codex", &t);
+}
+
+#[test]
+fn feedback_after_calls_agrees_with_check_gemini() {
+    let t = feedback_shape(Client::Gemini, &scratch());
+    assert_told("gemini", &t);
+}

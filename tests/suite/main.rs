@@ -19,6 +19,7 @@ mod guard;
 mod guard_agrees;
 mod guard_cache;
 mod guard_clients;
+mod guard_feedback;
 mod hostile;
 mod inputs;
 mod live_agrees;

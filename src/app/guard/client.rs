@@ -153,20 +153,10 @@ pub fn judge_with(
 ) -> (Verdict, Option<String>) {
     // Another server's tool, or no voicehook function: let through before
     // anything is read, and nothing to note.
-    let name = match voicehook_tool(&pending.hook) {
-        Ok((server, _)) => server.to_string(),
+    let opts = match options(linter, pending, guard_servers) {
+        Ok(o) => o,
         Err(v) => return (v, None),
     };
-    let mut opts = linter.read_options().clone();
-    let said = Server {
-        name: name.clone(),
-        ..pending.server.clone()
-    };
-    let mut configured = opts.servers.clone();
-    configured.extend(guard_servers.iter().cloned());
-    if is_voicehook(&said, &configured) && !opts.servers.contains(&name) {
-        opts.servers.push(name);
-    }
     let verdict = match &pending.history {
         History::Claude => super::judge_transcript(linter, &opts, &pending.hook, now, keep),
         History::Rollout(path) => {
@@ -184,6 +174,29 @@ pub fn judge_with(
         Verdict::Unread(why) => alone::judge(linter, &opts, pending, now, &why),
         v => (v, None),
     }
+}
+
+/// The reader options a call of `pending` is read with: the
+/// configuration's, with its server among the servers when it is known to
+/// be voicehook's ([`is_voicehook`]); the verdict that lets a tool of no
+/// voicehook function through unread.
+pub(crate) fn options(
+    linter: &Linter,
+    pending: &Pending,
+    guard_servers: &[String],
+) -> Result<crate::input::Options, Verdict> {
+    let name = voicehook_tool(&pending.hook)?.0.to_string();
+    let mut opts = linter.read_options().clone();
+    let said = Server {
+        name: name.clone(),
+        ..pending.server.clone()
+    };
+    let mut configured = opts.servers.clone();
+    configured.extend(guard_servers.iter().cloned());
+    if is_voicehook(&said, &configured) && !opts.servers.contains(&name) {
+        opts.servers.push(name);
+    }
+    Ok(opts)
 }
 
 /// A string field of `o`, when it is a non-empty string.

@@ -77,6 +77,38 @@ pub fn run(project: &Path, home: Option<&Path>, env: &dyn Fn(&str) -> Option<Str
                     continue;
                 }
             };
+            if install::has_feedback(client) {
+                match install::find_of(client, &content, install::Kind::After) {
+                    Ok(after) if after.is_empty() => {
+                        let _ = writeln!(
+                            text,
+                            "  {which}: {shown}: no feedback hook after calls (`install` writes it; --no-feedback leaves it out)"
+                        );
+                    }
+                    Ok(after) => {
+                        for f in after {
+                            let _ = writeln!(
+                                text,
+                                "  {which}: {shown}: after calls runs `{}`",
+                                f.command
+                            );
+                            match check_after(client, &f.command, env) {
+                                Ok(ok) => {
+                                    let _ = writeln!(text, "    ok: {ok}");
+                                }
+                                Err(e) => {
+                                    broken = true;
+                                    let _ = writeln!(
+                                        text,
+                                        "    BROKEN: {e}; the agent is never told what the call shows after it"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
             if found.is_empty() {
                 let _ = writeln!(text, "  {which}: {shown}: no callint guard hook");
                 continue;
@@ -161,6 +193,110 @@ fn check(
     ))
 }
 
+/// Check the feedback hook's command: it resolves to an executable, and
+/// tells what a session shows after a call: a join 20 s ago that greeted
+/// no one, then a `status`, must be told as `no-greeting` in the client's
+/// form. The session is written, in the client's shape, to a file of its
+/// own in the temporary folder (a session id of its own, so that the
+/// finding was never told before), and removed after with what the hook
+/// kept of it.
+fn check_after(
+    client: Client,
+    command: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let program = install::program_of(command)
+        .ok_or_else(|| format!("cannot read the command `{command}`"))?;
+    let path = resolve(&program, env).ok_or_else(|| {
+        format!("`{program}` is not found (the command exits 127 and runs nothing)")
+    })?;
+    if !executable(&path) {
+        return Err(format!("{} is not executable", path.display()));
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));
+    let session = format!("callint-doctor-{}-{now}", std::process::id());
+    // A folder of its own for the session and for what the hook keeps
+    // (`XDG_CACHE_HOME`), so that nothing of the sample stays behind.
+    let folder = std::env::temp_dir().join(&session);
+    let file = folder.join("session.jsonl");
+    let (input, lines) = after_sample(client, &session, &file, now);
+    std::fs::create_dir_all(&folder)
+        .and_then(|()| std::fs::write(&file, lines))
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let answered = sample_with(client, command, &program, &input, Some(&folder));
+    let _ = std::fs::remove_dir_all(&folder);
+    let out = answered?;
+    let told = serde_json::from_str::<Value>(out.trim())
+        .ok()
+        .and_then(|v| {
+            v.get("hookSpecificOutput")?
+                .get("additionalContext")?
+                .as_str()
+                .map(str::to_string)
+        })
+        .filter(|t| t.contains("no-greeting"));
+    match told {
+        Some(t) => Ok(format!(
+            "{} runs; a join that greeted no one is told after the next call ({})",
+            path.display(),
+            cut(&t)
+        )),
+        None => Err(format!(
+            "a join that greeted no one is not told after the next call as {} reads it (it answered {:?})",
+            client.name(),
+            cut(&out)
+        )),
+    }
+}
+
+/// The post-tool hook input of a `status` made at `now` in session
+/// `session`, whose file `file` holds (the lines returned) a join 20 s
+/// before that did not greet, as `client` records them.
+fn after_sample(client: Client, session: &str, file: &Path, now: i64) -> (String, String) {
+    let at = |ms: i64| crate::input::ts::format_rfc3339(ms);
+    let (joined, answered) = (at(now - 20_000), at(now - 19_000));
+    let join = json!({"call_id": "c-doctor", "label": "Doctor", "greet": false});
+    let answer = r#"{"status":"joined","call_id":"c-doctor","context":{"lang":"en"}}"#;
+    let status = json!({"doing": "🔧 Checking the hooks"});
+    let done = json!({"content": [{"type": "text", "text": "{\"ok\":true}"}]});
+    let cwd = std::env::temp_dir();
+    let lines: Vec<Value> = match client {
+        Client::Codex => vec![
+            json!({"timestamp": joined, "type": "response_item", "payload": {"type": "function_call",
+                "name": "mcp__voicehook__join", "arguments": join.to_string(), "call_id": "call_j"}}),
+            json!({"timestamp": answered, "type": "event_msg", "payload": {"type": "mcp_tool_call_end",
+                "call_id": "call_j", "invocation": {"server": "voicehook", "tool": "join", "arguments": join},
+                "result": {"Ok": {"content": [{"type": "text", "text": answer}]}}}}),
+        ],
+        Client::Gemini => vec![
+            json!({"id": "m1", "timestamp": joined, "type": "gemini", "content": "",
+            "toolCalls": [{"id": "j1", "name": "mcp_voicehook_join", "args": join, "status": "success",
+            "timestamp": answered, "result": [{"functionResponse": {"id": "j1", "name": "mcp_voicehook_join",
+            "response": {"output": answer}}}]}]}),
+        ],
+        _ => vec![
+            json!({"type": "assistant", "timestamp": joined, "message": {"role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_j", "name": "mcp__voicehook__join", "input": join}]}}),
+            json!({"type": "user", "timestamp": answered, "message": {"role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_j",
+                "content": [{"type": "text", "text": answer}]}]}}),
+        ],
+    };
+    let input = match client {
+        Client::Gemini => json!({"session_id": session, "transcript_path": file, "cwd": cwd,
+            "hook_event_name": "AfterTool", "tool_name": "mcp_voicehook_status", "tool_input": status,
+            "mcp_context": {"server_name": "voicehook", "tool_name": "status"},
+            "tool_response": {"llmContent": [{"text": "{\"ok\":true}"}], "returnDisplay": "{\"ok\":true}"}}),
+        _ => json!({"session_id": session, "transcript_path": file, "cwd": cwd,
+            "hook_event_name": "PostToolUse", "tool_name": "mcp__voicehook__status", "tool_input": status,
+            "tool_use_id": "call_status", "tool_response": done}),
+    };
+    let text = lines.iter().map(|l| format!("{l}\n")).collect();
+    (input.to_string(), text)
+}
+
 fn cut(s: &str) -> String {
     let s = s.trim();
     match s.char_indices().nth(60) {
@@ -231,6 +367,17 @@ fn samples(client: Client) -> (String, String) {
 /// opencode plugin runs the program itself) with `input`; its standard
 /// output.
 fn sample(client: Client, command: &str, program: &str, input: &str) -> Result<String, String> {
+    sample_with(client, command, program, input, None)
+}
+
+/// [`sample`], with `XDG_CACHE_HOME` set to `cache` when given.
+fn sample_with(
+    client: Client,
+    command: &str,
+    program: &str,
+    input: &str,
+    cache: Option<&Path>,
+) -> Result<String, String> {
     let mut cmd = if client == Client::Opencode {
         let mut c = Command::new(program);
         c.args(["guard", "--client", "opencode"]);
@@ -240,6 +387,9 @@ fn sample(client: Client, command: &str, program: &str, input: &str) -> Result<S
         c.arg("-c").arg(command);
         c
     };
+    if let Some(cache) = cache {
+        cmd.env("XDG_CACHE_HOME", cache);
+    }
     let mut child = cmd
         .current_dir(std::env::temp_dir())
         .stdin(Stdio::piped())

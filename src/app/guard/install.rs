@@ -92,15 +92,40 @@ impl Plan {
 /// path), quoted for a shell when it needs to be, and the guard's
 /// arguments for `client`.
 pub fn command(client: Client, program: &str) -> String {
-    format!("{} {}", shell_quoted(program), arguments(client))
+    command_of(client, program, Kind::Before)
 }
 
-/// The guard's arguments for `client`.
-fn arguments(client: Client) -> String {
+/// [`command`], of the hook of `kind`.
+pub fn command_of(client: Client, program: &str, kind: Kind) -> String {
+    format!("{} {}", shell_quoted(program), arguments(client, kind))
+}
+
+/// Which of the guard's hooks: the one before a call (`callint guard`),
+/// or the one after it that tells the agent what the call shows
+/// (`callint guard feedback`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Before,
+    After,
+}
+
+/// The guard's arguments for `client`, in its hook of `kind`.
+fn arguments(client: Client, kind: Kind) -> String {
+    let sub = match kind {
+        Kind::Before => "guard",
+        Kind::After => "guard feedback",
+    };
     match client {
-        Client::ClaudeCode => "guard".into(),
-        c => format!("guard --client {}", c.name()),
+        Client::ClaudeCode => sub.into(),
+        c => format!("{sub} --client {}", c.name()),
     }
+}
+
+/// True when `client` has a hook after a tool call that passes text to
+/// the model (Claude Code and Codex `PostToolUse`, Gemini CLI
+/// `AfterTool`): the feedback hook is installed with the guard's there.
+pub fn has_feedback(client: Client) -> bool {
+    super::feedback::events(client).is_some()
 }
 
 /// `word` as one word of a POSIX shell's command line: as it is when it
@@ -154,7 +179,13 @@ fn first_word(cmd: &str) -> Option<(String, &str)> {
 /// or an earlier install wrote it: a callint binary (any path whose file
 /// is `callint`, a bare `callint` found on PATH, or `program`) with the
 /// guard's arguments.
+#[cfg(test)]
 fn is_guard_command(cmd: &str, client: Client, program: &str) -> bool {
+    is_hook_command(cmd, client, program, Kind::Before)
+}
+
+/// [`is_guard_command`], for the hook of `kind`.
+fn is_hook_command(cmd: &str, client: Client, program: &str, kind: Kind) -> bool {
     let Some((first, rest)) = first_word(cmd) else {
         return false;
     };
@@ -164,7 +195,11 @@ fn is_guard_command(cmd: &str, client: Client, program: &str) -> bool {
         .unwrap_or("");
     let callint = matches!(name, "callint" | "callint.exe") || first == program;
     let args: Vec<&str> = rest.split_whitespace().collect();
-    callint && args == arguments(client).split_whitespace().collect::<Vec<_>>()
+    callint
+        && args
+            == arguments(client, kind)
+                .split_whitespace()
+                .collect::<Vec<_>>()
 }
 
 /// The file `client`'s hook configuration goes to, for `scope`, with the
@@ -219,6 +254,49 @@ pub fn plan(
     program: &str,
     force: bool,
 ) -> Result<Plan, String> {
+    plan_with(client, file, uninstall, program, force, Hooks::BOTH)
+}
+
+/// Which of the two hooks an install writes; the one left out is taken
+/// out of an earlier install.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hooks {
+    /// The guard's, before a call.
+    pub guard: bool,
+    /// The feedback's, after a call (for a client that has one).
+    pub feedback: bool,
+}
+
+impl Hooks {
+    pub const BOTH: Hooks = Hooks {
+        guard: true,
+        feedback: true,
+    };
+}
+
+/// [`plan`]; of the guard's hook before a call and the feedback's after it
+/// (for a client that has one, [`has_feedback`]), what `hooks` leaves out
+/// is taken out. `uninstall` takes out both.
+pub fn plan_with(
+    client: Client,
+    file: &Path,
+    uninstall: bool,
+    program: &str,
+    force: bool,
+    hooks: Hooks,
+) -> Result<Plan, String> {
+    let installs = hooks.guard || hooks.feedback && has_feedback(client);
+    if !uninstall && !installs {
+        return Err(format!(
+            "nothing to install for {}: {}",
+            client.name(),
+            if has_feedback(client) {
+                "the guard's hook and the feedback's are both left out (--uninstall takes them out)"
+            } else {
+                "it has no hook after a call, and the guard's is left out"
+            }
+        ));
+    }
     let before = match std::fs::read(file) {
         Ok(b) => {
             Some(String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", file.display()))?)
@@ -227,6 +305,9 @@ pub fn plan(
         Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
     };
     if client == Client::Opencode {
+        // The plugin is the guard's hook alone (opencode has no hook after
+        // a call that reaches the model): `hooks.guard` is true here, or
+        // it is an uninstall.
         let edited = before
             .as_deref()
             .is_some_and(|b| !is_our_plugin(b) && !force);
@@ -269,8 +350,24 @@ pub fn plan(
         })?,
     };
     let was = blanked.as_ref().map(|_| doc.clone());
-    let changed = edit(client, &mut doc, uninstall, program)
+    let mut changed = edit(
+        client,
+        &mut doc,
+        uninstall || !hooks.guard,
+        program,
+        Kind::Before,
+    )
+    .map_err(|e| format!("{}: {e}; the file was left as it is", file.display()))?;
+    if has_feedback(client) {
+        changed |= edit(
+            client,
+            &mut doc,
+            uninstall || !hooks.feedback,
+            program,
+            Kind::After,
+        )
         .map_err(|e| format!("{}: {e}; the file was left as it is", file.display()))?;
+    }
     let after = if uninstall && changed && doc == Json::Obj(Vec::new()) && blanked.is_none() {
         // Nothing but the guard's hook was there: the file goes (one with
         // comments stays, with them).
@@ -309,6 +406,11 @@ pub struct Found {
 /// for opencode, the plugin's program when `text` is the plugin callint
 /// installs. The error says why the file cannot be read.
 pub fn find(client: Client, text: &str) -> Result<Vec<Found>, String> {
+    find_of(client, text, Kind::Before)
+}
+
+/// [`find`], of the hook of `kind`.
+pub fn find_of(client: Client, text: &str, kind: Kind) -> Result<Vec<Found>, String> {
     if client == Client::Opencode {
         if !is_our_plugin(text) {
             return Err("not the plugin callint installs (edited since)".into());
@@ -329,7 +431,7 @@ pub fn find(client: Client, text: &str) -> Result<Vec<Found>, String> {
     let blanked = super::jsonc::blank(text);
     let doc: Json = serde_json::from_str(blanked.as_deref().unwrap_or(text))
         .map_err(|e| format!("not JSON ({e})"))?;
-    let (event, matcher, _) = entry(client, "callint");
+    let (event, matcher, _) = entry(client, "callint", kind);
     let mut out = Vec::new();
     let list = doc.get("hooks").and_then(|h| h.get(event));
     let Some(Json::Arr(list)) = list else {
@@ -339,7 +441,7 @@ pub fn find(client: Client, text: &str) -> Result<Vec<Found>, String> {
         let Some(c) = h.get("command").and_then(Json::as_str) else {
             return;
         };
-        let ours = first_word(c).is_some_and(|(first, _)| is_guard_command(c, client, &first));
+        let ours = first_word(c).is_some_and(|(first, _)| is_hook_command(c, client, &first, kind));
         if ours {
             out.push(Found {
                 command: c.to_string(),
@@ -407,9 +509,31 @@ fn strip_position(msg: &str) -> &str {
 
 /// The hook event `client` runs the guard on, the matcher, and the hook
 /// entry.
-fn entry(client: Client, program: &str) -> (&'static str, Option<&'static str>, Json) {
-    let cmd = Json::Str(command(client, program));
+fn entry(client: Client, program: &str, kind: Kind) -> (&'static str, Option<&'static str>, Json) {
+    let cmd = Json::Str(command_of(client, program, kind));
     let s = |v: &str| Json::Str(v.to_string());
+    if kind == Kind::After {
+        // The hooks after a call: Claude Code's and Codex's `PostToolUse`
+        // (codex-rs/hooks/src/events/post_tool_use.rs), Gemini CLI's
+        // `AfterTool` (packages/core/src/hooks/types.ts), with the same
+        // matchers as before a call.
+        return match client {
+            Client::Gemini => (
+                "AfterTool",
+                Some("mcp_.*"),
+                Json::Obj(vec![
+                    ("name".into(), s("callint-feedback")),
+                    ("type".into(), s("command")),
+                    ("command".into(), cmd),
+                ]),
+            ),
+            _ => (
+                "PostToolUse",
+                Some("mcp__.*"),
+                Json::Obj(vec![("type".into(), s("command")), ("command".into(), cmd)]),
+            ),
+        };
+    }
     match client {
         Client::ClaudeCode | Client::Codex => (
             "PreToolUse",
@@ -434,16 +558,22 @@ fn entry(client: Client, program: &str) -> (&'static str, Option<&'static str>, 
 }
 
 /// Add (or take out) the guard's hook in `doc`; true when it changed.
-fn edit(client: Client, doc: &mut Json, uninstall: bool, program: &str) -> Result<bool, String> {
-    let (event, matcher, hook) = entry(client, program);
-    let cmd = command(client, program);
+fn edit(
+    client: Client,
+    doc: &mut Json,
+    uninstall: bool,
+    program: &str,
+    kind: Kind,
+) -> Result<bool, String> {
+    let (event, matcher, hook) = entry(client, program, kind);
+    let cmd = command_of(client, program, kind);
     let Json::Obj(top) = doc else {
         return Err("the file is not a JSON object".into());
     };
     let is_ours = |h: &Json| {
         h.get("command")
             .and_then(Json::as_str)
-            .is_some_and(|c| is_guard_command(c, client, program))
+            .is_some_and(|c| is_hook_command(c, client, program, kind))
     };
     if uninstall {
         let Some(hooks) = get_mut(top, "hooks") else {

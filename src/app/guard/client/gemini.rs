@@ -143,6 +143,28 @@ impl Shape for Chats {
         .to_string()
     }
 
+    fn done_entry(hook: &Hook, answer: &crate::app::guard::feedback::Answer, when: Ms) -> String {
+        // The call as Gemini CLI records it once done: its `status`, and
+        // the `functionResponse` given to the model with the server's text
+        // as its `output` (packages/core/src/utils/generateContentResponseUtilities.ts,
+        // `convertToFunctionResponse`).
+        let mut e: Value = serde_json::from_str(&Self::pending_entry(hook, when))
+            .unwrap_or_else(|_| json!({"toolCalls": [{}]}));
+        if let Some(c) = e.pointer_mut("/toolCalls/0").and_then(Value::as_object_mut) {
+            let name = c.get("name").cloned().unwrap_or(Value::Null);
+            c.insert(
+                "status".into(),
+                json!(if answer.error { "error" } else { "success" }),
+            );
+            c.insert(
+                "result".into(),
+                json!([{"functionResponse": {"id": PENDING_ID, "name": name,
+                    "response": {"output": answer.text}}}]),
+            );
+        }
+        e.to_string()
+    }
+
     fn before_call(file: &mut File, tail: u64) -> io::Result<Vec<(u64, Vec<u8>)>> {
         metadata_line(file, tail)
     }

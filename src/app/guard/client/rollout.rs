@@ -66,6 +66,35 @@ impl Shape for Rollout {
         .to_string()
     }
 
+    fn done_entry(hook: &Hook, answer: &crate::app::guard::feedback::Answer, when: Ms) -> String {
+        // The answer of an MCP call, as Codex records it: an `event_msg`
+        // `mcp_tool_call_end` whose `result` is `{"Ok": CallToolResult}`.
+        let (server, tool) = crate::input::server::split_mcp_name(&hook.tool_name)
+            .unwrap_or(("", hook.tool_name.as_str()));
+        let end = json!({
+            "timestamp": ts::format_rfc3339(when),
+            "type": "event_msg",
+            "payload": {
+                "type": "mcp_tool_call_end",
+                "call_id": PENDING_ID,
+                "invocation": {
+                    "server": server,
+                    "tool": tool,
+                    "arguments": Value::Object(hook.tool_input.clone()),
+                },
+                "result": {"Ok": {
+                    "content": [{"type": "text", "text": answer.text}],
+                    "isError": answer.error,
+                }},
+            },
+        });
+        format!("{}\n{end}", Self::pending_entry(hook, when))
+    }
+
+    fn drop_done(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+        drop_lines(bytes, id, true)
+    }
+
     fn before_call(file: &mut File, tail: u64) -> io::Result<Vec<(u64, Vec<u8>)>> {
         session_metas(file, tail, BLOCK)
     }
@@ -257,6 +286,12 @@ fn line_call_id(line: &[u8]) -> Option<String> {
 /// event), so that it is judged once, as the pending call. Returns where
 /// the first line taken out was, when one was.
 fn drop_call(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
+    drop_lines(bytes, id, false)
+}
+
+/// [`drop_call`], and with `answered` the lines that answer the call too
+/// (its `function_call_output` and `mcp_tool_call_end`).
+fn drop_lines(bytes: &mut Vec<u8>, id: &str, answered: bool) -> Option<usize> {
     let finder = memchr::memmem::Finder::new(id.as_bytes());
     let mut kept = Lines::new();
     let (mut first, mut len) = (None, 0);
@@ -268,11 +303,16 @@ fn drop_call(bytes: &mut Vec<u8>, id: &str) -> Option<usize> {
             && serde_json::from_slice::<Value>(line).is_ok_and(|v| {
                 let p = &v["payload"];
                 p["call_id"].as_str() == Some(id)
-                    && matches!(
+                    && (matches!(
                         (v["type"].as_str(), p["type"].as_str()),
                         (Some("response_item"), Some("function_call"))
                             | (Some("event_msg"), Some("mcp_tool_call_begin"))
-                    )
+                    ) || answered
+                        && matches!(
+                            (v["type"].as_str(), p["type"].as_str()),
+                            (Some("response_item"), Some("function_call_output"))
+                                | (Some("event_msg"), Some("mcp_tool_call_end"))
+                        ))
             });
         if carries {
             first.get_or_insert(len);
