@@ -511,7 +511,7 @@ impl Linter {
     }
 
     /// How many problems a reader keeps: as many as are shown.
-    fn keep(&self) -> usize {
+    pub fn keep(&self) -> usize {
         match self.max_repeats {
             0 => usize::MAX,
             n => n,
@@ -532,6 +532,52 @@ impl Linter {
         suppressions: Option<&[u8]>,
         keep: bool,
     ) -> FileResult {
+        let (r, logs) = self.lint_parsed_logs(path, parsed, format, dropped, suppressions, keep);
+        if LEAVE_TO_EXIT.load(std::sync::atomic::Ordering::Relaxed) {
+            std::mem::forget(logs);
+        }
+        r
+    }
+
+    /// Lint a native log that a reader goes on reading as its file grows
+    /// (the language server's followed logs): `log` and `problems` are what
+    /// it read of the file's whole lines so far, `head` the file's first
+    /// bytes (what tells the file when no record could be read). The
+    /// findings are those [`Linter::lint`] gives for the same bytes; the
+    /// log is lent, and handed back as it was. The result's `source` is
+    /// empty.
+    pub fn lint_native_read(
+        &self,
+        path: &str,
+        head: &[u8],
+        log: &mut crate::model::Log,
+        problems: Vec<Problem>,
+        mut dropped: input::native::Dropped,
+    ) -> FileResult {
+        let mut parsed = input::Parsed {
+            logs: vec![std::mem::take(log)],
+            problems,
+            ..input::Parsed::default()
+        };
+        let format = input::Format::Native;
+        input::coverage::settle(format, head, &mut parsed, &mut dropped);
+        let (r, logs) = self.lint_parsed_logs(path, parsed, format, dropped, None, false);
+        if let Some(l) = logs.into_iter().next() {
+            *log = l;
+        }
+        r
+    }
+
+    /// [`Linter::lint_parsed`], handing back the logs linted.
+    fn lint_parsed_logs(
+        &self,
+        path: &str,
+        parsed: input::Parsed,
+        format: input::Format,
+        dropped: input::native::Dropped,
+        suppressions: Option<&[u8]>,
+        keep: bool,
+    ) -> (FileResult, Vec<crate::model::Log>) {
         let native = format == input::Format::Native;
         let input::Parsed {
             logs,
@@ -587,10 +633,7 @@ impl Linter {
             _ => None,
         };
         cap_repeats(&mut diagnostics, self.max_repeats, dropped);
-        if LEAVE_TO_EXIT.load(std::sync::atomic::Ordering::Relaxed) {
-            std::mem::forget(logs);
-        }
-        FileResult {
+        let r = FileResult {
             path: path.to_string(),
             source: Vec::new(),
             records,
@@ -600,7 +643,8 @@ impl Linter {
             diagnostics,
             calls,
             baselined: 0,
-        }
+        };
+        (r, logs)
     }
 
     /// Lint every call of one log; with `seen`, note each call with an id.

@@ -15,6 +15,7 @@ use crate::core::diagnostic::Severity;
 use crate::lint::baseline::{Baseline, Entry};
 use crate::lint::engine::FileResult;
 
+use super::growing::Growing;
 use super::position::Places;
 
 /// One finding as the editor gets it, with what the actions need.
@@ -83,10 +84,7 @@ impl Job {
     }
 
     fn try_run(&self, bytes: Vec<u8>) -> Result<Linted, String> {
-        let baseline = match &self.baseline {
-            Some(p) => Some(Baseline::load(p, true)?),
-            None => None,
-        };
+        let baseline = self.baseline()?;
         let mut batch = Batch::new(self.settings.clone());
         batch.add_bytes(&self.path, bytes)?;
         let render = ToLsp {
@@ -102,6 +100,41 @@ impl Job {
             found,
             failed: None,
         })
+    }
+}
+
+impl Job {
+    /// Lint a followed log from what was read of it: what [`Job::run`]
+    /// gives for its bytes, without reading again what was read before.
+    pub fn run_growing(&self, log: &mut Growing) -> Linted {
+        let linted = self.baseline().and_then(|baseline| {
+            let linter = self.settings.linter_for(&self.path)?;
+            let mut r = log.lint(&linter, &self.path.to_string_lossy());
+            let render = ToLsp {
+                job: self,
+                baseline: baseline.as_ref(),
+            };
+            let found = render.render(&mut r, &self.path);
+            log.give_back(&mut r);
+            found
+        });
+        match linted {
+            Ok(found) => Linted {
+                found,
+                failed: None,
+            },
+            Err(why) => Linted {
+                found: Vec::new(),
+                failed: Some(why),
+            },
+        }
+    }
+
+    fn baseline(&self) -> Result<Option<Baseline>, String> {
+        match &self.baseline {
+            Some(p) => Ok(Some(Baseline::load(p, true)?)),
+            None => Ok(None),
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 //! and the code actions' trial lints run on threads of their own.
 
 mod actions;
+mod growing;
 mod lint;
 mod position;
 mod transport;
@@ -46,7 +47,7 @@ const BASELINE: &str = "callint-baseline.json";
 
 /// The pause after a change before linting, unless the client says
 /// otherwise (`debounceMs`).
-const DEBOUNCE: Duration = Duration::from_millis(10);
+const DEBOUNCE: Duration = Duration::ZERO;
 
 /// Run the server on standard input and output until `exit`. Returns the
 /// process's exit status: 0 after `shutdown`, 1 otherwise (as the
@@ -240,6 +241,22 @@ struct Doc {
     /// A log read from disk: the bytes of it read so far (complete lines),
     /// while the editor's text is what was read.
     disk: Option<u64>,
+    /// A log followed on disk and linted as it grows; its bytes are there,
+    /// not in `text`.
+    follow: Follow,
+}
+
+/// Whether a document is a log followed as it grows.
+enum Follow {
+    No,
+    Here(Box<growing::Growing>),
+    /// With the lint running; what happened meanwhile waits for it.
+    Lent {
+        /// The file changed on disk.
+        grew: bool,
+        /// The editor changed the text: it is not followed any more.
+        edits: Vec<lsp_types::DidChangeTextDocumentParams>,
+    },
 }
 
 /// A lint that finished.
@@ -247,6 +264,8 @@ struct Done {
     uri: String,
     generation: u64,
     linted: Linted,
+    /// A followed log's state, back from the lint.
+    follow: Option<Box<growing::Growing>>,
 }
 
 struct Server {
@@ -385,24 +404,32 @@ impl Server {
         let Some(path) = path_of_uri(d.uri.as_str()) else {
             return;
         };
-        // A log open as it is on disk is followed as it grows.
-        let disk = std::fs::read(&path).ok().and_then(|b| {
-            let end = memchr::memrchr(b'\n', &b).map_or(0, |k| k + 1);
-            (b == d.text.as_bytes()).then_some(end as u64)
-        });
+        // A log open as it is on disk is followed as it grows: a native
+        // log from the records read before, any other re-read whole.
+        let mut text = d.text;
+        let (mut disk, mut follow) = (None, Follow::No);
+        if same_as_file(&path, text.as_bytes()) {
+            if growing::is_native(&path, text.as_bytes()) {
+                let bytes = std::mem::take(&mut text).into_bytes();
+                follow = Follow::Here(Box::new(growing::Growing::start(&path, bytes)));
+            } else {
+                disk = Some(memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |k| k + 1) as u64);
+            }
+        }
         let key = d.uri.as_str().to_string();
         self.docs.insert(
             key,
             Doc {
                 uri: d.uri,
                 path,
-                text: d.text,
+                text,
                 version: Some(d.version),
                 generation: 1,
                 due: Some(Instant::now()),
                 running: false,
                 last: None,
                 disk,
+                follow,
             },
         );
     }
@@ -412,23 +439,22 @@ impl Server {
         let Some(doc) = self.docs.get_mut(p.text_document.uri.as_str()) else {
             return;
         };
-        for c in p.content_changes {
-            match c.range {
-                Some(range) => {
-                    let places = Places::new(doc.text.as_bytes());
-                    let (a, b) = (places.offset(range.start), places.offset(range.end));
-                    let (a, b) = (a.min(b), a.max(b));
-                    if doc.text.is_char_boundary(a) && doc.text.is_char_boundary(b) {
-                        doc.text.replace_range(a..b, &c.text);
-                    }
-                }
-                None => doc.text = c.text,
+        match &mut doc.follow {
+            Follow::No => {}
+            Follow::Lent { edits, .. } => {
+                // Applied when the text is back.
+                edits.push(p);
+                doc.generation += 1;
+                return;
+            }
+            Follow::Here(g) => {
+                let bytes = std::mem::take(&mut g.text);
+                doc.text = String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                doc.follow = Follow::No;
             }
         }
-        doc.version = Some(p.text_document.version);
-        doc.generation += 1;
-        doc.disk = None;
-        doc.due = Some(Instant::now() + debounce);
+        edit(doc, p, debounce);
     }
 
     /// Files changed on disk: a configuration or the baseline lints every
@@ -448,7 +474,8 @@ impl Server {
             if let Some(doc) = self.docs.get_mut(c.uri.as_str()) {
                 if read_on(doc) {
                     doc.generation += 1;
-                    doc.due = Some(Instant::now() + self.setup.debounce);
+                    // Not typing: nothing to wait for.
+                    doc.due = Some(Instant::now());
                 }
             }
         }
@@ -464,7 +491,32 @@ impl Server {
             doc.due = Some(now);
         }
     }
+}
 
+/// Apply an editor's change to a document's text (not a followed log's).
+fn edit(doc: &mut Doc, p: lsp_types::DidChangeTextDocumentParams, debounce: Duration) {
+    {
+        for c in p.content_changes {
+            match c.range {
+                Some(range) => {
+                    let places = Places::new(doc.text.as_bytes());
+                    let (a, b) = (places.offset(range.start), places.offset(range.end));
+                    let (a, b) = (a.min(b), a.max(b));
+                    if doc.text.is_char_boundary(a) && doc.text.is_char_boundary(b) {
+                        doc.text.replace_range(a..b, &c.text);
+                    }
+                }
+                None => doc.text = c.text,
+            }
+        }
+        doc.version = Some(p.text_document.version);
+        doc.generation += 1;
+        doc.disk = None;
+        doc.due = Some(Instant::now() + debounce);
+    }
+}
+
+impl Server {
     /// When the next lint is due; none while as many run as can (the
     /// next to finish wakes the loop).
     fn next_due(&self) -> Option<Instant> {
@@ -498,32 +550,76 @@ impl Server {
             doc.due = None;
             doc.running = true;
             let job = job_for(&self.setup, &doc.uri, &doc.path);
-            let bytes = doc.text.clone().into_bytes();
+            let what = match std::mem::replace(&mut doc.follow, Follow::No) {
+                Follow::Here(g) => {
+                    doc.follow = Follow::Lent {
+                        grew: false,
+                        edits: Vec::new(),
+                    };
+                    Err(g)
+                }
+                other => {
+                    doc.follow = other;
+                    Ok(doc.text.clone().into_bytes())
+                }
+            };
             let generation = doc.generation;
             let done = self.done.clone();
             let spawned = std::thread::Builder::new()
                 .name("callint-lsp-lint".into())
                 .spawn(move || {
-                    let linted = job.run(bytes);
+                    let (linted, follow) = match what {
+                        Ok(bytes) => (job.run(bytes), None),
+                        Err(mut g) => (job.run_growing(&mut g), Some(g)),
+                    };
                     let _ = done.send(Done {
                         uri: key,
                         generation,
                         linted,
+                        follow,
                     });
                 });
             if spawned.is_err() {
+                // The thread was never started: what it took is gone, and
+                // the log is read again from its start.
                 doc.running = false;
                 doc.due = Some(now + Duration::from_millis(100));
+                if let Follow::Lent { .. } = doc.follow {
+                    let bytes = std::fs::read(&doc.path).unwrap_or_default();
+                    doc.follow = Follow::Here(Box::new(growing::Growing::start(&doc.path, bytes)));
+                }
             }
         }
     }
 
     fn finished(&mut self, d: Done) {
         let pull = self.setup.pull;
+        let debounce = self.setup.debounce;
         let Some(doc) = self.docs.get_mut(&d.uri) else {
             return;
         };
         doc.running = false;
+        if let Some(mut g) = d.follow {
+            match std::mem::replace(&mut doc.follow, Follow::No) {
+                Follow::Lent { grew, edits } if edits.is_empty() => {
+                    if grew && g.read_on(&doc.path) == growing::Change::Grew {
+                        doc.generation += 1;
+                        doc.due = Some(Instant::now());
+                    }
+                    doc.follow = Follow::Here(g);
+                }
+                Follow::Lent { edits, .. } => {
+                    // Edited in the editor meanwhile: its text from now on.
+                    let bytes = std::mem::take(&mut g.text);
+                    doc.text = String::from_utf8(bytes)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    for p in edits {
+                        edit(doc, p, debounce);
+                    }
+                }
+                other => doc.follow = other,
+            }
+        }
         // A stale result (the document changed meanwhile) is dropped.
         if d.generation != doc.generation {
             if doc.due.is_none() {
@@ -672,7 +768,10 @@ impl Server {
         }
         let uri = doc.uri.clone();
         let version = doc.version;
-        let text = doc.text.clone();
+        let text = match &doc.follow {
+            Follow::Here(g) => String::from_utf8_lossy(&g.text).into_owned(),
+            _ => doc.text.clone(),
+        };
         let path = doc.path.clone();
         let settings = self.setup.settings.clone();
         let baseline = self.setup.baseline.is_some();
@@ -769,6 +868,14 @@ impl Server {
 /// Returns whether the document changed.
 fn read_on(doc: &mut Doc) -> bool {
     use std::io::{Read, Seek, SeekFrom};
+    match &mut doc.follow {
+        Follow::Here(g) => return g.read_on(&doc.path) == growing::Change::Grew,
+        Follow::Lent { grew, .. } => {
+            *grew = true;
+            return false;
+        }
+        Follow::No => {}
+    }
     let Some(read) = doc.disk else { return false };
     let Ok(mut file) = std::fs::File::open(&doc.path) else {
         return false;
@@ -796,6 +903,27 @@ fn read_on(doc: &mut Doc) -> bool {
     doc.text.push_str(&String::from_utf8_lossy(&grown));
     doc.disk = Some(from + grown.len() as u64);
     true
+}
+
+/// Whether the file at `path` holds `text`, read a block at a time.
+fn same_as_file(path: &Path, text: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.metadata().map(|m| m.len()).ok() != Some(text.len() as u64) {
+        return false;
+    }
+    let mut block = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return at == text.len(),
+            Ok(n) if text.get(at..at + n) == Some(&block[..n]) => at += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return false,
+        }
+    }
 }
 
 /// The rules' pages as files an editor opens from a finding's code: in
