@@ -99,6 +99,8 @@ pub struct Linter {
     read: input::Options,
     /// `per-file-ignores`: a matcher per pattern, and the rules it skips.
     per_file: Vec<(ignore::gitignore::Gitignore, Vec<String>)>,
+    /// Once set, runs end early ([`Linter::stop_with`]).
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Linter {
@@ -200,7 +202,24 @@ impl Linter {
                 voicebot: config.voicebot.clone(),
             },
             read: config.read_options(),
+            stop: None,
         })
+    }
+
+    /// Let `flag` stop this linter's runs: once it is set, a run skips the
+    /// calls and rules it has not begun, and what it gives is incomplete,
+    /// for a caller that drops it (the language server's lint of a
+    /// document that changed meanwhile). A run in which the flag is never
+    /// set gives what a linter without one gives.
+    pub fn stop_with(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.stop = Some(flag);
+    }
+
+    /// Whether the run going on was told to stop.
+    fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     pub fn active_rules(&self) -> impl Iterator<Item = &'static RuleMeta> + '_ {
@@ -657,6 +676,9 @@ impl Linter {
         mut seen: Option<Seen<'_>>,
     ) {
         for_each_call(&log.records, |recs| {
+            if self.stopped() {
+                return;
+            }
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
             if let (Some(seen), Some(id)) = (seen.as_mut(), crate::model::call_id(recs.iter())) {
                 seen.calls.push(CallSeen {
@@ -739,7 +761,7 @@ impl Linter {
             return;
         }
         for a in &self.active {
-            if a.rule.meta().instruction.is_none() {
+            if a.rule.meta().instruction.is_none() || self.stopped() {
                 continue;
             }
             for ins in instructions {
@@ -892,6 +914,9 @@ impl Linter {
         let runs = |a: &&Active| !a.rule.meta().needs.intersects(lacking);
         if call.records.len() < PARALLEL_RECORDS {
             for a in self.active.iter().filter(runs) {
+                if self.stopped() {
+                    return;
+                }
                 a.check(call, None, out);
             }
             return;
@@ -906,7 +931,7 @@ impl Linter {
             .with_max_len(1)
             .map(|a| {
                 let mut v = Vec::new();
-                if runs(&a) {
+                if runs(&a) && !self.stopped() {
                     a.check(call, None, &mut v);
                 }
                 v
@@ -1150,5 +1175,34 @@ mod tests {
     fn interleaved_calls_get_their_own_records() {
         let calls = calls_of(&[("c1", 1), ("c2", 2), ("c1", 3), ("c2", 4)]);
         assert_eq!(calls, [(vec![1, 3], false), (vec![2, 4], false)]);
+    }
+
+    /// A linter told to stop gives nothing more of its rules, and one
+    /// whose flag stays unset gives what any linter gives: for a log and
+    /// for a prompt's instructions.
+    #[test]
+    fn a_stopped_run_ends_and_an_unstopped_one_is_unchanged() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let log = std::fs::read(root.join("corpus/board-mistakes/kiwi.jsonl")).unwrap();
+        let prompt = std::fs::read(root.join("corpus/prompts/bad-prompt.md")).unwrap();
+        for (name, bytes) in [("kiwi.jsonl", log), ("bad-prompt.md", prompt)] {
+            let plain = Linter::new(&Config::default(), None, &[]).unwrap();
+            let want = plain.lint(name, bytes.clone()).diagnostics;
+            assert!(!want.is_empty(), "{name}");
+            let flag = std::sync::Arc::new(AtomicBool::new(false));
+            let mut l = Linter::new(&Config::default(), None, &[]).unwrap();
+            l.stop_with(std::sync::Arc::clone(&flag));
+            let got = l.lint(name, bytes.clone()).diagnostics;
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{name}");
+            flag.store(true, Ordering::Relaxed);
+            let stopped = l.lint(name, bytes).diagnostics;
+            assert!(
+                stopped
+                    .iter()
+                    .all(|d| !rules::all().iter().any(|r| r.meta().name == d.rule)),
+                "{name}: {stopped:?}"
+            );
+        }
     }
 }

@@ -349,7 +349,16 @@ fn a_log_growing_in_steps_gets_what_check_finds_after_each() {
     let at = changed.find("\"text\":\"").unwrap() + 8;
     changed.replace_range(at..at + 1, "X");
     steps.push((changed.clone(), "a byte changed before the end"));
-    steps.push((changed + &lines[n / 3..].concat(), "grown again"));
+    let again = changed + &lines[n / 3..].concat();
+    steps.push((again.clone(), "grown again"));
+    // Past the bytes that tell a file's format: read as `check` reads a
+    // large log, a block at a time.
+    let mut long = again;
+    while long.len() < 3 * 64 * 1024 {
+        long.push_str(&lines.concat());
+    }
+    steps.push((long.clone(), "grown past its first 64 KiB"));
+    steps.push((long + &lines[5], "one line appended to a long log"));
     let mut was = head;
     for (text, what) in &steps {
         // Appended as a writer appends (a reader never sees the file
