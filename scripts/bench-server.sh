@@ -5,7 +5,6 @@
 #   - a 10 MB call log (examples/genlog) open in the editor, one line
 #     appended on disk per change (goal: p99 <= 50 ms);
 #   - the server's peak resident set with a 50 MB log open.
-# The times include the server's pause after a change (10 ms).
 # Usage: scripts/bench-server.sh [RUNS]   (default 200)
 set -euo pipefail
 cd "$(dirname "$0")/.."

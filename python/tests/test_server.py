@@ -457,6 +457,37 @@ async def test_diagnostics_are_pulled_from_a_client_that_pulls(client: LanguageC
 
 
 @pytest.mark.asyncio
+async def test_a_cancelled_pending_pull_is_answered_request_cancelled(client: LanguageClient, work):
+    """LSP 3.17, $/cancelRequest: a request cancelled before it is answered
+    gets the error RequestCancelled (-32800). A pull waits for the lint of
+    the latest change, which the pause after a change holds back here."""
+    from pygls.exceptions import JsonRpcException
+
+    await start(client, work, editor="neovim@v0.10.0", debounceMs=600000)
+    uri = open_file(client, work / "skill.md")
+    doc = types.TextDocumentIdentifier(uri=uri)
+    first = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=doc))
+    assert first.kind == "full" and first.items
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="# Skill\n")],
+        )
+    )
+    pending = client.protocol.send_request(
+        types.TEXT_DOCUMENT_DIAGNOSTIC, types.DocumentDiagnosticParams(text_document=doc), msg_id="pending-pull"
+    )
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="pending-pull"))
+    with pytest.raises(JsonRpcException) as e:
+        await asyncio.wait_for(asyncio.wrap_future(pending), 20)
+    assert e.value.code == -32800
+    # The server goes on: a hover is answered from what was linted before.
+    at = first.items[0].range.start
+    hover = await client.text_document_hover_async(types.HoverParams(text_document=doc, position=at))
+    assert hover is not None
+
+
+@pytest.mark.asyncio
 async def test_malformed_messages_are_answered_and_the_server_goes_on(client: LanguageClient, work):
     await start(client, work)
     stdin = client._server.stdin

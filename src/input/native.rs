@@ -208,6 +208,65 @@ fn read_some(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result
     }
 }
 
+/// A native log read as its file grows: its whole lines fed as they are
+/// written, each read once, into the log and problems that [`parse`]
+/// gives for the file as it is so far.
+pub struct Growing {
+    lines: Lines,
+    /// Where the last line fed starts.
+    last: usize,
+}
+
+impl Growing {
+    /// Nothing read yet; the first `keep` problems are kept.
+    pub fn new(keep: usize) -> Growing {
+        Growing {
+            lines: Lines::new(0, keep),
+            last: 0,
+        }
+    }
+
+    /// Read `bytes`: whole lines (each ending in a line end) that start at
+    /// `offset` in the file, right after the lines fed before.
+    pub fn feed(&mut self, bytes: &[u8], offset: usize) {
+        let Some(body) = bytes.strip_suffix(b"\n") else {
+            return;
+        };
+        self.last = offset + memchr::memrchr(b'\n', body).map_or(0, |k| k + 1);
+        self.lines.feed(bytes, offset, false);
+    }
+
+    /// The log read so far.
+    pub fn log_mut(&mut self) -> &mut Log {
+        &mut self.lines.log
+    }
+
+    /// The problems so far, as [`parse_capped`] gives them for the file
+    /// as it is now: a record cut off on its last line is the file's last.
+    pub fn problems(&self) -> (Vec<Problem>, Dropped) {
+        let mut problems = self.lines.problems.clone();
+        for p in &mut problems {
+            if p.at.span.start >= self.last && p.message == CUT_SHORT.0 {
+                p.message = CUT_AT_END.0.into();
+                p.help = Some(CUT_AT_END.1.into());
+            }
+        }
+        (problems, self.lines.dropped.clone())
+    }
+}
+
+/// The problem of a line that ends inside a JSON value, and its help.
+const CUT_SHORT: (&str, &str) = (
+    "this record is cut off before its end",
+    "the line ends inside a JSON value; the rest of the file was still linted",
+);
+
+/// [`CUT_SHORT`] on the last line of a file.
+const CUT_AT_END: (&str, &str) = (
+    "the last record is cut off (the file ends inside it)",
+    "the recorder probably stopped mid-write; the records before it were linted",
+);
+
 /// The line-by-line reader behind [`parse`] and [`parse_reader`].
 struct Lines {
     log: Log,
@@ -556,17 +615,7 @@ fn json_problem(e: &serde_json::Error, text: &str, offset: usize, is_last: bool)
         .map(|(a, _)| a.to_string())
         .unwrap_or(what);
     if e.is_eof() {
-        let (msg, help) = if is_last {
-            (
-                "the last record is cut off (the file ends inside it)",
-                "the recorder probably stopped mid-write; the records before it were linted",
-            )
-        } else {
-            (
-                "this record is cut off before its end",
-                "the line ends inside a JSON value; the rest of the file was still linted",
-            )
-        };
+        let (msg, help) = if is_last { CUT_AT_END } else { CUT_SHORT };
         return Problem::new(anchor, msg.into(), Some(help.into()));
     }
     if what.starts_with(super::jdom::TOO_MANY_VALUES) {

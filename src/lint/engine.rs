@@ -99,6 +99,8 @@ pub struct Linter {
     read: input::Options,
     /// `per-file-ignores`: a matcher per pattern, and the rules it skips.
     per_file: Vec<(ignore::gitignore::Gitignore, Vec<String>)>,
+    /// Once set, runs end early ([`Linter::stop_with`]).
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Linter {
@@ -200,7 +202,24 @@ impl Linter {
                 voicebot: config.voicebot.clone(),
             },
             read: config.read_options(),
+            stop: None,
         })
+    }
+
+    /// Let `flag` stop this linter's runs: once it is set, a run skips the
+    /// calls and rules it has not begun, and what it gives is incomplete,
+    /// for a caller that drops it (the language server's lint of a
+    /// document that changed meanwhile). A run in which the flag is never
+    /// set gives what a linter without one gives.
+    pub fn stop_with(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.stop = Some(flag);
+    }
+
+    /// Whether the run going on was told to stop.
+    fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     pub fn active_rules(&self) -> impl Iterator<Item = &'static RuleMeta> + '_ {
@@ -511,7 +530,7 @@ impl Linter {
     }
 
     /// How many problems a reader keeps: as many as are shown.
-    fn keep(&self) -> usize {
+    pub fn keep(&self) -> usize {
         match self.max_repeats {
             0 => usize::MAX,
             n => n,
@@ -532,6 +551,52 @@ impl Linter {
         suppressions: Option<&[u8]>,
         keep: bool,
     ) -> FileResult {
+        let (r, logs) = self.lint_parsed_logs(path, parsed, format, dropped, suppressions, keep);
+        if LEAVE_TO_EXIT.load(std::sync::atomic::Ordering::Relaxed) {
+            std::mem::forget(logs);
+        }
+        r
+    }
+
+    /// Lint a native log that a reader goes on reading as its file grows
+    /// (the language server's followed logs): `log` and `problems` are what
+    /// it read of the file's whole lines so far, `head` the file's first
+    /// bytes (what tells the file when no record could be read). The
+    /// findings are those [`Linter::lint`] gives for the same bytes; the
+    /// log is lent, and handed back as it was. The result's `source` is
+    /// empty.
+    pub fn lint_native_read(
+        &self,
+        path: &str,
+        head: &[u8],
+        log: &mut crate::model::Log,
+        problems: Vec<Problem>,
+        mut dropped: input::native::Dropped,
+    ) -> FileResult {
+        let mut parsed = input::Parsed {
+            logs: vec![std::mem::take(log)],
+            problems,
+            ..input::Parsed::default()
+        };
+        let format = input::Format::Native;
+        input::coverage::settle(format, head, &mut parsed, &mut dropped);
+        let (r, logs) = self.lint_parsed_logs(path, parsed, format, dropped, None, false);
+        if let Some(l) = logs.into_iter().next() {
+            *log = l;
+        }
+        r
+    }
+
+    /// [`Linter::lint_parsed`], handing back the logs linted.
+    fn lint_parsed_logs(
+        &self,
+        path: &str,
+        parsed: input::Parsed,
+        format: input::Format,
+        dropped: input::native::Dropped,
+        suppressions: Option<&[u8]>,
+        keep: bool,
+    ) -> (FileResult, Vec<crate::model::Log>) {
         let native = format == input::Format::Native;
         let input::Parsed {
             logs,
@@ -587,10 +652,7 @@ impl Linter {
             _ => None,
         };
         cap_repeats(&mut diagnostics, self.max_repeats, dropped);
-        if LEAVE_TO_EXIT.load(std::sync::atomic::Ordering::Relaxed) {
-            std::mem::forget(logs);
-        }
-        FileResult {
+        let r = FileResult {
             path: path.to_string(),
             source: Vec::new(),
             records,
@@ -600,7 +662,8 @@ impl Linter {
             diagnostics,
             calls,
             baselined: 0,
-        }
+        };
+        (r, logs)
     }
 
     /// Lint every call of one log; with `seen`, note each call with an id.
@@ -613,6 +676,9 @@ impl Linter {
         mut seen: Option<Seen<'_>>,
     ) {
         for_each_call(&log.records, |recs| {
+            if self.stopped() {
+                return;
+            }
             let call = Call::build(log.meta.as_ref(), recs, &self.cast);
             if let (Some(seen), Some(id)) = (seen.as_mut(), crate::model::call_id(recs.iter())) {
                 seen.calls.push(CallSeen {
@@ -704,6 +770,9 @@ impl Linter {
             .collect();
         let mut found: Vec<Vec<Diagnostic>> = vec![Vec::new(); judging.len()];
         for ins in instructions {
+            if self.stopped() {
+                break;
+            }
             for (a, found) in judging.iter().zip(&mut found) {
                 if let Some(f) = a.rule.instruction(ins) {
                     found.push(rules::instruction_diagnostic(a.rule.meta(), a.severity, f));
@@ -856,6 +925,9 @@ impl Linter {
         let runs = |a: &&Active| !a.rule.meta().needs.intersects(lacking);
         if call.records.len() < PARALLEL_RECORDS {
             for a in self.active.iter().filter(runs) {
+                if self.stopped() {
+                    return;
+                }
                 a.check(call, None, out);
             }
             return;
@@ -870,7 +942,7 @@ impl Linter {
             .with_max_len(1)
             .map(|a| {
                 let mut v = Vec::new();
-                if runs(&a) {
+                if runs(&a) && !self.stopped() {
                     a.check(call, None, &mut v);
                 }
                 v
@@ -1114,5 +1186,34 @@ mod tests {
     fn interleaved_calls_get_their_own_records() {
         let calls = calls_of(&[("c1", 1), ("c2", 2), ("c1", 3), ("c2", 4)]);
         assert_eq!(calls, [(vec![1, 3], false), (vec![2, 4], false)]);
+    }
+
+    /// A linter told to stop gives nothing more of its rules, and one
+    /// whose flag stays unset gives what any linter gives: for a log and
+    /// for a prompt's instructions.
+    #[test]
+    fn a_stopped_run_ends_and_an_unstopped_one_is_unchanged() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let log = std::fs::read(root.join("corpus/board-mistakes/kiwi.jsonl")).unwrap();
+        let prompt = std::fs::read(root.join("corpus/prompts/bad-prompt.md")).unwrap();
+        for (name, bytes) in [("kiwi.jsonl", log), ("bad-prompt.md", prompt)] {
+            let plain = Linter::new(&Config::default(), None, &[]).unwrap();
+            let want = plain.lint(name, bytes.clone()).diagnostics;
+            assert!(!want.is_empty(), "{name}");
+            let flag = std::sync::Arc::new(AtomicBool::new(false));
+            let mut l = Linter::new(&Config::default(), None, &[]).unwrap();
+            l.stop_with(std::sync::Arc::clone(&flag));
+            let got = l.lint(name, bytes.clone()).diagnostics;
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{name}");
+            flag.store(true, Ordering::Relaxed);
+            let stopped = l.lint(name, bytes).diagnostics;
+            assert!(
+                stopped
+                    .iter()
+                    .all(|d| !rules::all().iter().any(|r| r.meta().name == d.rule)),
+                "{name}: {stopped:?}"
+            );
+        }
     }
 }

@@ -10,11 +10,14 @@ use lsp_types::{
     Range, Uri,
 };
 
-use crate::app::batch::{Batch, Needs, Render, Settings};
+use std::sync::Arc;
+
+use crate::app::batch::{Needs, Render, Settings};
 use crate::core::diagnostic::Severity;
 use crate::lint::baseline::{Baseline, Entry};
-use crate::lint::engine::FileResult;
+use crate::lint::engine::{FileResult, Linter};
 
+use super::growing::Growing;
 use super::position::Places;
 
 /// One finding as the editor gets it, with what the actions need.
@@ -68,6 +71,9 @@ pub struct Job {
     pub baseline: Option<PathBuf>,
     /// A link to a rule's page, `{rule}` standing for its name.
     pub rule_url: Option<String>,
+    /// The linter of the configuration in force for the document, when
+    /// one was made before (else it is made from `settings`).
+    pub linter: Option<Arc<Linter>>,
 }
 
 impl Job {
@@ -83,25 +89,66 @@ impl Job {
     }
 
     fn try_run(&self, bytes: Vec<u8>) -> Result<Linted, String> {
-        let baseline = match &self.baseline {
-            Some(p) => Some(Baseline::load(p, true)?),
-            None => None,
-        };
-        let mut batch = Batch::new(self.settings.clone());
-        batch.add_bytes(&self.path, bytes)?;
+        let baseline = self.baseline()?;
+        let linter = self.linter()?;
+        // What `check` does with one file's bytes (a batch of one: no
+        // pair, no room), without the batch's threads.
+        let mut r = linter.lint(&self.path.to_string_lossy(), bytes);
         let render = ToLsp {
             job: self,
             baseline: baseline.as_ref(),
         };
-        let run = batch.run(&render)?;
-        let mut found = Vec::new();
-        for (_, outcome) in run.files {
-            found.extend(outcome?.1);
-        }
+        let found = render.render(&mut r, &self.path)?;
         Ok(Linted {
             found,
             failed: None,
         })
+    }
+
+    /// The linter for the document.
+    pub fn linter(&self) -> Result<Arc<Linter>, String> {
+        match &self.linter {
+            Some(l) => Ok(Arc::clone(l)),
+            None => self.settings.linter_for(&self.path).map(Arc::new),
+        }
+    }
+}
+
+impl Job {
+    /// Lint a followed log from what was read of it: what [`Job::run`]
+    /// gives for its bytes, without reading again what was read before.
+    pub fn run_growing(&self, log: &mut Growing) -> Linted {
+        let linted = self.baseline().and_then(|baseline| {
+            let linter = self.linter()?;
+            let mut r = log
+                .lint(&linter, &self.path, &self.path.to_string_lossy())
+                .map_err(|e| {
+                    let shown = crate::core::escape::file_name(&self.path.to_string_lossy());
+                    format!("cannot read {shown}: {e}")
+                })?;
+            let render = ToLsp {
+                job: self,
+                baseline: baseline.as_ref(),
+            };
+            render.render(&mut r, &self.path)
+        });
+        match linted {
+            Ok(found) => Linted {
+                found,
+                failed: None,
+            },
+            Err(why) => Linted {
+                found: Vec::new(),
+                failed: Some(why),
+            },
+        }
+    }
+
+    fn baseline(&self) -> Result<Option<Baseline>, String> {
+        match &self.baseline {
+            Some(p) => Ok(Some(Baseline::load(p, true)?)),
+            None => Ok(None),
+        }
     }
 }
 

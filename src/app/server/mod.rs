@@ -14,12 +14,15 @@
 //! and the code actions' trial lints run on threads of their own.
 
 mod actions;
+mod growing;
 mod lint;
 mod position;
 mod transport;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
@@ -33,6 +36,7 @@ use lsp_types::{
 };
 
 use crate::app::batch::Settings;
+use crate::lint::engine::Linter;
 use transport::Out;
 
 pub use lint::{Found, Job, Linted};
@@ -46,7 +50,7 @@ const BASELINE: &str = "callint-baseline.json";
 
 /// The pause after a change before linting, unless the client says
 /// otherwise (`debounceMs`).
-const DEBOUNCE: Duration = Duration::from_millis(10);
+const DEBOUNCE: Duration = Duration::ZERO;
 
 /// Run the server on standard input and output until `exit`. Returns the
 /// process's exit status: 0 after `shutdown`, 1 otherwise (as the
@@ -111,6 +115,7 @@ fn serve(out: &Sender<Out>, messages: &Receiver<Message>) -> u8 {
         pulls: Vec::new(),
         shutdown: false,
         next_id: 0,
+        workers: Workers::start(cores()),
     };
     loop {
         let wait = s
@@ -134,6 +139,7 @@ fn serve(out: &Sender<Out>, messages: &Receiver<Message>) -> u8 {
             Some(Err(done)) => s.finished(done),
             None => {}
         }
+        s.stop_stale();
         s.start_due();
     }
 }
@@ -236,10 +242,41 @@ struct Doc {
     /// A lint is running (of some generation).
     running: bool,
     /// The last current result, with its generation.
-    last: Option<(u64, std::sync::Arc<Linted>)>,
+    last: Option<(u64, Arc<Linted>)>,
     /// A log read from disk: the bytes of it read so far (complete lines),
     /// while the editor's text is what was read.
     disk: Option<u64>,
+    /// A log followed on disk and linted as it grows; its bytes are there,
+    /// not in `text`.
+    follow: Follow,
+    /// The linter of the document's configuration, made at its first lint
+    /// and kept while that configuration file stays as it was.
+    linter: Option<(Made, Arc<Linter>)>,
+    /// The generation of the lint running.
+    started: u64,
+    /// Set when the lint running is stale: it stops early.
+    stop: Arc<AtomicBool>,
+}
+
+/// What a kept linter was made from: the configuration file in force, as
+/// it was then.
+#[derive(PartialEq)]
+struct Made {
+    config: Option<PathBuf>,
+    modified: Option<std::time::SystemTime>,
+}
+
+/// Whether a document is a log followed as it grows.
+enum Follow {
+    No,
+    Here(Box<growing::Growing>),
+    /// With the lint running; what happened meanwhile waits for it.
+    Lent {
+        /// The file changed on disk.
+        grew: bool,
+        /// The editor changed the text: it is not followed any more.
+        edits: Vec<lsp_types::DidChangeTextDocumentParams>,
+    },
 }
 
 /// A lint that finished.
@@ -247,6 +284,8 @@ struct Done {
     uri: String,
     generation: u64,
     linted: Linted,
+    /// A followed log's state, back from the lint.
+    follow: Option<Box<growing::Growing>>,
 }
 
 struct Server {
@@ -258,6 +297,39 @@ struct Server {
     pulls: Vec<(RequestId, String, Option<String>)>,
     shutdown: bool,
     next_id: i32,
+    workers: Workers,
+}
+
+/// The threads that lint, kept for the server's life: what linting builds
+/// once per thread (the compiled word lists of the instruction analysis)
+/// is built once, not for every change.
+struct Workers {
+    tasks: Sender<Box<dyn FnOnce() + Send>>,
+}
+
+impl Workers {
+    fn start(n: usize) -> Workers {
+        let (tasks, todo) = crossbeam_channel::unbounded::<Box<dyn FnOnce() + Send>>();
+        for k in 0..n {
+            let todo = todo.clone();
+            // A thread that cannot start leaves the others the work; with
+            // none, tasks are refused.
+            let _ = std::thread::Builder::new()
+                .name(format!("callint-lsp-{k}"))
+                .spawn(move || {
+                    for task in todo {
+                        // A task that fails takes no thread with it.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
+                    }
+                });
+        }
+        Workers { tasks }
+    }
+
+    /// Run `task` on the next thread free; false when no thread takes it.
+    fn run(&self, task: impl FnOnce() + Send + 'static) -> bool {
+        self.tasks.send(Box::new(task)).is_ok()
+    }
 }
 
 impl Server {
@@ -327,7 +399,12 @@ impl Server {
             "textDocument/didClose" => {
                 if let Ok(p) = parse::<lsp_types::DidCloseTextDocumentParams>(n.params) {
                     let key = p.text_document.uri.as_str().to_string();
-                    if self.docs.remove(&key).is_some() && !self.setup.pull {
+                    let closed = self.docs.remove(&key);
+                    if let Some(doc) = &closed {
+                        // Its lint's result is not wanted any more.
+                        doc.stop.store(true, Ordering::Relaxed);
+                    }
+                    if closed.is_some() && !self.setup.pull {
                         self.notify(
                             "textDocument/publishDiagnostics",
                             PublishDiagnosticsParams::new(p.text_document.uri, Vec::new(), None),
@@ -385,24 +462,37 @@ impl Server {
         let Some(path) = path_of_uri(d.uri.as_str()) else {
             return;
         };
-        // A log open as it is on disk is followed as it grows.
-        let disk = std::fs::read(&path).ok().and_then(|b| {
-            let end = memchr::memrchr(b'\n', &b).map_or(0, |k| k + 1);
-            (b == d.text.as_bytes()).then_some(end as u64)
-        });
+        // A log open as it is on disk is followed as it grows: a native
+        // log from the records read before, any other re-read whole.
+        let mut text = d.text;
+        let (mut disk, mut follow) = (None, Follow::No);
+        if same_as_file(&path, text.as_bytes()) {
+            if growing::is_native(&path, text.as_bytes()) {
+                // Its records are kept, not its text: the file has it.
+                let to = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |k| k + 1) as u64;
+                text = String::new();
+                follow = Follow::Here(Box::new(growing::Growing::start(&path, to)));
+            } else {
+                disk = Some(memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |k| k + 1) as u64);
+            }
+        }
         let key = d.uri.as_str().to_string();
         self.docs.insert(
             key,
             Doc {
                 uri: d.uri,
                 path,
-                text: d.text,
+                text,
                 version: Some(d.version),
                 generation: 1,
                 due: Some(Instant::now()),
                 running: false,
                 last: None,
                 disk,
+                follow,
+                linter: None,
+                started: 0,
+                stop: Arc::new(AtomicBool::new(false)),
             },
         );
     }
@@ -412,23 +502,20 @@ impl Server {
         let Some(doc) = self.docs.get_mut(p.text_document.uri.as_str()) else {
             return;
         };
-        for c in p.content_changes {
-            match c.range {
-                Some(range) => {
-                    let places = Places::new(doc.text.as_bytes());
-                    let (a, b) = (places.offset(range.start), places.offset(range.end));
-                    let (a, b) = (a.min(b), a.max(b));
-                    if doc.text.is_char_boundary(a) && doc.text.is_char_boundary(b) {
-                        doc.text.replace_range(a..b, &c.text);
-                    }
-                }
-                None => doc.text = c.text,
+        match &mut doc.follow {
+            Follow::No => {}
+            Follow::Lent { edits, .. } => {
+                // Applied when the text is back.
+                edits.push(p);
+                doc.generation += 1;
+                return;
+            }
+            Follow::Here(g) => {
+                doc.text = text_of(g.text(&doc.path));
+                doc.follow = Follow::No;
             }
         }
-        doc.version = Some(p.text_document.version);
-        doc.generation += 1;
-        doc.disk = None;
-        doc.due = Some(Instant::now() + debounce);
+        edit(doc, p, debounce);
     }
 
     /// Files changed on disk: a configuration or the baseline lints every
@@ -448,7 +535,8 @@ impl Server {
             if let Some(doc) = self.docs.get_mut(c.uri.as_str()) {
                 if read_on(doc) {
                     doc.generation += 1;
-                    doc.due = Some(Instant::now() + self.setup.debounce);
+                    // Not typing: nothing to wait for.
+                    doc.due = Some(Instant::now());
                 }
             }
         }
@@ -460,11 +548,60 @@ impl Server {
     fn lint_all(&mut self) {
         let now = Instant::now();
         for doc in self.docs.values_mut() {
+            doc.linter = None;
             doc.generation += 1;
             doc.due = Some(now);
         }
     }
+}
 
+/// The linter of an open document's configuration: kept from before, or
+/// made now, stopped by the document's flag (none when it cannot be made:
+/// the lint then says why).
+fn linter_of(settings: &Settings, doc: &mut Doc) -> Option<Arc<Linter>> {
+    let config = settings.config_path(&doc.path);
+    let made = Made {
+        modified: config
+            .as_deref()
+            .and_then(|c| std::fs::metadata(c).ok()?.modified().ok()),
+        config,
+    };
+    if let Some((m, l)) = &doc.linter {
+        if *m == made {
+            return Some(Arc::clone(l));
+        }
+    }
+    let mut l = settings.linter(made.config.as_deref()).ok()?;
+    l.stop_with(Arc::clone(&doc.stop));
+    let l = Arc::new(l);
+    doc.linter = Some((made, Arc::clone(&l)));
+    Some(l)
+}
+
+/// Apply an editor's change to a document's text (not a followed log's).
+fn edit(doc: &mut Doc, p: lsp_types::DidChangeTextDocumentParams, debounce: Duration) {
+    {
+        for c in p.content_changes {
+            match c.range {
+                Some(range) => {
+                    let places = Places::new(doc.text.as_bytes());
+                    let (a, b) = (places.offset(range.start), places.offset(range.end));
+                    let (a, b) = (a.min(b), a.max(b));
+                    if doc.text.is_char_boundary(a) && doc.text.is_char_boundary(b) {
+                        doc.text.replace_range(a..b, &c.text);
+                    }
+                }
+                None => doc.text = c.text,
+            }
+        }
+        doc.version = Some(p.text_document.version);
+        doc.generation += 1;
+        doc.disk = None;
+        doc.due = Some(Instant::now() + debounce);
+    }
+}
+
+impl Server {
     /// When the next lint is due; none while as many run as can (the
     /// next to finish wakes the loop).
     fn next_due(&self) -> Option<Instant> {
@@ -497,33 +634,96 @@ impl Server {
             };
             doc.due = None;
             doc.running = true;
-            let job = job_for(&self.setup, &doc.uri, &doc.path);
-            let bytes = doc.text.clone().into_bytes();
+            doc.started = doc.generation;
+            doc.stop.store(false, Ordering::Relaxed);
+            let mut job = job_for(&self.setup, &doc.uri, &doc.path);
+            job.linter = linter_of(&self.setup.settings, doc);
+            let what = match std::mem::replace(&mut doc.follow, Follow::No) {
+                Follow::Here(g) => {
+                    doc.follow = Follow::Lent {
+                        grew: false,
+                        edits: Vec::new(),
+                    };
+                    Err(g)
+                }
+                other => {
+                    doc.follow = other;
+                    Ok(doc.text.clone().into_bytes())
+                }
+            };
             let generation = doc.generation;
             let done = self.done.clone();
-            let spawned = std::thread::Builder::new()
-                .name("callint-lsp-lint".into())
-                .spawn(move || {
-                    let linted = job.run(bytes);
-                    let _ = done.send(Done {
-                        uri: key,
-                        generation,
-                        linted,
-                    });
+            let started = self.workers.run(move || {
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match what {
+                    Ok(bytes) => (job.run(bytes), None),
+                    Err(mut g) => (job.run_growing(&mut g), Some(g)),
+                }));
+                let (linted, follow) = run.unwrap_or_else(|_| {
+                    let failed = Linted {
+                        found: Vec::new(),
+                        failed: Some("callint could not lint this document".into()),
+                    };
+                    (failed, None)
                 });
-            if spawned.is_err() {
+                let _ = done.send(Done {
+                    uri: key,
+                    generation,
+                    linted,
+                    follow,
+                });
+            });
+            if !started {
+                // No thread takes it: what it took is gone, and the log is
+                // read again from its start.
                 doc.running = false;
                 doc.due = Some(now + Duration::from_millis(100));
+                if let Follow::Lent { .. } = doc.follow {
+                    doc.follow = Follow::Here(Box::new(growing::Growing::start_on_disk(&doc.path)));
+                }
+            }
+        }
+    }
+
+    /// Tell the lints that are stale (their document changed since they
+    /// started) to stop.
+    fn stop_stale(&self) {
+        for d in self.docs.values() {
+            if d.running && d.started != d.generation {
+                d.stop.store(true, Ordering::Relaxed);
             }
         }
     }
 
     fn finished(&mut self, d: Done) {
         let pull = self.setup.pull;
+        let debounce = self.setup.debounce;
         let Some(doc) = self.docs.get_mut(&d.uri) else {
             return;
         };
         doc.running = false;
+        if let (None, Follow::Lent { .. }) = (&d.follow, &doc.follow) {
+            // Lost with a lint that failed: read again from the start.
+            doc.follow = Follow::Here(Box::new(growing::Growing::start_on_disk(&doc.path)));
+        }
+        if let Some(mut g) = d.follow {
+            match std::mem::replace(&mut doc.follow, Follow::No) {
+                Follow::Lent { grew, edits } if edits.is_empty() => {
+                    if grew && g.read_on(&doc.path) == growing::Change::Grew {
+                        doc.generation += 1;
+                        doc.due = Some(Instant::now());
+                    }
+                    doc.follow = Follow::Here(g);
+                }
+                Follow::Lent { edits, .. } => {
+                    // Edited in the editor meanwhile: its text from now on.
+                    doc.text = text_of(g.text(&doc.path));
+                    for p in edits {
+                        edit(doc, p, debounce);
+                    }
+                }
+                other => doc.follow = other,
+            }
+        }
         // A stale result (the document changed meanwhile) is dropped.
         if d.generation != doc.generation {
             if doc.due.is_none() {
@@ -531,8 +731,8 @@ impl Server {
             }
             return;
         }
-        let linted = std::sync::Arc::new(d.linted);
-        doc.last = Some((d.generation, std::sync::Arc::clone(&linted)));
+        let linted = Arc::new(d.linted);
+        doc.last = Some((d.generation, Arc::clone(&linted)));
         if !pull {
             let params =
                 PublishDiagnosticsParams::new(doc.uri.clone(), linted.diagnostics(), doc.version);
@@ -545,10 +745,10 @@ impl Server {
 
     /// The current result of an open document, if its latest change is
     /// linted.
-    fn current(&self, key: &str) -> Option<(u64, std::sync::Arc<Linted>)> {
+    fn current(&self, key: &str) -> Option<(u64, Arc<Linted>)> {
         let doc = self.docs.get(key)?;
         match &doc.last {
-            Some((g, l)) if *g == doc.generation => Some((*g, std::sync::Arc::clone(l))),
+            Some((g, l)) if *g == doc.generation => Some((*g, Arc::clone(l))),
             _ => None,
         }
     }
@@ -566,7 +766,7 @@ impl Server {
         };
         let job = job_for(&self.setup, &p.text_document.uri, &path);
         let out = self.out.clone();
-        std::thread::spawn(move || {
+        self.workers.run(move || {
             let bytes = std::fs::read(&path).unwrap_or_default();
             let linted = job.run(bytes);
             let report = full_report(None, &linted);
@@ -648,12 +848,12 @@ impl Server {
 
     /// The last result of a document, current or not (a hover or an action
     /// while a change is being linted uses what was shown).
-    fn last_of(&self, key: &str) -> Option<std::sync::Arc<Linted>> {
+    fn last_of(&self, key: &str) -> Option<Arc<Linted>> {
         self.docs
             .get(key)?
             .last
             .as_ref()
-            .map(|(_, l)| std::sync::Arc::clone(l))
+            .map(|(_, l)| Arc::clone(l))
     }
 
     fn code_action(&mut self, id: RequestId, p: &lsp_types::CodeActionParams) {
@@ -672,13 +872,16 @@ impl Server {
         }
         let uri = doc.uri.clone();
         let version = doc.version;
-        let text = doc.text.clone();
+        let text = match &doc.follow {
+            Follow::Here(g) => text_of(g.text(&doc.path)),
+            _ => doc.text.clone(),
+        };
         let path = doc.path.clone();
         let settings = self.setup.settings.clone();
         let baseline = self.setup.baseline.is_some();
         let out = self.out.clone();
         // The trial lints of the suppressions run off the main loop.
-        std::thread::spawn(move || {
+        self.workers.run(move || {
             let linter = settings.linter_for(&path).ok();
             let name = path.to_string_lossy().into_owned();
             let mut list = Vec::new();
@@ -769,6 +972,14 @@ impl Server {
 /// Returns whether the document changed.
 fn read_on(doc: &mut Doc) -> bool {
     use std::io::{Read, Seek, SeekFrom};
+    match &mut doc.follow {
+        Follow::Here(g) => return g.read_on(&doc.path) == growing::Change::Grew,
+        Follow::Lent { grew, .. } => {
+            *grew = true;
+            return false;
+        }
+        Follow::No => {}
+    }
     let Some(read) = doc.disk else { return false };
     let Ok(mut file) = std::fs::File::open(&doc.path) else {
         return false;
@@ -796,6 +1007,32 @@ fn read_on(doc: &mut Doc) -> bool {
     doc.text.push_str(&String::from_utf8_lossy(&grown));
     doc.disk = Some(from + grown.len() as u64);
     true
+}
+
+/// Bytes as a document's text (any that are no UTF-8 replaced).
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Whether the file at `path` holds `text`, read a block at a time.
+fn same_as_file(path: &Path, text: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.metadata().map(|m| m.len()).ok() != Some(text.len() as u64) {
+        return false;
+    }
+    let mut block = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return at == text.len(),
+            Ok(n) if text.get(at..at + n) == Some(&block[..n]) => at += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return false,
+        }
+    }
 }
 
 /// The rules' pages as files an editor opens from a finding's code: in
@@ -857,6 +1094,7 @@ fn job_for(setup: &Setup, uri: &Uri, path: &Path) -> Job {
         uri: uri.clone(),
         baseline: setup.baseline.clone(),
         rule_url: setup.rule_url.clone(),
+        linter: None,
     }
 }
 

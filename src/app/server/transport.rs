@@ -20,6 +20,12 @@ const INVALID_REQUEST: i32 = -32600;
 /// editor sends.
 const MAX_MESSAGE: usize = 1 << 30;
 
+/// Messages longer than this are parsed as they are read, never held
+/// whole beside what is parsed from them: opening a large log costs its
+/// text twice at most (the text, and the parser's buffer of one string),
+/// not three or four times.
+const STREAMED: usize = 1 << 20;
+
 /// What goes out: a message, or an error answer to a message that could
 /// not be read (its id, when it had one, else null).
 pub enum Out {
@@ -75,6 +81,24 @@ fn read_all(mut input: impl BufRead, messages: &Sender<Message>, errors: &Sender
     loop {
         let body = match read_frame(&mut input) {
             Frame::Body(b) => b,
+            Frame::Long(n) => {
+                let (message, ok) = read_long(&mut input, n);
+                match message {
+                    Ok(m) => {
+                        let exit = matches!(&m, Message::Notification(n) if n.method == "exit");
+                        if messages.send(m).is_err() || exit {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = errors.send(e);
+                    }
+                }
+                if !ok {
+                    return;
+                }
+                continue;
+            }
             Frame::Bad(why) => {
                 let _ = errors.send(Out::Unreadable {
                     id: None,
@@ -117,6 +141,9 @@ fn read_all(mut input: impl BufRead, messages: &Sender<Message>, errors: &Sender
 
 enum Frame {
     Body(Vec<u8>),
+    /// A message of this many bytes, longer than [`STREAMED`], still to
+    /// be read.
+    Long(usize),
     /// A frame that could not be read; reading goes on after it.
     Bad(String),
     End,
@@ -172,11 +199,58 @@ fn read_frame(input: &mut impl BufRead) -> Frame {
         Some(Err(why)) => return Frame::Bad(why),
         None => return Frame::Bad("a message without a Content-Length header".into()),
     };
+    if n > STREAMED {
+        return Frame::Long(n);
+    }
     let mut body = vec![0; n];
     match input.read_exact(&mut body) {
         Ok(()) => Frame::Body(body),
         Err(_) => Frame::End,
     }
+}
+
+/// Read a message of `n` bytes, parsing it as it is read: the message, or
+/// the error to answer it with; and whether the input can be read on (all
+/// of the message's bytes were read).
+fn read_long(input: &mut impl BufRead, n: usize) -> (Result<Message, Out>, bool) {
+    let mut frame = std::io::Read::take(input, n as u64);
+    let value = serde_json::from_reader::<_, serde_json::Value>(&mut frame);
+    // What a message that is no JSON leaves unread is skipped.
+    let ok = std::io::copy(&mut frame, &mut std::io::sink()).is_ok() && frame.limit() == 0;
+    let value = match value {
+        Ok(v) => v,
+        Err(e) => {
+            let out = Out::Unreadable {
+                id: None,
+                code: PARSE_ERROR,
+                message: format!("not JSON: {e}"),
+            };
+            return (Err(out), ok);
+        }
+    };
+    let id = value
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned();
+    // The parameters (a document's text) are moved into the message, not
+    // copied on the way as reading the message whole would copy them.
+    let mut value = value;
+    let params = value.as_object_mut().and_then(|m| m.remove("params"));
+    let message = serde_json::from_value::<Message>(value)
+        .map(|mut m| {
+            match (&mut m, params) {
+                (Message::Request(r), Some(p)) => r.params = p,
+                (Message::Notification(n), Some(p)) => n.params = p,
+                _ => {}
+            }
+            m
+        })
+        .map_err(|e| Out::Unreadable {
+            id,
+            code: INVALID_REQUEST,
+            message: format!("not a JSON-RPC message: {e}"),
+        });
+    (message, ok)
 }
 
 fn write_all(mut output: impl Write, out: &Receiver<Out>) {
@@ -270,5 +344,55 @@ mod tests {
             ]
         );
         assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn long_messages_are_read_as_they_come_like_short_ones() {
+        let text = "a line \u{e4}\u{1F600} \"quoted\"\n".repeat(STREAMED / 16);
+        let open = serde_json::json!({
+            "jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": "file:///a", "languageId": "plaintext", "version": 1, "text": text}},
+        })
+        .to_string();
+        let long = "y".repeat(STREAMED);
+        // Cut off before its end, and a method that is no string.
+        let cut = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"x","params":"{long}""#);
+        let wrong = format!(r#"{{"jsonrpc":"2.0","id":5,"method":7,"params":"{long}"}}"#);
+        assert!(open.len() > STREAMED && cut.len() > STREAMED);
+        let input = [
+            frame(&open),
+            frame(&cut),
+            frame(&wrong),
+            frame(r#"{"jsonrpc":"2.0","method":"exit"}"#),
+        ]
+        .concat();
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let (etx, erx) = crossbeam_channel::unbounded();
+        read_all(std::io::Cursor::new(input.into_bytes()), &tx, &etx);
+        let got: Vec<Message> = rx.try_iter().collect();
+        assert_eq!(got.len(), 2);
+        match &got[0] {
+            Message::Notification(n) => {
+                assert_eq!(n.method, "textDocument/didOpen");
+                assert_eq!(n.params["textDocument"]["text"].as_str(), Some(&text[..]));
+                assert_eq!(n.params["textDocument"]["version"], 1);
+            }
+            m => panic!("{m:?}"),
+        }
+        assert!(matches!(&got[1], Message::Notification(n) if n.method == "exit"));
+        let errors: Vec<(Option<serde_json::Value>, i32)> = erx
+            .try_iter()
+            .map(|o| match o {
+                Out::Unreadable { id, code, .. } => (id, code),
+                Out::Message(_) => (None, 0),
+            })
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                (None, PARSE_ERROR),
+                (Some(serde_json::json!(5)), INVALID_REQUEST)
+            ]
+        );
     }
 }
