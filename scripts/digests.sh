@@ -20,6 +20,7 @@ for case in corpus/*/; do
 done
 for log in "$@"; do
   sum "$(basename "$log")" "$log"
-  # one job: the rules run one after the other, not side by side
-  sum "$(basename "$log") --jobs 1" "$log" --jobs 1
+  # one job (the rules one after the other, not side by side), and every
+  # finding listed
+  sum "$(basename "$log") --jobs 1 --max-repeats 0" "$log" --jobs 1 --max-repeats 0
 done
