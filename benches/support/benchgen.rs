@@ -210,9 +210,8 @@ fn context(lang: &str) -> Value {
 
 /// Write the log `knobs` describe to `w`.
 pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
-    let mut rng = Rng(
-        0x9E37_79B9_7F4A_7C15 ^ knobs.turns ^ (knobs.agents as u64) << 32 ^ knobs.seed << 48,
-    );
+    let mut rng =
+        Rng(0x9E37_79B9_7F4A_7C15 ^ knobs.turns ^ (knobs.agents as u64) << 32 ^ knobs.seed << 48);
     let agents = &NAMES[..knobs.agents.clamp(2, NAMES.len())];
     let mut out = Out {
         w,
@@ -307,9 +306,7 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
             t += 2000 + rng.below(3000);
             let mut said = Vec::new();
             let event = knobs.timeouts.is_none_or(|pct| rng.chance(pct));
-            if event
-                && (rng.chance(knobs.others) || to.is_some_and(|n| agents.contains(&n)))
-            {
+            if event && (rng.chance(knobs.others) || to.is_some_and(|n| agents.contains(&n))) {
                 // up to three lines 300 ms apart, more closer together,
                 // all before the event
                 let gap = 900 / knobs.lines.max(3);
