@@ -4,7 +4,8 @@
 //! ```text
 //! cargo run --release --example benchgen -- [--agents N] [--others PCT] [--says N]
 //!     [--boards PCT] [--decisions PCT] [--lang en|de|mix] [--spaced] [--calls N]
-//!     [--echo PCT] TURNS OUT.jsonl
+//!     [--echo PCT] [--to-me PCT] [--timeouts PCT] [--lines N] [--distinct]
+//!     [--seed N] TURNS OUT.jsonl
 //! ```
 //!
 //! `--agents`: agents besides the recording one (2 to 19, default 4);
@@ -14,7 +15,13 @@
 //! percent of turns with a decision (default 5); `--spaced`: JSON with a
 //! space after `:` and `,`; `--calls`: calls of TURNS turns each, one
 //! after the other (default 1); `--echo`: percent of the recording agent's
-//! says the server echoes back among the others' lines (default 0).
+//! says the server echoes back among the others' lines (default 0);
+//! `--to-me`: percent of human turns addressed to the recording agent
+//! (default a sixth); `--timeouts`: percent of turns ending in a `timeout`
+//! event, the only ones with other agents' lines (default all);
+//! `--lines`: most other agents' lines in one event (default 3);
+//! `--distinct`: each say of the recording agent a text of its own;
+//! `--seed`: another log of the same shape.
 
 use std::io::BufWriter;
 
@@ -39,6 +46,11 @@ fn main() {
             "--decisions" => knobs.decisions = num("--decisions"),
             "--calls" => knobs.calls = num("--calls"),
             "--echo" => knobs.echo = num("--echo"),
+            "--to-me" => knobs.to_me = Some(num("--to-me")),
+            "--timeouts" => knobs.timeouts = Some(num("--timeouts")),
+            "--lines" => knobs.lines = num("--lines"),
+            "--seed" => knobs.seed = num("--seed"),
+            "--distinct" => knobs.distinct = true,
             "--lang" => {
                 knobs.lang = args
                     .next()

@@ -14,7 +14,8 @@
 # With --matrix, instead a matrix of logs unlike each other (genlog's, and
 # examples/benchgen.rs's with 5 and 12 agents whose lines come on most
 # turns, each compact and with spaces, one where the server echoes the
-# recorder's says back, and one of many calls in German and English), each
+# recorder's says back, a talkative agent's in a long call, compact and
+# with spaces, and one of many calls in German and English), each
 # linted and parsed in the same run: the least wall and the
 # least CPU time of five runs each, lint/parse of both, and the highest
 # peak memory of the five lints against twice the file plus 30 MB (the
@@ -90,6 +91,18 @@ if [ -n "$matrix" ]; then
   f="$dir/echoes.jsonl"
   "$bin/examples/benchgen" --agents 5 --others 90 --echo 100 "$turns" "$f"
   row "5 agents, echoes" "$f"
+  # One talkative agent in a long call where four others speak too: it
+  # answers about every other human line with says of their own text, and
+  # the others' lines come in bunches on a third of the turns. Here the
+  # rules cost more than the reading (scripts/bench-rules.sh: each rule's
+  # share).
+  for form in compact spaced; do
+    flag=; [ "$form" = spaced ] && flag=--spaced
+    f="$dir/talkative-$form.jsonl"
+    "$bin/examples/benchgen" --agents 4 --to-me 36 --says 2 --distinct --boards 10 \
+      --decisions 0 --timeouts 30 --others 100 --lines 8 --seed 53 $flag "$turns" "$f"
+    row "talkative, $form" "$f"
+  done
   f="$dir/many-calls.jsonl"
   "$bin/examples/benchgen" --agents 5 --lang mix --calls 50 "$((turns / 50))" "$f"
   row "50 calls, en+de" "$f"

@@ -37,6 +37,20 @@ pub struct Knobs {
     /// Percent of the recording agent's says the server echoes back among
     /// the other agents' lines of the next event, under its own name.
     pub echo: u64,
+    /// Percent of human turns addressed to the recording agent; `None`
+    /// keeps the default mix (a sixth to it, a sixth to Delta, a sixth to
+    /// no one, the rest to the other agents).
+    pub to_me: Option<u64>,
+    /// Percent of turns that end in a `timeout` event, which then carries
+    /// the other agents' lines; `None`: every turn ends in one.
+    pub timeouts: Option<u64>,
+    /// Most other agents' lines in one event (default 3).
+    pub lines: u64,
+    /// Each say of the recording agent its own text, as a talkative agent
+    /// speaks, instead of one of a few answers.
+    pub distinct: bool,
+    /// Mixed into the random source, for another log of the same shape.
+    pub seed: u64,
 }
 
 impl Default for Knobs {
@@ -52,6 +66,11 @@ impl Default for Knobs {
             spaced: false,
             calls: 1,
             echo: 0,
+            to_me: None,
+            timeouts: None,
+            lines: 3,
+            distinct: false,
+            seed: 0,
         }
     }
 }
@@ -191,7 +210,8 @@ fn context(lang: &str) -> Value {
 
 /// Write the log `knobs` describe to `w`.
 pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ knobs.turns ^ (knobs.agents as u64) << 32);
+    let mut rng =
+        Rng(0x9E37_79B9_7F4A_7C15 ^ knobs.turns ^ (knobs.agents as u64) << 32 ^ knobs.seed << 48);
     let agents = &NAMES[..knobs.agents.clamp(2, NAMES.len())];
     let mut out = Out {
         w,
@@ -217,11 +237,21 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
             }
             let words = if lang == "de" { &DE } else { &EN };
             t += 2500 + rng.below(4000);
-            let to = match rng.below(6) {
-                0 => Some(ME),
-                1 => Some("Delta"),
-                2 => None,
-                _ => Some(rng.pick(agents)),
+            let to = match knobs.to_me {
+                // The knobs' draws only when they are asked for: the
+                // other knobs' logs stay as they were.
+                Some(pct) if rng.chance(pct) => Some(ME),
+                Some(_) => match rng.below(4) {
+                    0 => Some("Delta"),
+                    1 => None,
+                    _ => Some(rng.pick(agents)),
+                },
+                None => match rng.below(6) {
+                    0 => Some(ME),
+                    1 => Some("Delta"),
+                    2 => None,
+                    _ => Some(rng.pick(agents)),
+                },
             };
             let text = match to {
                 Some(name) => format!("{name}, {}", rng.pick(words.asks)),
@@ -241,6 +271,10 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
                     // Asked only then: the other knobs' logs stay as they
                     // were.
                     let mut text = rng.pick(words.answers).to_string();
+                    if knobs.distinct {
+                        let detail = rng.pick(words.lines);
+                        text = format!("{text} Item {turn}: {}", detail.to_lowercase());
+                    }
                     if knobs.echo > 0 {
                         text = format!("{text} Ref {say_id}.");
                         if rng.chance(knobs.echo) {
@@ -271,8 +305,12 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
             }
             t += 2000 + rng.below(3000);
             let mut said = Vec::new();
-            if rng.chance(knobs.others) || to.is_some_and(|n| agents.contains(&n)) {
-                for k in 0..1 + rng.below(3) {
+            let event = knobs.timeouts.is_none_or(|pct| rng.chance(pct));
+            if event && (rng.chance(knobs.others) || to.is_some_and(|n| agents.contains(&n))) {
+                // up to three lines 300 ms apart, more closer together,
+                // all before the event
+                let gap = 900 / knobs.lines.max(3);
+                for k in 0..1 + rng.below(knobs.lines.max(1)) {
                     let who = match to {
                         Some(n) if k == 0 && agents.contains(&n) => n,
                         _ => rng.pick(agents),
@@ -283,7 +321,7 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
                         rng.pick(words.lines)
                     };
                     said.push(json!({"speaker": who, "op": format!("op-{who}"), "model": "m", "text": text,
-                        "ts": ts(t - 1500 + k * 300), "addressed_to": ["Oliver"],
+                        "ts": ts(t - 1500 + k * gap), "addressed_to": ["Oliver"],
                         "addressed_to_you": false, "to_human": true}));
                 }
             }
@@ -293,6 +331,9 @@ pub fn write(knobs: &Knobs, w: &mut impl Write) -> std::io::Result<()> {
                     "ts": ts(at + 200), "addressed_to": ["Oliver"],
                     "addressed_to_you": false, "to_human": true}),
                 );
+            }
+            if !event {
+                continue;
             }
             let mut result = json!({"type": "timeout", "operators_said": said});
             if to == Some("Delta") {

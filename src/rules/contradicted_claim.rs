@@ -53,6 +53,7 @@ impl Rule for Check {
         let Some(me) = call.recorder else { return };
         let lex = Lexicon::get();
         let checking = lex.phrases("conduct.checking");
+        let people = People::new(call, me);
         let mut w = Words::default();
         let mut out = Vec::new();
         for (k, u) in call.utterances.iter().enumerate() {
@@ -81,7 +82,7 @@ impl Rule for Check {
                 if sentence.trim_end().ends_with('?') {
                     continue;
                 }
-                if let Some(f) = participants_claim(lex, call, me, k, &w) {
+                if let Some(f) = participants_claim(lex, call, me, k, &w, &people) {
                     out.push(f);
                     break;
                 }
@@ -109,6 +110,30 @@ fn language_claim(call: &Call<'_>, u: &Utterance<'_>, sentence: &str) -> Option<
     )
 }
 
+/// Everyone but the recorder, as a claim about the others names them: the
+/// human, the voicebot, the other agents, and the lower-cased words of
+/// each name. The same for every say of the call.
+struct People<'c> {
+    people: Vec<&'c str>,
+    names: Vec<Vec<String>>,
+}
+
+impl<'c> People<'c> {
+    fn new(call: &'c Call<'c>, me: &str) -> People<'c> {
+        let mut people: Vec<&str> = Vec::new();
+        people.extend(call.human);
+        people.push(call.voicebot);
+        people.extend(
+            call.agents
+                .iter()
+                .map(|a| a.label.as_str())
+                .filter(|l| !l.eq_ignore_ascii_case(me)),
+        );
+        let names = people.iter().map(|p| lower_words(p)).collect();
+        People { people, names }
+    }
+}
+
 /// "Tarn hasn't said a word", "it's just the two of us here", "nobody has
 /// asked me anything": a statement about the others that the lines and
 /// boards the agent had before its say contradict.
@@ -118,19 +143,11 @@ fn participants_claim(
     me: &str,
     k: usize,
     w: &Words,
+    people: &People<'_>,
 ) -> Option<Finding> {
     use crate::text::claims::{about_participants, About};
-    let mut people: Vec<&str> = Vec::new();
-    people.extend(call.human);
-    people.push(call.voicebot);
-    people.extend(
-        call.agents
-            .iter()
-            .map(|a| a.label.as_str())
-            .filter(|l| !l.eq_ignore_ascii_case(me)),
-    );
-    let names: Vec<Vec<String>> = people.iter().map(|p| lower_words(p)).collect();
-    let about = about_participants(lex, w, &names)?;
+    let People { people, names } = people;
+    let about = about_participants(lex, w, names)?;
     let u = &call.utterances[k];
     let before = &call.utterances[..k];
     let heard = |p: &Utterance<'_>| p.who != Who::Me && p.record() < u.record();

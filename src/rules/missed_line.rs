@@ -236,19 +236,25 @@ pub(crate) fn claims(lex: &Lexicon, text: &str) -> Vec<Claim> {
     for range in crate::text::addressing::sentences(text) {
         let sentence = &text[range];
         w.fill_lexical(sentence);
+        // A listed phrase, else a claim read by its parts ("none of your
+        // questions got to me"); its words are then those without hedges.
+        let (start, n, hedged) = match missed.find_gapped(&w) {
+            Some((start, n)) => (start, n, false),
+            None => match crate::text::claims::arrival(lex, &w) {
+                Some(a) if !a.general => (a.at.0, a.at.1, true),
+                _ => continue,
+            },
+        };
+        // A claim about the call as a whole is `contradicted-claim`'s.
+        // Asked only of a sentence that claims something: most claim
+        // nothing, and this reading of them was the most of the rule.
         if crate::text::claims::about_call(lex, &w).is_some() {
             continue;
         }
-        // A listed phrase, else a claim read by its parts ("none of your
-        // questions got to me"); its words are then those without hedges.
-        let (words, start, n) = match missed.find_gapped(&w) {
-            Some((start, n)) => (w.to_vec(), start, n),
-            None => match crate::text::claims::arrival(lex, &w) {
-                Some(a) if !a.general => {
-                    (crate::text::claims::without_hedges(lex, &w), a.at.0, a.at.1)
-                }
-                _ => continue,
-            },
+        let words = if hedged {
+            crate::text::claims::without_hedges(lex, &w)
+        } else {
+            w.to_vec()
         };
         // "If your question did not reach me, ..." is no claim.
         if lex

@@ -7,7 +7,7 @@ use crate::model::{Via, Who};
 use crate::rules::{Cx, Rule};
 use crate::text::addressing::sentences;
 use crate::text::lexicon::Lexicon;
-use crate::text::words::{WordList, Words};
+use crate::text::words::{Phrases, WordList, Words};
 
 pub struct Check;
 
@@ -85,32 +85,49 @@ impl Rule for Check {
 /// action ("edit", "forward", "ändern").
 pub(crate) fn offers_action(lex: &Lexicon, text: &str) -> bool {
     let offers = lex.phrases("conduct.offers");
+    let actions = Actions::new(lex);
     let mut w = Words::default();
     sentences(text).any(|r| {
         w.fill_lexical(&text[r]);
-        // An offer with an action anywhere after it: the last action word
-        // must come after the end of the offer.
-        let Some(last) = (0..w.len()).rev().find(|&k| is_action(lex, w.word(k))) else {
+        // An offer with an action anywhere after it: an action word at or
+        // after the earliest end of an offer. Most sentences offer
+        // nothing, and their words are not looked up as actions.
+        let Some(end) = offers.each(&w).map(|(at, n)| at + n).min() else {
             return false;
         };
-        offers.each(&w).any(|(at, n)| at + n <= last)
+        (end..w.len()).any(|k| actions.has(w.word(k)))
     })
 }
 
-/// A word of acting: on the list, or a German verb made of a separable
-/// prefix and a listed verb ("hochsetzen", "umbauen", "einbauen" of
-/// "setzen", "bauen"), as German forms new verbs at will.
-fn is_action(lex: &Lexicon, word: &str) -> bool {
-    let actions = lex.phrases("conduct.offer-actions");
-    if actions.has(word) {
-        return true;
+/// The lists that tell a word of acting, looked up once per text.
+struct Actions<'l> {
+    actions: &'l Phrases,
+    bases: &'l Phrases,
+    prefixes: &'l [String],
+}
+
+impl<'l> Actions<'l> {
+    fn new(lex: &'l Lexicon) -> Actions<'l> {
+        Actions {
+            actions: lex.phrases("conduct.offer-actions"),
+            bases: lex.phrases("conduct.offer-action-bases"),
+            prefixes: lex.list("conduct.verb-prefixes"),
+        }
     }
-    lex.list("conduct.verb-prefixes").iter().any(|p| {
-        word.strip_prefix(p.as_str()).is_some_and(|base| {
-            base.chars().count() >= 5
-                && (actions.has(base) || lex.phrases("conduct.offer-action-bases").has(base))
+
+    /// A word of acting: on the list, or a German verb made of a separable
+    /// prefix and a listed verb ("hochsetzen", "umbauen", "einbauen" of
+    /// "setzen", "bauen"), as German forms new verbs at will.
+    fn has(&self, word: &str) -> bool {
+        if self.actions.has(word) {
+            return true;
+        }
+        self.prefixes.iter().any(|p| {
+            word.strip_prefix(p.as_str()).is_some_and(|base| {
+                base.chars().count() >= 5 && (self.actions.has(base) || self.bases.has(base))
+            })
         })
-    })
+    }
 }
 
 #[cfg(test)]

@@ -102,11 +102,6 @@ impl Rule for Check {
             {
                 continue;
             }
-            // A name was said but collides with another label: that is
-            // `ambiguous-labels`, not a missing name.
-            if !roster.explain(u.text).hits.is_empty() || introduces(me, u.text) {
-                continue;
-            }
             // Asked by the human, "you" in the reply is the human: answering
             // and asking back are fine, a new request for work that any
             // agent in the room could take is not.
@@ -117,6 +112,13 @@ impl Rule for Check {
             }) else {
                 continue;
             };
+            // A name was said but collides with another label: that is
+            // `ambiguous-labels`, not a missing name. (Read after the
+            // request: most says ask nothing, and need no reading for
+            // names.)
+            if !roster.explain(u.text).hits.is_empty() || introduces(me, u.text) {
+                continue;
+            }
             out.push(finding(call, me, u, sentence, &heard));
         }
         for f in out {

@@ -195,6 +195,20 @@ fn denied_in(lex: &Lexicon, w: &[String], from: usize, to: usize) -> bool {
 /// about a topic ("Tarn hasn't said anything about the cache") is left
 /// alone: the log cannot settle what a line was about.
 pub fn about_participants(lex: &Lexicon, w: &Words, names: &[Vec<String>]) -> Option<About> {
+    // Each claim needs a word of being alone, of addressing or of speech
+    // to start a phrase; leaving the hedges out takes words away and adds
+    // none. Most sentences hold none of them, and are not copied.
+    let (sole, addressing, speech) = (
+        lex.phrases("conduct.sole-words"),
+        lex.phrases("conduct.addressing-verbs"),
+        lex.phrases("conduct.speech-words"),
+    );
+    if !w
+        .iter()
+        .any(|x| sole.starts_any(x) || addressing.starts_any(x) || speech.starts_any(x))
+    {
+        return None;
+    }
     if lex.phrases("conduct.checking").occurs(w) || lex.phrases("reading.conditionals").occurs(w) {
         return None;
     }
