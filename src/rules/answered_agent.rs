@@ -47,7 +47,10 @@ impl Rule for Check {
         });
         // thanking an agent for its report is a reply to it too
         let thanks = i.tells_any(&["thank*", "danke*", "bedanke*"]);
-        if !(i.tells_any(ANSWER) || tells_agent || thanks)
+        let answers = i
+            .tells()
+            .any(|c| c.has(ANSWER) && (!c.has(HUMAN) || c.has(OTHER_AGENT)));
+        if !(answers || tells_agent || thanks)
             || !i.has(OTHER_AGENT)
             || i.has(QUESTION)
             || i.has(DELTA)

@@ -41,11 +41,11 @@ impl Rule for Check {
                 .is_some_and(|at| !mentions(&c.words[..at], CONTRAST))
         });
         // yes/no forbidden, or open questions told instead of it
-        let avoids = i.forbids().any(|c| c.has(YES_NO))
-            || i.told().any(|(_, c)| c.has(OPEN_ENDED))
-            || i.tells().any(|c| {
-                c.find(YES_NO)
-                    .is_some_and(|at| mentions(&c.words[..at], CONTRAST))
+        let avoids = i.told().any(|(_, c)| c.has(OPEN_ENDED))
+            || i.clauses.iter().any(|c| {
+                !c.condition
+                    && c.find(YES_NO)
+                        .is_some_and(|at| mentions(&c.words[..at], CONTRAST))
             });
         if !avoids || yes_no_told {
             return None;

@@ -155,8 +155,6 @@ pub(crate) fn shows_human_in(r: &Record) -> bool {
 const LATER: &[&str] = &[
     "later",
     "subsequent",
-    "after that",
-    "afterwards",
     "again",
     "any more",
     "anymore",
@@ -164,7 +162,6 @@ const LATER: &[&str] = &[
     "each message",
     "späteren",
     "später*",
-    "danach",
     "erneut",
     "wieder*",
     "weiteren",

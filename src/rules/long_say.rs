@@ -57,7 +57,10 @@ impl Rule for Check {
                             "out loud", "aloud", "laut", "human", "mensch*", "user", "nutzer*",
                         ]))
             });
-        if !((i.tells_any(NARRATE) || reads_aloud) && i.has(AT_LENGTH)) || !spoken {
+        let narrates = i
+            .tells()
+            .any(|c| c.has(NARRATE) && !c.has(&["board", "activity", "aktivität*"]));
+        if !((narrates || reads_aloud) && i.has(AT_LENGTH)) || !spoken {
             return None;
         }
         Some(at_instruction(i, "this instruction has the agent speak at length; every sentence is one the human must listen to", "say to keep says to one short thought, and to show the steps on the board and in the activity feed"))

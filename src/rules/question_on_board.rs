@@ -54,7 +54,13 @@ impl Rule for Check {
         // `decide` named as the tool, not the human's deciding ("what the
         // human must decide")
         let names_decide = |c: &crate::text::instructions::Clause| {
-            c.has(DECIDE) && !c.has(&["must decide", "to decide", "should decide", "can decide"])
+            c.has(&[
+                "decision board",
+                "decision-board",
+                "entscheidungsboard",
+                "`decide`",
+            ]) || c.has(DECIDE)
+                && !c.has(&["must decide", "to decide", "should decide", "can decide"])
         };
         let puts = i.told().any(|(k, c)| {
             c.has(PUT)

@@ -2265,7 +2265,15 @@ fn sentences(text: &str) -> Vec<Range<usize>> {
                         | "bspw"
                         | "nr"
                         | "s"
-                ) || word.len() == 1 && word.bytes().all(|x| x.is_ascii_digit());
+                        | "dr"
+                        | "mr"
+                        | "mrs"
+                        | "ms"
+                        | "prof"
+                        | "hr"
+                        | "fr"
+                ) || word.len() == 1
+                    && word.bytes().all(|x| x.is_ascii_alphanumeric());
                 if !abbrev {
                     if text[start..=i].trim().len() > 1 {
                         out.push(trim_range(text, start..i + 1));
@@ -2767,6 +2775,13 @@ pub fn analyse(raw: &str) -> Option<Instruction> {
 /// instruction (a note under a topic).
 fn analyse_inner(raw: &str, fragment: bool) -> Option<Instruction> {
     let (masked, quoted, said) = mask_quotes(raw);
+    // a question asks; it tells nothing ("Can I edit code in the call?")
+    if masked
+        .trim_end_matches(|c: char| c.is_whitespace() || c == '*' || c == '_')
+        .ends_with('?')
+    {
+        return None;
+    }
     let words = generic_agent_is_you(lower_words(&masked));
     if words.is_empty() {
         return None;
