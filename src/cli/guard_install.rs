@@ -198,28 +198,8 @@ pub struct FeedbackArgs {
     /// The client that runs the hook: claude-code, codex or gemini.
     #[arg(long, value_enum, default_value_t = Client::ClaudeCode)]
     client: Client,
-    /// Use this configuration file instead of the callint.toml nearest to
-    /// the hook's working folder.
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    config: Option<PathBuf>,
-    /// Ignore every callint.toml.
-    #[arg(long)]
-    no_config: bool,
-    /// Judge the call as made at this time (RFC 3339) instead of now.
-    #[arg(long, value_name = "TIME", hide = true)]
-    now: Option<String>,
-    /// Keep what was read of each session, and what was told, in this
-    /// folder [default: the guard's].
-    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
-    cache_dir: Option<PathBuf>,
-    /// Read the session afresh on every call, keeping nothing (every
-    /// finding is then told again after each call).
-    #[arg(long)]
-    no_cache: bool,
-    /// Write the kept state again once this many bytes more of the session
-    /// were read since it (0: after every call).
-    #[arg(long, value_name = "BYTES", default_value_t = crate::app::guard::REWRITE_AFTER, hide = true)]
-    cache_rewrite: u64,
+    #[command(flatten)]
+    hook: super::HookArgs,
 }
 
 /// The largest hook input read: a call done with its answer.
@@ -256,20 +236,12 @@ fn feedback_text(a: &FeedbackArgs) -> Option<String> {
     };
     // Another server's tool: nothing to say, before anything is read.
     guard::voicehook_tool(&done.pending.hook).ok()?;
-    let now = match &a.now {
-        Some(t) => match crate::input::ts::parse_rfc3339(t) {
-            Some(t) => t,
-            None => {
-                warn(format!(
-                    "--now {} is no RFC 3339 time",
-                    crate::core::escape::one_line(t)
-                ));
-                return None;
-            }
-        },
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    let now = match a.hook.now() {
+        Ok(t) => t,
+        Err(e) => {
+            warn(e);
+            return None;
+        }
     };
     let dir = done
         .pending
@@ -277,11 +249,7 @@ fn feedback_text(a: &FeedbackArgs) -> Option<String> {
         .cwd
         .clone()
         .unwrap_or_else(|| PathBuf::from("."));
-    let settings = crate::app::batch::Settings {
-        config: crate::app::batch::ConfigChoice::from_flags(a.no_config, a.config.as_deref()),
-        ..crate::app::batch::Settings::default()
-    };
-    let config = settings.load(settings.config_path(&dir.join("callint.toml")).as_deref());
+    let config = a.hook.config(&dir);
     let loaded = config.and_then(|c| {
         crate::lint::engine::Linter::new(&c, None, &[])
             .map(|l| (l, c.guard_servers, c.guard_feedback != Some(false)))
@@ -298,14 +266,10 @@ fn feedback_text(a: &FeedbackArgs) -> Option<String> {
         // `[guard] feedback = false`: turned off in callint.toml.
         return None;
     }
-    let cache = if a.no_cache {
-        None
-    } else {
-        a.cache_dir.clone().or_else(guard::default_cache_dir)
-    };
+    let cache = a.hook.cache();
     let keep = cache.as_deref().map(|dir| guard::Keep {
         dir,
-        rewrite_after: a.cache_rewrite,
+        rewrite_after: a.hook.rewrite_after(),
     });
     let session = done.pending.hook.session_id.as_deref();
     let once =

@@ -242,6 +242,13 @@ struct GuardArgs {
     /// Deny nothing: say on standard error what would have been denied.
     #[arg(long)]
     dry_run: bool,
+    #[command(flatten)]
+    hook: HookArgs,
+}
+
+/// The options the hooks before and after a call share.
+#[derive(Args)]
+pub(crate) struct HookArgs {
     /// Use this configuration file instead of the callint.toml nearest to
     /// the hook's working folder.
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
@@ -253,9 +260,10 @@ struct GuardArgs {
     /// replay a recorded session.
     #[arg(long, value_name = "TIME", hide = true)]
     now: Option<String>,
-    /// Keep what was read of each session in this folder, so that the next
-    /// call reads only what the session grew by [default:
-    /// $XDG_CACHE_HOME/callint/guard, else ~/.cache/callint/guard].
+    /// Keep what was read of each session (and, after calls, what was
+    /// told) in this folder, so that the next call reads only what the
+    /// session grew by [default: $XDG_CACHE_HOME/callint/guard, else
+    /// ~/.cache/callint/guard].
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     cache_dir: Option<PathBuf>,
     /// Read the session afresh on every call, keeping nothing.
@@ -265,6 +273,48 @@ struct GuardArgs {
     /// were read since it (0: after every call).
     #[arg(long, value_name = "BYTES", default_value_t = crate::app::guard::REWRITE_AFTER, hide = true)]
     cache_rewrite: u64,
+}
+
+impl HookArgs {
+    /// When the call is judged, in milliseconds since the epoch: `--now`,
+    /// else now.
+    pub(crate) fn now(&self) -> Result<i64, String> {
+        match &self.now {
+            Some(t) => crate::input::ts::parse_rfc3339(t)
+                .ok_or_else(|| format!("--now {} is no RFC 3339 time", one_line(t))),
+            None => Ok(std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))),
+        }
+    }
+
+    /// The configuration in force in the hook's working folder `dir`, as a
+    /// batch run there finds it.
+    pub(crate) fn config(&self, dir: &Path) -> Result<crate::lint::config::Config, String> {
+        let settings = crate::app::batch::Settings {
+            config: crate::app::batch::ConfigChoice::from_flags(
+                self.no_config,
+                self.config.as_deref(),
+            ),
+            ..crate::app::batch::Settings::default()
+        };
+        settings.load(settings.config_path(&dir.join("callint.toml")).as_deref())
+    }
+
+    /// Where the kept state goes, unless `--no-cache`.
+    pub(crate) fn cache(&self) -> Option<PathBuf> {
+        if self.no_cache {
+            None
+        } else {
+            self.cache_dir
+                .clone()
+                .or_else(crate::app::guard::default_cache_dir)
+        }
+    }
+
+    pub(crate) fn rewrite_after(&self) -> u64 {
+        self.cache_rewrite
+    }
 }
 
 #[derive(Subcommand)]
@@ -548,20 +598,12 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
             return None;
         }
     };
-    let now = match &args.now {
-        Some(t) => match crate::input::ts::parse_rfc3339(t) {
-            Some(t) => t,
-            None => {
-                warn(format_args!(
-                    "guard: allowed: --now {} is no RFC 3339 time",
-                    one_line(t)
-                ));
-                return None;
-            }
-        },
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+    let now = match args.hook.now() {
+        Ok(t) => t,
+        Err(e) => {
+            warn(format_args!("guard: allowed: {e}"));
+            return None;
+        }
     };
     let dir = pending
         .hook
@@ -570,11 +612,7 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
         .unwrap_or_else(|| PathBuf::from("."));
     // The configuration in force in the hook's working folder, as a batch
     // run there finds it; every rule it enables.
-    let settings = crate::app::batch::Settings {
-        config: crate::app::batch::ConfigChoice::from_flags(args.no_config, args.config.as_deref()),
-        ..crate::app::batch::Settings::default()
-    };
-    let config = settings.load(settings.config_path(&dir.join("callint.toml")).as_deref());
+    let config = args.hook.config(&dir);
     let linter = config.and_then(|c| {
         crate::lint::engine::Linter::new(&c, None, &[])
             .map(|l| (l, c.guard_servers))
@@ -592,11 +630,7 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
     if guard::voicehook_tool(&pending.hook).is_err() {
         return None;
     }
-    let cache = if args.no_cache {
-        None
-    } else {
-        args.cache_dir.clone().or_else(guard::default_cache_dir)
-    };
+    let cache = args.hook.cache();
     // A note that holds for the whole session is said on its first call.
     let once = |what: &str| {
         guard::notes::first_time(
@@ -608,7 +642,7 @@ fn guard_reason(args: &GuardArgs) -> Option<String> {
     };
     let keep = cache.as_deref().map(|dir| guard::Keep {
         dir,
-        rewrite_after: args.cache_rewrite,
+        rewrite_after: args.hook.rewrite_after(),
     });
     let (verdict, note) = guard::client::judge_with(&linter, &pending, &guard_servers, now, keep);
     if let Some(note) = note {

@@ -166,33 +166,7 @@ fn every_corpus_file_gets_what_check_finds() {
     }
     let mut compared = 0;
     for (k, p) in files.iter().enumerate() {
-        let text = std::fs::read_to_string(p).unwrap();
-        let o = callint_in(
-            &root,
-            &[
-                "check",
-                "--no-cache",
-                "--format",
-                "json",
-                &p.to_string_lossy(),
-            ],
-        );
-        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        let mut want: Vec<Finding> = doc["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| {
-                let n = |k: &str| d[k].as_u64().unwrap();
-                (
-                    d["rule"].as_str().unwrap().to_string(),
-                    place(&text, n("line"), n("column")),
-                    place(&text, n("end_line"), n("end_column")),
-                    d["message"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        want.sort();
+        let want = checked(&root, p);
         compared += want.len();
         let name = p.strip_prefix(&root).unwrap().display().to_string();
         for got in [
