@@ -225,7 +225,7 @@ fn judges_later(rule: &str) -> bool {
 }
 
 /// The identity of a file (device and inode), where the system has one.
-fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+pub(crate) fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

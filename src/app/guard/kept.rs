@@ -30,6 +30,7 @@
 //! as with no cache at all. Nothing the cache holds can deny a call the fresh read
 //! would let through, or the other way round.
 
+use crate::app::follow::identity;
 use crate::core::hash::HashSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -176,19 +177,6 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
 
 fn hash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
-/// The device and inode of a file: a transcript replaced by another file
-/// of the same name is another transcript.
-#[cfg(unix)]
-fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
 }
 
 impl Slot {

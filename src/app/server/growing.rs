@@ -16,6 +16,7 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::app::follow::identity;
 use crate::input::native;
 use crate::lint::engine::{FileResult, Linter};
 
@@ -300,20 +301,6 @@ fn reads_as_read(name: &str, head: &[u8], whole: bool) -> bool {
         crate::input::detect(name, head) == crate::input::Format::Native
     } else {
         crate::input::detect_head(name, head) == Some(crate::input::Format::Native)
-    }
-}
-
-/// The identity of a file (device and inode), where the system has one.
-fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = m;
-        None
     }
 }
 
