@@ -129,39 +129,15 @@ fn every_corpus_file_gets_what_check_finds() {
     assert!(all.iter().any(|m| m["id"] == 2 && m["result"].is_null()));
     let mut pushed: std::collections::BTreeMap<String, Vec<Finding>> = Default::default();
     let mut pulled: std::collections::BTreeMap<u64, Vec<Finding>> = Default::default();
-    let read = |items: &serde_json::Value| -> Vec<Finding> {
-        let mut v: Vec<Finding> = items
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| {
-                let r = &d["range"];
-                let at = |k: &str| {
-                    (
-                        r[k]["line"].as_u64().unwrap(),
-                        r[k]["character"].as_u64().unwrap(),
-                    )
-                };
-                (
-                    d["code"].as_str().unwrap().to_string(),
-                    at("start"),
-                    at("end"),
-                    d["message"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        v.sort();
-        v
-    };
     for m in &all {
         if m["method"] == "textDocument/publishDiagnostics" {
             let p = &m["params"];
             pushed.insert(
                 p["uri"].as_str().unwrap().to_string(),
-                read(&p["diagnostics"]),
+                findings_of(&p["diagnostics"]),
             );
         } else if let Some(id) = m["id"].as_u64().filter(|&i| i >= 100) {
-            pulled.insert(id, read(&m["result"]["items"]));
+            pulled.insert(id, findings_of(&m["result"]["items"]));
         }
     }
     let mut compared = 0;

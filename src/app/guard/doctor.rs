@@ -155,13 +155,13 @@ pub fn run(project: &Path, home: Option<&Path>, env: &dyn Fn(&str) -> Option<Str
     Report { text, broken }
 }
 
-/// Check one hook command: it resolves to an executable and answers the
-/// sample inputs as `client` needs. What was seen, or what is wrong.
-fn check(
-    client: Client,
+/// The program a hook command runs, and where it is found: an error when
+/// the command cannot be read, its program is not found (the client then
+/// gets exit 127 and runs nothing) or is not executable.
+fn runnable(
     command: &str,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, String> {
+) -> Result<(String, std::path::PathBuf), String> {
     let program = install::program_of(command)
         .ok_or_else(|| format!("cannot read the command `{command}`"))?;
     let path = resolve(&program, env).ok_or_else(|| {
@@ -170,6 +170,17 @@ fn check(
     if !executable(&path) {
         return Err(format!("{} is not executable", path.display()));
     }
+    Ok((program, path))
+}
+
+/// Check one hook command: it resolves to an executable and answers the
+/// sample inputs as `client` needs. What was seen, or what is wrong.
+fn check(
+    client: Client,
+    command: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let (program, path) = runnable(command, env)?;
     let (bad, good) = samples(client);
     let denied = sample(client, command, &program, &bad)?;
     let reason = denial(client, &denied).ok_or_else(|| {
@@ -205,14 +216,7 @@ fn check_after(
     command: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, String> {
-    let program = install::program_of(command)
-        .ok_or_else(|| format!("cannot read the command `{command}`"))?;
-    let path = resolve(&program, env).ok_or_else(|| {
-        format!("`{program}` is not found (the command exits 127 and runs nothing)")
-    })?;
-    if !executable(&path) {
-        return Err(format!("{} is not executable", path.display()));
-    }
+    let (program, path) = runnable(command, env)?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));

@@ -323,19 +323,23 @@ mod tests {
         drop(threads);
     }
 
+    /// The id and error code of each message the reader refused.
+    fn refused(erx: &crossbeam_channel::Receiver<Out>) -> Vec<(Option<serde_json::Value>, i32)> {
+        erx.try_iter()
+            .map(|o| match o {
+                Out::Unreadable { id, code, .. } => (id, code),
+                Out::Message(_) => (None, 0),
+            })
+            .collect()
+    }
+
     #[test]
     fn errors_carry_the_id_of_json_that_is_no_message() {
         let (tx, rx) = crossbeam_channel::unbounded();
         let (etx, erx) = crossbeam_channel::unbounded();
         let input = [frame(r#"{"jsonrpc":"2.0","id":7,"method":5}"#), frame("]")].concat();
         read_all(std::io::Cursor::new(input.into_bytes()), &tx, &etx);
-        let got: Vec<(Option<serde_json::Value>, i32)> = erx
-            .try_iter()
-            .map(|o| match o {
-                Out::Unreadable { id, code, .. } => (id, code),
-                Out::Message(_) => (None, 0),
-            })
-            .collect();
+        let got = refused(&erx);
         assert_eq!(
             got,
             [
@@ -380,13 +384,7 @@ mod tests {
             m => panic!("{m:?}"),
         }
         assert!(matches!(&got[1], Message::Notification(n) if n.method == "exit"));
-        let errors: Vec<(Option<serde_json::Value>, i32)> = erx
-            .try_iter()
-            .map(|o| match o {
-                Out::Unreadable { id, code, .. } => (id, code),
-                Out::Message(_) => (None, 0),
-            })
-            .collect();
+        let errors = refused(&erx);
         assert_eq!(
             errors,
             [
