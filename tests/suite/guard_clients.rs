@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::common::{guard_in, root, scratch};
+use crate::common::{guard_in, guard_within, root, scratch};
 
 /// Run `callint ARGS` in `dir` with `input` on standard input and the
 /// environment changed by `env` (HOME and the clients' folders point into
@@ -216,35 +216,6 @@ fn codex_finds_the_rollout_by_session_and_takes_a_written_call_out() {
     );
     assert!(codex_denial(&o).unwrap().starts_with("callint long-say:"));
     assert!(err(&o).contains("not judged"), "{}", err(&o));
-}
-
-/// Run `callint guard ARGS` in `dir` with `input`, failing the test when it
-/// has not exited within `secs` seconds (it is killed first): a guard that
-/// waits on what it reads fails here instead of hanging the suite.
-fn guard_within(dir: &Path, args: &[&str], input: &[u8], secs: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
-        .arg("guard")
-        .args(args)
-        .current_dir(dir)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run callint guard");
-    let _ = child.stdin.take().unwrap().write_all(input);
-    let start = std::time::Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > std::time::Duration::from_secs(secs) {
-            let _ = child.kill();
-            let o = child.wait_with_output().unwrap();
-            panic!("the guard {args:?} still ran after {secs} s: {}", err(&o));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }
 
 /// A session path that is no regular file (a device that never ends, a

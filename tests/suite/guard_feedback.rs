@@ -16,7 +16,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::common::scratch;
+use crate::common::{guard_within, scratch};
 
 fn run(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
@@ -434,36 +434,12 @@ fn every_client_is_silent_on_allowed_and_other_servers_calls() {
     }
 }
 
-/// Run `callint guard feedback ARGS` with `input`, stopping it (and
-/// failing) if it still runs after `secs` seconds: a hook that waits
-/// holds the client's tool call up to the client's own timeout.
+/// `callint guard feedback ARGS` ([`guard_within`]).
 fn feedback_within(dir: &Path, args: &[&str], input: &[u8], secs: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
-        .args(["guard", "feedback"])
-        .args(args)
-        .current_dir(dir)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run callint guard feedback");
-    let _ = child.stdin.take().unwrap().write_all(input);
-    let start = std::time::Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > std::time::Duration::from_secs(secs) {
-            let _ = child.kill();
-            let o = child.wait_with_output().unwrap();
-            panic!(
-                "guard feedback {args:?} still ran after {secs} s: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let all: Vec<&str> = std::iter::once("feedback")
+        .chain(args.iter().copied())
+        .collect();
+    guard_within(dir, &all, input, secs)
 }
 
 /// The post-tool hook input of a `say` greeting in time (1 s after the

@@ -53,6 +53,38 @@ pub fn guard_in(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Run `callint guard ARGS` in `dir` with `input` on standard input, what
+/// it keeps going to `dir/cache`; a run still going after `secs` seconds
+/// is killed and fails the test.
+pub fn guard_within(dir: &Path, args: &[&str], input: &[u8], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callint"))
+        .arg("guard")
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run callint guard");
+    let _ = child.stdin.take().unwrap().write_all(input);
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "callint guard {args:?} still ran after {secs} s: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A fresh scratch folder under the system's temp dir, removed with what
 /// it holds when the test is done with it (passed or failed).
 pub fn scratch() -> Scratch {
